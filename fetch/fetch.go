@@ -1,0 +1,208 @@
+// Package fetch brings a git repository's tree at one ref into memory with
+// go-git: a cheap listing of the remote's refs (to decide whether anything
+// changed), then a shallow, single-ref clone without a work tree, exposed as
+// an fs.FS snapshot of the commit.
+//
+// Any URL go-git understands works (https, ssh, git, file://) as does a local
+// path. Credentials come from the caller (see Auth), never from the URL, and
+// never appear in errors or logs: use Redact on any URL you print.
+package fetch
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"net/url"
+	"regexp"
+	"sort"
+	"strings"
+
+	git "github.com/go-git/go-git/v5"
+	gitconfig "github.com/go-git/go-git/v5/config"
+	"github.com/go-git/go-git/v5/plumbing"
+	"github.com/go-git/go-git/v5/plumbing/transport"
+	githttp "github.com/go-git/go-git/v5/plumbing/transport/http"
+	"github.com/go-git/go-git/v5/storage/memory"
+)
+
+// Errors callers branch on.
+var (
+	// ErrRefNotFound means the remote has no branch or tag of that name.
+	ErrRefNotFound = errors.New("ref not found")
+	// ErrNoDefaultBranch means the remote does not advertise HEAD.
+	ErrNoDefaultBranch = errors.New("remote has no default branch")
+)
+
+// DefaultTokenEnv is the environment variable read for an HTTPS token when a
+// library does not name its own.
+const DefaultTokenEnv = "CODEX7_GIT_TOKEN"
+
+// Refs is what a remote advertises: its default branch and the commit each
+// branch and tag points at (annotated tags peeled to their commit).
+type Refs struct {
+	// Head is the default branch's short name, or "" when not advertised.
+	Head     string
+	Branches map[string]string
+	Tags     map[string]string
+}
+
+// Resolved is one ref of a remote, resolved to a full name and a commit.
+type Resolved struct {
+	Name   plumbing.ReferenceName
+	Commit string
+	IsTag  bool
+}
+
+// Resolve finds ref among the remote's branches and tags. It accepts a short
+// name ("main", "v1.2.0") or a full one ("refs/heads/main"); a branch wins
+// over a tag of the same short name, as in git.
+func (r *Refs) Resolve(ref string) (Resolved, error) {
+	switch {
+	case strings.HasPrefix(ref, "refs/heads/"):
+		if c, ok := r.Branches[strings.TrimPrefix(ref, "refs/heads/")]; ok {
+			return Resolved{Name: plumbing.ReferenceName(ref), Commit: c}, nil
+		}
+	case strings.HasPrefix(ref, "refs/tags/"):
+		if c, ok := r.Tags[strings.TrimPrefix(ref, "refs/tags/")]; ok {
+			return Resolved{Name: plumbing.ReferenceName(ref), Commit: c, IsTag: true}, nil
+		}
+	default:
+		if c, ok := r.Branches[ref]; ok {
+			return Resolved{Name: plumbing.NewBranchReferenceName(ref), Commit: c}, nil
+		}
+		if c, ok := r.Tags[ref]; ok {
+			return Resolved{Name: plumbing.NewTagReferenceName(ref), Commit: c, IsTag: true}, nil
+		}
+	}
+	return Resolved{}, fmt.Errorf("%w: %q (the remote has %s)", ErrRefNotFound, ref, r.describe())
+}
+
+// describe names a few of the remote's refs for an error message.
+func (r *Refs) describe() string {
+	var names []string
+	for b := range r.Branches {
+		names = append(names, "branch "+b)
+	}
+	for t := range r.Tags {
+		names = append(names, "tag "+t)
+	}
+	if len(names) == 0 {
+		return "no branches or tags"
+	}
+	sort.Strings(names)
+	if len(names) > 8 {
+		names = append(names[:8], fmt.Sprintf("and %d more", len(names)-8))
+	}
+	return strings.Join(names, ", ")
+}
+
+// ListRefs asks the remote at repoURL for its refs without fetching objects.
+func ListRefs(ctx context.Context, repoURL string, auth transport.AuthMethod) (*Refs, error) {
+	remote := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{repoURL}})
+	list, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
+	if err != nil {
+		return nil, fmt.Errorf("list refs of %s: %w", Redact(repoURL), cleanErr(err))
+	}
+	refs := &Refs{Branches: map[string]string{}, Tags: map[string]string{}}
+	peeled := map[string]string{}
+	for _, ref := range list {
+		name := ref.Name().String()
+		switch {
+		case name == "HEAD" && ref.Type() == plumbing.SymbolicReference:
+			refs.Head = ref.Target().Short()
+		case strings.HasSuffix(name, "^{}"):
+			peeled[strings.TrimSuffix(strings.TrimPrefix(name, "refs/tags/"), "^{}")] = ref.Hash().String()
+		case ref.Name().IsBranch():
+			refs.Branches[ref.Name().Short()] = ref.Hash().String()
+		case ref.Name().IsTag():
+			refs.Tags[ref.Name().Short()] = ref.Hash().String()
+		}
+	}
+	for tag, commit := range peeled {
+		refs.Tags[tag] = commit
+	}
+	return refs, nil
+}
+
+// Clone fetches the single ref named by ref (a Resolved from ListRefs) with
+// depth 1 into memory and returns a snapshot of its tree. It checks that the
+// fetched commit is the one ListRefs saw, so a ref moving in between is
+// reported rather than silently mixed.
+func Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.AuthMethod) (*Snapshot, error) {
+	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, &git.CloneOptions{
+		URL:           repoURL,
+		Auth:          auth,
+		ReferenceName: ref.Name,
+		SingleBranch:  true,
+		Depth:         1,
+		NoCheckout:    true,
+		Tags:          git.NoTags,
+	})
+	if err != nil {
+		return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), cleanErr(err))
+	}
+	commit, err := repo.CommitObject(plumbing.NewHash(ref.Commit))
+	if err != nil {
+		head, herr := repo.Head()
+		if herr != nil {
+			return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), err)
+		}
+		if commit, err = repo.CommitObject(head.Hash()); err != nil {
+			return nil, fmt.Errorf("clone %s at %s: read commit: %w", Redact(repoURL), ref.Name.Short(), err)
+		}
+	}
+	if commit.Hash.String() != ref.Commit {
+		return nil, fmt.Errorf("clone %s at %s: the ref moved from %s to %s while fetching; run the build again",
+			Redact(repoURL), ref.Name.Short(), ref.Commit[:12], commit.Hash.String()[:12])
+	}
+	tree, err := commit.Tree()
+	if err != nil {
+		return nil, fmt.Errorf("clone %s at %s: read tree: %w", Redact(repoURL), ref.Name.Short(), err)
+	}
+	return newSnapshot(repo.Storer, commit.Hash.String(), commit.Committer.When.UTC(), tree)
+}
+
+// Auth returns the credentials for repoURL from the environment: for http(s)
+// URLs, a token from the variable tokenEnv (DefaultTokenEnv when empty) sent
+// as basic-auth password, with CODEX7_GIT_USERNAME (default
+// "x-access-token") as user name. Other transports get nil, which lets
+// go-git use its defaults (the SSH agent for ssh URLs). getenv is os.Getenv
+// in production.
+func Auth(repoURL, tokenEnv string, getenv func(string) string) transport.AuthMethod {
+	if !strings.HasPrefix(repoURL, "https://") && !strings.HasPrefix(repoURL, "http://") {
+		return nil
+	}
+	if tokenEnv == "" {
+		tokenEnv = DefaultTokenEnv
+	}
+	token := getenv(tokenEnv)
+	if token == "" {
+		return nil
+	}
+	user := getenv("CODEX7_GIT_USERNAME")
+	if user == "" {
+		user = "x-access-token"
+	}
+	return &githttp.BasicAuth{Username: user, Password: token}
+}
+
+// Redact removes any user info from a URL so it can be logged or recorded.
+func Redact(repoURL string) string {
+	u, err := url.Parse(repoURL)
+	if err != nil || u.User == nil || u.Scheme == "" {
+		return repoURL
+	}
+	u.User = nil
+	return u.String()
+}
+
+var userinfoRE = regexp.MustCompile(`://[^/@\s]+@`)
+
+// cleanErr strips user info from URLs that go-git may echo in its errors.
+func cleanErr(err error) error {
+	msg := err.Error()
+	if clean := userinfoRE.ReplaceAllString(msg, "://"); clean != msg {
+		return errors.New(clean)
+	}
+	return err
+}
