@@ -1,0 +1,169 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"strings"
+
+	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/analysis"
+	"github.com/blugelabs/bluge/search"
+)
+
+// ErrEmptyQuery means a search had neither text nor topics to go on.
+var ErrEmptyQuery = errors.New("empty query: give query text or topics")
+
+// Field boosts: a match in the heading says more than one in the body; code
+// and path matches are exact identifiers and weigh more than prose.
+var boosts = []struct {
+	field string
+	boost float64
+	code  bool
+}{
+	{FieldHeading, 4, false},
+	{FieldHeadingPath, 2, false},
+	{FieldBody, 1, false},
+	{FieldCode, 1.5, true},
+	{FieldPathText, 1.5, true},
+}
+
+// Reader searches one index read-only. It is safe for concurrent use.
+type Reader struct {
+	r     *bluge.Reader
+	prose *analysis.Analyzer
+	code  *analysis.Analyzer
+}
+
+// Open opens the index in dir read-only.
+func Open(dir string) (*Reader, error) {
+	r, err := bluge.OpenReader(bluge.DefaultConfig(dir))
+	if err != nil {
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	return &Reader{r: r, prose: proseAnalyzer(), code: codeAnalyzer()}, nil
+}
+
+// Close releases the index's files.
+func (r *Reader) Close() error { return r.r.Close() }
+
+// Count returns the number of sections in the index.
+func (r *Reader) Count() (uint64, error) { return r.r.Count() }
+
+// Query is a search over one index.
+type Query struct {
+	// Text is free text ranked with BM25 over the weighted fields.
+	Text string
+	// Topics keeps only sections tagged with any of these slugs.
+	Topics []string
+	// Kind keeps only sections of this kind ("info" or "code") when set.
+	Kind string
+	// Limit is the number of hits wanted (default 10).
+	Limit int
+	// WithText fills Hit.Text.
+	WithText bool
+}
+
+// Hit is one section found.
+type Hit struct {
+	ID string
+	Meta
+	// Score is the raw BM25 score; Relevance is Score divided by the best
+	// score of the search, so the top hit has 1.
+	Score     float64
+	Relevance float64
+	Text      string
+}
+
+// Search ranks sections for q. With topics and no text, sections come in
+// index order (document order within the library) with relevance 1.
+func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
+	text := strings.TrimSpace(q.Text)
+	if text == "" && len(q.Topics) == 0 {
+		return nil, ErrEmptyQuery
+	}
+	limit := q.Limit
+	if limit <= 0 {
+		limit = 10
+	}
+	top := bluge.NewBooleanQuery()
+	if text != "" {
+		fields := bluge.NewBooleanQuery()
+		for _, b := range boosts {
+			a := r.prose
+			if b.code {
+				a = r.code
+			}
+			fields.AddShould(bluge.NewMatchQuery(text).SetField(b.field).SetAnalyzer(a).SetBoost(b.boost))
+		}
+		top.AddMust(fields)
+	} else {
+		top.AddMust(bluge.NewMatchAllQuery())
+	}
+	if len(q.Topics) > 0 {
+		topics := bluge.NewBooleanQuery()
+		for _, t := range q.Topics {
+			topics.AddShould(bluge.NewTermQuery(t).SetField(FieldTopics))
+		}
+		top.AddMust(topics.SetBoost(0))
+	}
+	if q.Kind != "" {
+		top.AddMust(bluge.NewTermQuery(q.Kind).SetField(FieldKind).SetBoost(0))
+	}
+	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top))
+	if err != nil {
+		return nil, fmt.Errorf("search: %w", err)
+	}
+	var hits []Hit
+	for {
+		m, err := it.Next()
+		if err != nil {
+			return nil, fmt.Errorf("search: %w", err)
+		}
+		if m == nil {
+			break
+		}
+		h, err := r.hit(m, q.WithText)
+		if err != nil {
+			return nil, err
+		}
+		hits = append(hits, h)
+	}
+	if len(hits) > 0 {
+		best := hits[0].Score
+		for i := range hits {
+			if text == "" || best <= 0 {
+				hits[i].Relevance = 1
+			} else {
+				hits[i].Relevance = hits[i].Score / best
+			}
+		}
+	}
+	return hits, nil
+}
+
+func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
+	h := Hit{Score: m.Score}
+	var metaJSON []byte
+	err := m.VisitStoredFields(func(field string, value []byte) bool {
+		switch field {
+		case "_id":
+			h.ID = string(value)
+		case FieldMeta:
+			metaJSON = append([]byte(nil), value...)
+		case FieldText:
+			if withText {
+				h.Text = string(value)
+			}
+		}
+		return true
+	})
+	if err != nil {
+		return h, fmt.Errorf("read stored fields: %w", err)
+	}
+	if err := json.Unmarshal(metaJSON, &h.Meta); err != nil {
+		return h, fmt.Errorf("decode section %s: %w", h.ID, err)
+	}
+	return h, nil
+}

@@ -1,0 +1,149 @@
+package index
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"strings"
+
+	"github.com/blugelabs/bluge"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// Entry is one section to index, with the document it belongs to.
+type Entry struct {
+	// Path is the document's repository-relative path.
+	Path string
+	// Section is the section itself; its Text is stored to be returned.
+	Section *markdown.Section
+	// Topics are the topic slugs the section is tagged with.
+	Topics []string
+}
+
+// ID returns the section's identifier in the index: path#anchor, with
+// "@part" appended for chunks after the first of a split section.
+func ID(path, anchor string, part int) string {
+	id := path + "#" + anchor
+	if part > 0 {
+		id += fmt.Sprintf("@%d", part)
+	}
+	return id
+}
+
+// Meta is what the index stores about a section besides its text.
+type Meta struct {
+	Path        string   `json:"path"`
+	Anchor      string   `json:"anchor"`
+	Heading     string   `json:"heading"`
+	Title       string   `json:"title"`
+	HeadingPath []string `json:"heading_path"`
+	Level       int      `json:"level"`
+	Line        int      `json:"line"`
+	Part        int      `json:"part"`
+	Parts       int      `json:"parts"`
+	Tokens      int      `json:"tokens"`
+	Topics      []string `json:"topics,omitempty"`
+	Kinds       []string `json:"kinds"`
+	Langs       []string `json:"langs,omitempty"`
+}
+
+// Kinds returns what a section offers: "info" when it has prose beyond its
+// heading, "code" when it has code blocks; at least one of them.
+func Kinds(s *markdown.Section) []string {
+	var kinds []string
+	if strings.TrimSpace(strings.TrimPrefix(s.Prose, s.Title)) != "" || len(s.Code) == 0 {
+		kinds = append(kinds, KindInfo)
+	}
+	if len(s.Code) > 0 {
+		kinds = append(kinds, KindCode)
+	}
+	return kinds
+}
+
+// Write builds the index of entries in dir, which must not exist or be
+// empty, with bluge's offline writer (one segment, no merges). Entries are
+// indexed in the order given, so the same entries give the same index.
+// Nothing may read dir until Write returns.
+func Write(ctx context.Context, dir string, entries []Entry) error {
+	w, err := bluge.OpenOfflineWriter(bluge.DefaultConfig(dir), 5000, 1)
+	if err != nil {
+		return fmt.Errorf("open index writer: %w", err)
+	}
+	prose, code := proseAnalyzer(), codeAnalyzer()
+	for i := range entries {
+		if i%256 == 0 && ctx.Err() != nil {
+			w.Close()
+			return ctx.Err()
+		}
+		if err := w.Insert(document(&entries[i], prose, code)); err != nil {
+			w.Close()
+			return fmt.Errorf("index %s: %w", entries[i].Path, err)
+		}
+	}
+	if err := w.Close(); err != nil {
+		return fmt.Errorf("write index: %w", err)
+	}
+	return nil
+}
+
+func document(e *Entry, prose, code bluge.Analyzer) *bluge.Document {
+	s := e.Section
+	doc := bluge.NewDocument(ID(e.Path, s.Anchor, s.Part))
+	var codeText strings.Builder
+	langs := map[string]bool{}
+	for _, c := range s.Code {
+		codeText.WriteString(c.Code)
+		codeText.WriteByte('\n')
+		if c.Lang != "" {
+			langs[c.Lang] = true
+		}
+	}
+	for _, c := range s.InlineCode {
+		codeText.WriteString(c)
+		codeText.WriteByte('\n')
+	}
+	meta := Meta{
+		Path: e.Path, Anchor: s.Anchor, Heading: s.Heading, Title: s.Title,
+		HeadingPath: s.HeadingPath, Level: s.Level, Line: s.Line,
+		Part: s.Part, Parts: s.Parts, Tokens: s.Tokens, Topics: e.Topics,
+		Kinds: Kinds(s), Langs: sortedKeys(langs),
+	}
+	metaJSON, _ := json.Marshal(meta) // plain strings and ints: cannot fail
+
+	doc.AddField(bluge.NewTextField(FieldHeading, s.Title).WithAnalyzer(prose))
+	doc.AddField(bluge.NewTextField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a ")).WithAnalyzer(prose))
+	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(prose))
+	if codeText.Len() > 0 {
+		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(code))
+	}
+	doc.AddField(bluge.NewKeywordField(FieldPath, e.Path))
+	doc.AddField(bluge.NewTextField(FieldPathText, e.Path).WithAnalyzer(code))
+	for _, t := range e.Topics {
+		doc.AddField(bluge.NewKeywordField(FieldTopics, t))
+	}
+	for _, k := range meta.Kinds {
+		doc.AddField(bluge.NewKeywordField(FieldKind, k))
+	}
+	doc.AddField(bluge.NewNumericField(FieldTokens, float64(s.Tokens)))
+	doc.AddField(bluge.NewStoredOnlyField(FieldMeta, metaJSON))
+	doc.AddField(bluge.NewStoredOnlyField(FieldText, []byte(s.Text)))
+	return doc
+}
+
+func sortedKeys(m map[string]bool) []string {
+	if len(m) == 0 {
+		return nil
+	}
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	// small sets: insertion sort keeps this dependency-free and stable
+	for i := 1; i < len(out); i++ {
+		for j := i; j > 0 && out[j] < out[j-1]; j-- {
+			out[j], out[j-1] = out[j-1], out[j]
+		}
+	}
+	return out
+}
