@@ -173,3 +173,40 @@ func ids(hits []Hit) []string {
 	}
 	return out
 }
+
+func TestEmptyIndex(t *testing.T) {
+	r, err := Open(writeIndex(t, nil))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n, _ := r.Count(); n != 0 {
+		t.Errorf("Count = %d, want 0", n)
+	}
+	if hits, err := r.Search(context.Background(), Query{Text: "anything"}); err != nil || len(hits) != 0 {
+		t.Errorf("Search = %v, %v; want nothing", hits, err)
+	}
+}
+
+func TestManySegmentsMerge(t *testing.T) {
+	var entries []Entry
+	for i := 0; i < 2*batchSize+10; i++ {
+		entries = append(entries, Entry{Path: fmt.Sprintf("d%05d.md", i), Section: sec("a", fmt.Sprintf("Page %d", i), "text")})
+	}
+	r, err := Open(writeIndex(t, entries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if n, _ := r.Count(); n != uint64(len(entries)) {
+		t.Errorf("Count = %d, want %d", n, len(entries))
+	}
+}
+
+func TestWriteCancelled(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if err := Write(ctx, filepath.Join(t.TempDir(), "i"), testEntries()); !errors.Is(err, context.Canceled) {
+		t.Errorf("Write error = %v, want context.Canceled", err)
+	}
+}

@@ -5,6 +5,8 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/blugelabs/bluge"
@@ -38,6 +40,9 @@ type Reader struct {
 
 // Open opens the index in dir read-only.
 func Open(dir string) (*Reader, error) {
+	if _, err := os.Stat(filepath.Join(dir, emptyMarker)); err == nil {
+		return &Reader{}, nil
+	}
 	r, err := bluge.OpenReader(bluge.DefaultConfig(dir))
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
@@ -46,10 +51,20 @@ func Open(dir string) (*Reader, error) {
 }
 
 // Close releases the index's files.
-func (r *Reader) Close() error { return r.r.Close() }
+func (r *Reader) Close() error {
+	if r.r == nil {
+		return nil
+	}
+	return r.r.Close()
+}
 
 // Count returns the number of sections in the index.
-func (r *Reader) Count() (uint64, error) { return r.r.Count() }
+func (r *Reader) Count() (uint64, error) {
+	if r.r == nil {
+		return 0, nil
+	}
+	return r.r.Count()
+}
 
 // Query is a search over one index.
 type Query struct {
@@ -82,6 +97,9 @@ func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 	text := strings.TrimSpace(q.Text)
 	if text == "" && len(q.Topics) == 0 {
 		return nil, ErrEmptyQuery
+	}
+	if r.r == nil {
+		return nil, nil
 	}
 	limit := q.Limit
 	if limit <= 0 {

@@ -4,12 +4,20 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/blugelabs/bluge"
 
 	"github.com/codex7/codex7/markdown"
 )
+
+// emptyMarker is the only file of an index with no sections.
+const emptyMarker = "EMPTY"
+
+// batchSize is how many sections make one segment before the final merge.
+const batchSize = 5000
 
 // Entry is one section to index, with the document it belongs to.
 type Entry struct {
@@ -64,20 +72,29 @@ func Kinds(s *markdown.Section) []string {
 // Write builds the index of entries in dir, which must not exist or be
 // empty, with bluge's offline writer (one segment, no merges). Entries are
 // indexed in the order given, so the same entries give the same index.
-// Nothing may read dir until Write returns.
+// Nothing may read dir until Write returns. On error dir holds garbage the
+// caller must remove.
 func Write(ctx context.Context, dir string, entries []Entry) error {
-	w, err := bluge.OpenOfflineWriter(bluge.DefaultConfig(dir), 5000, 1)
+	if len(entries) == 0 {
+		// bluge cannot write a segment with no documents; an empty index is
+		// a marker file that Open recognizes.
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			return err
+		}
+		return os.WriteFile(filepath.Join(dir, emptyMarker), []byte("no sections\n"), 0o644)
+	}
+	w, err := bluge.OpenOfflineWriter(bluge.DefaultConfig(dir), batchSize, 10)
 	if err != nil {
 		return fmt.Errorf("open index writer: %w", err)
 	}
 	prose, code := proseAnalyzer(), codeAnalyzer()
 	for i := range entries {
+		// The offline writer is not closed on error: closing merges what it
+		// has (and panics with nothing), and the caller discards dir anyway.
 		if i%256 == 0 && ctx.Err() != nil {
-			w.Close()
 			return ctx.Err()
 		}
 		if err := w.Insert(document(&entries[i], prose, code)); err != nil {
-			w.Close()
 			return fmt.Errorf("index %s: %w", entries[i].Path, err)
 		}
 	}

@@ -1,0 +1,144 @@
+// Package artifacts writes, reads and verifies Codex7's build output: per
+// library version a directory with manifest.json, topics.json,
+// documents.json and the bluge index of sections, and one catalog.json
+// across all of them.
+//
+//	<out>/catalog.json
+//	<out>/<org>/<project>/<version>/manifest.json
+//	<out>/<org>/<project>/<version>/topics.json
+//	<out>/<org>/<project>/<version>/documents.json
+//	<out>/<org>/<project>/<version>/index/
+//
+// A version directory is built in <out>/.staging and swapped into place in
+// one atomic rename, then catalog.json is replaced; a crash at any moment
+// leaves the previous artifacts complete. JSON files are byte-identical for
+// identical inputs. Readers refuse a FormatVersion they do not know.
+package artifacts
+
+import (
+	"errors"
+	"time"
+
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/topics"
+)
+
+// FormatVersion is the artifact schema version, recorded in every manifest
+// and in the catalog. Bump it on any change a reader of the previous version
+// would misread.
+//
+//	1: first format: manifest, topics, documents, bluge index with meta/text stored fields.
+const FormatVersion = 1
+
+// File names inside a version directory.
+const (
+	CatalogFile   = "catalog.json"
+	ManifestFile  = "manifest.json"
+	TopicsFile    = "topics.json"
+	DocumentsFile = "documents.json"
+	IndexDir      = "index"
+	stagingDir    = ".staging"
+	lockFile      = ".lock"
+)
+
+// Errors callers branch on.
+var (
+	// ErrFormatVersion means an artifact was written in a format this
+	// program does not read; rebuild it with this indexer or upgrade.
+	ErrFormatVersion = errors.New("unsupported artifact format version")
+	// ErrChecksum means a file's content does not match its manifest.
+	ErrChecksum = errors.New("checksum mismatch")
+	// ErrMissing means a file the manifest or catalog lists is not there.
+	ErrMissing = errors.New("missing file")
+	// ErrUnexpected means a file is present that the manifest does not list.
+	ErrUnexpected = errors.New("unexpected file")
+	// ErrCorrupt means a JSON file cannot be parsed.
+	ErrCorrupt = errors.New("corrupt file")
+	// ErrLocked means another build holds the output directory.
+	ErrLocked = errors.New("output directory is locked by another build")
+)
+
+// Manifest describes one library version's artifact.
+type Manifest struct {
+	FormatVersion int     `json:"format_version"`
+	Library       Library `json:"library"`
+	Version       string  `json:"version"`
+	// Repo is the repository URL with any credentials removed.
+	Repo   string `json:"repo"`
+	Ref    string `json:"ref"`
+	Commit string `json:"commit"`
+	// BuiltAt is SOURCE_DATE_EPOCH when set, else the commit's time, so
+	// rebuilding the same commit gives the same bytes.
+	BuiltAt        time.Time `json:"built_at"`
+	IndexerVersion string    `json:"indexer_version"`
+	// ConfigHash is the sha256 of what the config said about this version;
+	// a change in it rebuilds the version.
+	ConfigHash string `json:"config_hash"`
+	Counts     Counts `json:"counts"`
+	// Skipped lists files found but not indexed, with the reason (at most
+	// MaxSkippedListed; Counts.Skipped has the total).
+	Skipped []Skipped `json:"skipped,omitempty"`
+	// Files maps every other file of the directory (slash-separated,
+	// relative) to its sha256 in hex.
+	Files map[string]string `json:"files"`
+}
+
+// MaxSkippedListed caps Manifest.Skipped.
+const MaxSkippedListed = 500
+
+// Library is the library a manifest or catalog entry belongs to.
+type Library struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Aliases     []string `json:"aliases,omitempty"`
+}
+
+// Counts sums up a version's content.
+type Counts struct {
+	Documents int `json:"documents"`
+	Sections  int `json:"sections"`
+	Topics    int `json:"topics"`
+	Tokens    int `json:"tokens"`
+	Skipped   int `json:"skipped"`
+	// SourceBytes is the size of the markdown files indexed.
+	SourceBytes int64 `json:"source_bytes"`
+}
+
+// Skipped is a file that was found but not indexed.
+type Skipped struct {
+	Path   string `json:"path"`
+	Reason string `json:"reason"`
+}
+
+// DocumentInfo is one document as listed in documents.json.
+type DocumentInfo struct {
+	Path        string    `json:"path"`
+	Title       string    `json:"title"`
+	Description string    `json:"description,omitempty"`
+	Tokens      int       `json:"tokens"`
+	Topics      []string  `json:"topics,omitempty"`
+	Outline     []Outline `json:"outline"`
+}
+
+// Outline is one heading of a document's outline (chunks merged).
+type Outline struct {
+	Anchor string `json:"anchor"`
+	Title  string `json:"title"`
+	Level  int    `json:"level"`
+	Line   int    `json:"line"`
+	Tokens int    `json:"tokens"`
+}
+
+// Documents is the content of documents.json.
+type Documents struct {
+	Documents []DocumentInfo `json:"documents"`
+}
+
+// Version is everything a version directory holds, ready to publish.
+type Version struct {
+	Manifest  Manifest
+	Topics    *topics.Tree
+	Documents []DocumentInfo
+	Entries   []index.Entry
+}

@@ -1,0 +1,231 @@
+package artifacts
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/markdown"
+	"github.com/codex7/codex7/topics"
+)
+
+func testVersion(id, version, commit string) *Version {
+	s := &markdown.Section{Anchor: "intro", Heading: "Intro", Title: "Intro", Level: 1, Parts: 1,
+		HeadingPath: []string{"Intro"}, Prose: "Intro hello", Text: "# Intro\n\nhello", Tokens: 4}
+	return &Version{
+		Manifest: Manifest{
+			Library: Library{ID: id, Title: "Lib"}, Version: version, Repo: "/srv/repo", Ref: version,
+			Commit: commit, BuiltAt: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC), IndexerVersion: "test",
+			ConfigHash: "abc", Counts: Counts{Documents: 1, Sections: 1, Tokens: 4},
+		},
+		Topics:    &topics.Tree{Categories: []topics.Category{{Slug: "guides", Name: "Guides", Sections: 1, Tokens: 4}}},
+		Documents: []DocumentInfo{{Path: "README.md", Title: "Intro", Tokens: 4, Outline: []Outline{{Anchor: "intro", Title: "Intro", Level: 1, Line: 1, Tokens: 4}}}},
+		Entries:   []index.Entry{{Path: "README.md", Section: s, Topics: []string{"guides"}}},
+	}
+}
+
+func publish(t *testing.T, out string, vs ...*Version) *Catalog {
+	t.Helper()
+	release, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for _, v := range vs {
+		if err := Publish(context.Background(), out, v); err != nil {
+			t.Fatal(err)
+		}
+	}
+	cat, err := WriteCatalog(out, map[string]string{"/acme/lib": "main"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cat
+}
+
+func TestPublishAndRead(t *testing.T) {
+	out := t.TempDir()
+	cat := publish(t, out, testVersion("/acme/lib", "v1.0.0", "c1"), testVersion("/acme/lib", "main", "c2"), testVersion("/other/x", "v2", "c3"), testVersion("/other/x", "v10", "c4"))
+	if got := len(cat.Libraries); got != 2 {
+		t.Fatalf("libraries = %d, want 2", got)
+	}
+	if l := cat.Library("/acme/lib"); l == nil || l.Latest != "main" || len(l.Versions) != 2 {
+		t.Errorf("acme = %+v, want latest main (from config) and 2 versions", l)
+	}
+	if l := cat.Library("/OTHER/x"); l == nil || l.Latest != "v10" {
+		t.Errorf("other = %+v, want latest v10 (highest semver)", l)
+	}
+	dir := Dir(out, "/acme/lib", "v1.0.0")
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.FormatVersion != FormatVersion || m.Commit != "c1" || len(m.Files) < 3 {
+		t.Errorf("manifest = %+v", m)
+	}
+	for _, f := range []string{TopicsFile, DocumentsFile} {
+		if _, ok := m.Files[f]; !ok {
+			t.Errorf("manifest does not list %s", f)
+		}
+	}
+	if docs, err := ReadDocuments(dir); err != nil || len(docs) != 1 || docs[0].Path != "README.md" {
+		t.Errorf("documents = %+v, %v", docs, err)
+	}
+	if tree, err := ReadTopics(dir); err != nil || tree.Categories[0].Slug != "guides" {
+		t.Errorf("topics = %+v, %v", tree, err)
+	}
+	r, err := index.Open(filepath.Join(dir, IndexDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if hits, err := r.Search(context.Background(), index.Query{Text: "hello"}); err != nil || len(hits) != 1 {
+		t.Errorf("search = %v, %v", hits, err)
+	}
+	if probs, err := Verify(out); err != nil || len(probs) != 0 {
+		t.Errorf("Verify = %v, %v; want no problems", probs, err)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, stagingDir)); len(entries) != 0 {
+		t.Errorf("staging not empty after publish: %v", entries)
+	}
+}
+
+func TestPublishIsReproducible(t *testing.T) {
+	a, b := t.TempDir(), t.TempDir()
+	publish(t, a, testVersion("/acme/lib", "main", "c1"))
+	publish(t, b, testVersion("/acme/lib", "main", "c1"))
+	for _, f := range []string{CatalogFile, "acme/lib/main/" + ManifestFile, "acme/lib/main/" + TopicsFile, "acme/lib/main/" + DocumentsFile} {
+		x, _ := os.ReadFile(filepath.Join(a, f))
+		y, _ := os.ReadFile(filepath.Join(b, f))
+		if string(x) != string(y) || len(x) == 0 {
+			t.Errorf("%s differs between identical builds", f)
+		}
+	}
+}
+
+func TestPublishReplacesVersion(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	publish(t, out, testVersion("/acme/lib", "main", "c2"))
+	m, err := ReadManifest(Dir(out, "/acme/lib", "main"))
+	if err != nil || m.Commit != "c2" {
+		t.Fatalf("manifest = %+v, %v; want commit c2", m, err)
+	}
+	cat, _ := ReadCatalog(out)
+	if v := cat.Library("/acme/lib").Version("main"); v == nil || v.Commit != "c2" {
+		t.Errorf("catalog version = %+v, want commit c2", v)
+	}
+	if probs, _ := Verify(out); len(probs) != 0 {
+		t.Errorf("Verify = %v", probs)
+	}
+}
+
+func TestPublishCancelledLeavesOldVersion(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	release, _ := Lock(out)
+	err := Publish(ctx, out, testVersion("/acme/lib", "main", "c2"))
+	release()
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("Publish error = %v, want context.Canceled", err)
+	}
+	if m, _ := ReadManifest(Dir(out, "/acme/lib", "main")); m == nil || m.Commit != "c1" {
+		t.Errorf("old version replaced by a cancelled publish: %+v", m)
+	}
+	if entries, _ := os.ReadDir(filepath.Join(out, stagingDir)); len(entries) != 0 {
+		t.Errorf("staging left behind: %v", entries)
+	}
+}
+
+func TestVerifyFindsEveryBadFile(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"), testVersion("/acme/lib", "v1", "c0"))
+	v := "acme/lib/main/"
+	// Flip a byte in topics.json, delete documents.json, add a stray file,
+	// and write an unknown format version into the other version's manifest.
+	p := filepath.Join(out, v+TopicsFile)
+	data, _ := os.ReadFile(p)
+	data[5] ^= 0xff
+	os.WriteFile(p, data, 0o644)
+	os.Remove(filepath.Join(out, v+DocumentsFile))
+	os.WriteFile(filepath.Join(out, v+"stray.txt"), []byte("x"), 0o644)
+	mp := filepath.Join(out, "acme/lib/v1/"+ManifestFile)
+	mdata, _ := os.ReadFile(mp)
+	os.WriteFile(mp, []byte(strings.Replace(string(mdata), `"format_version": 1`, `"format_version": 99`, 1)), 0o644)
+
+	probs, err := Verify(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]error{
+		v + DocumentsFile:             ErrMissing,
+		v + "stray.txt":               ErrUnexpected,
+		v + TopicsFile:                ErrChecksum,
+		"acme/lib/v1/" + ManifestFile: ErrFormatVersion,
+	}
+	if len(probs) != len(want) {
+		t.Errorf("got %d problems %v, want %d", len(probs), probs, len(want))
+	}
+	for _, p := range probs {
+		if w, ok := want[p.Path]; !ok || !errors.Is(p.Err, w) {
+			t.Errorf("problem %s, want %v", p, w)
+		}
+	}
+}
+
+func TestVerifyCatalog(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	os.RemoveAll(Dir(out, "/acme/lib", "main"))
+	probs, _ := Verify(out)
+	if len(probs) != 1 || !errors.Is(probs[0].Err, ErrMissing) || probs[0].Path != "acme/lib/main/manifest.json" {
+		t.Errorf("Verify = %v, want the missing version named", probs)
+	}
+	os.WriteFile(filepath.Join(out, CatalogFile), []byte("{not json"), 0o644)
+	probs, _ = Verify(out)
+	if len(probs) != 1 || !errors.Is(probs[0].Err, ErrCorrupt) {
+		t.Errorf("Verify = %v, want a corrupt catalog", probs)
+	}
+}
+
+func TestLockIsExclusiveAndCleansStaging(t *testing.T) {
+	out := t.TempDir()
+	stale := filepath.Join(out, stagingDir, "crashed-123")
+	os.MkdirAll(stale, 0o755)
+	release, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(stale); !os.IsNotExist(err) {
+		t.Errorf("stale staging dir survived Lock: %v", err)
+	}
+	if _, err := Lock(out); !errors.Is(err, ErrLocked) {
+		t.Errorf("second Lock error = %v, want ErrLocked", err)
+	}
+	release()
+	if r2, err := Lock(out); err != nil {
+		t.Errorf("Lock after release: %v", err)
+	} else {
+		r2()
+	}
+}
+
+func TestLatestOf(t *testing.T) {
+	for want, names := range map[string][]string{
+		"v1.10.0": {"main", "v1.9.0", "v1.10.0", "v2.0.0-rc1"},
+		"main":    {"main", "canary"},
+		"2.1":     {"1.9", "2.1", "2.0.5"},
+		"":        nil,
+	} {
+		if got := LatestOf(names); got != want {
+			t.Errorf("LatestOf(%v) = %q, want %q", names, got, want)
+		}
+	}
+}

@@ -1,0 +1,262 @@
+package artifacts
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Catalog lists every library version under an output directory.
+type Catalog struct {
+	FormatVersion int          `json:"format_version"`
+	Libraries     []CatalogLib `json:"libraries"`
+}
+
+// CatalogLib is one library of the catalog.
+type CatalogLib struct {
+	Library
+	newest time.Time // BuiltAt of the version the metadata came from
+	// Latest is the version agents get when they name none.
+	Latest   string           `json:"latest"`
+	Versions []CatalogVersion `json:"versions"`
+}
+
+// CatalogVersion is one built version of a library.
+type CatalogVersion struct {
+	Version string    `json:"version"`
+	Ref     string    `json:"ref"`
+	Commit  string    `json:"commit"`
+	BuiltAt time.Time `json:"built_at"`
+	Counts  Counts    `json:"counts"`
+	// Path is the version directory relative to the catalog, slash-separated.
+	Path string `json:"path"`
+}
+
+// Library returns the catalog entry for id, or nil.
+func (c *Catalog) Library(id string) *CatalogLib {
+	for i := range c.Libraries {
+		if strings.EqualFold(c.Libraries[i].ID, id) {
+			return &c.Libraries[i]
+		}
+	}
+	return nil
+}
+
+// Version returns the named version, or nil.
+func (l *CatalogLib) Version(name string) *CatalogVersion {
+	for i := range l.Versions {
+		if l.Versions[i].Version == name {
+			return &l.Versions[i]
+		}
+	}
+	return nil
+}
+
+// WriteCatalog rebuilds catalog.json from the manifests under out and
+// replaces it atomically. latest gives each library's latest version as the
+// config says; a library it does not name keeps the latest of the previous
+// catalog if that version still exists, else its highest semver version,
+// else its first. The caller holds Lock.
+func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
+	manifests, err := scanManifests(out)
+	if err != nil {
+		return nil, err
+	}
+	prev, _ := ReadCatalog(out)
+	byID := map[string]*CatalogLib{}
+	var ids []string
+	for _, sm := range manifests {
+		m := sm.m
+		lib := byID[m.Library.ID]
+		if lib == nil {
+			lib = &CatalogLib{}
+			byID[m.Library.ID] = lib
+			ids = append(ids, m.Library.ID)
+		}
+		// Library metadata comes from the most recently built version.
+		if lib.ID == "" || !m.BuiltAt.Before(lib.newest) {
+			lib.Library, lib.newest = m.Library, m.BuiltAt
+		}
+		lib.Versions = append(lib.Versions, CatalogVersion{
+			Version: m.Version, Ref: m.Ref, Commit: m.Commit, BuiltAt: m.BuiltAt,
+			Counts: m.Counts, Path: sm.rel,
+		})
+	}
+	sort.Strings(ids)
+	cat := &Catalog{FormatVersion: FormatVersion, Libraries: []CatalogLib{}}
+	for _, id := range ids {
+		lib := byID[id]
+		sort.Slice(lib.Versions, func(i, j int) bool { return lib.Versions[i].Version < lib.Versions[j].Version })
+		lib.Latest = pickLatest(lib, latest[id], prev)
+		cat.Libraries = append(cat.Libraries, *lib)
+	}
+	data, err := marshal(cat)
+	if err != nil {
+		return nil, err
+	}
+	if err := writeFileAtomic(filepath.Join(out, CatalogFile), data); err != nil {
+		return nil, fmt.Errorf("write catalog: %w", err)
+	}
+	return cat, nil
+}
+
+func pickLatest(lib *CatalogLib, want string, prev *Catalog) string {
+	if want != "" && lib.Version(want) != nil {
+		return want
+	}
+	if prev != nil {
+		if p := prev.Library(lib.ID); p != nil && lib.Version(p.Latest) != nil {
+			return p.Latest
+		}
+	}
+	names := make([]string, len(lib.Versions))
+	for i, v := range lib.Versions {
+		names[i] = v.Version
+	}
+	return LatestOf(names)
+}
+
+// LatestOf returns the highest semver-looking name ("v1.2.0", "2.0"), else
+// the first name, else "".
+func LatestOf(names []string) string {
+	best, bestV := "", []int(nil)
+	for _, n := range names {
+		if v := semver(n); v != nil && (bestV == nil || compareInts(v, bestV) > 0) {
+			best, bestV = n, v
+		}
+	}
+	if best == "" && len(names) > 0 {
+		return names[0]
+	}
+	return best
+}
+
+// semver parses "v1.2.3", "1.2" and the like (pre-release suffixes make it
+// not a release and return nil).
+func semver(s string) []int {
+	s = strings.TrimPrefix(s, "v")
+	if s == "" || strings.ContainsAny(s, "-+") {
+		return nil
+	}
+	var out []int
+	for _, p := range strings.Split(s, ".") {
+		n, err := strconv.Atoi(p)
+		if err != nil || n < 0 {
+			return nil
+		}
+		out = append(out, n)
+	}
+	return out
+}
+
+func compareInts(a, b []int) int {
+	for i := 0; i < len(a) || i < len(b); i++ {
+		var x, y int
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			if x > y {
+				return 1
+			}
+			return -1
+		}
+	}
+	return 0
+}
+
+type scannedManifest struct {
+	rel string
+	m   *Manifest
+}
+
+// scanManifests finds <org>/<project>/<version>/manifest.json under out,
+// skipping hidden entries (staging, lock) and unreadable manifests.
+func scanManifests(out string) ([]scannedManifest, error) {
+	matches, err := filepath.Glob(filepath.Join(out, "*", "*", "*", ManifestFile))
+	if err != nil {
+		return nil, err
+	}
+	sort.Strings(matches)
+	var found []scannedManifest
+	for _, p := range matches {
+		rel, _ := filepath.Rel(out, filepath.Dir(p))
+		rel = filepath.ToSlash(rel)
+		if hidden(rel) {
+			continue
+		}
+		m, err := ReadManifest(filepath.Dir(p))
+		if err != nil {
+			continue // verify reports it; the catalog lists what is usable
+		}
+		found = append(found, scannedManifest{rel: rel, m: m})
+	}
+	return found, nil
+}
+
+func hidden(rel string) bool {
+	for _, seg := range strings.Split(rel, "/") {
+		if strings.HasPrefix(seg, ".") {
+			return true
+		}
+	}
+	return false
+}
+
+// ReadCatalog reads out/catalog.json.
+func ReadCatalog(out string) (*Catalog, error) {
+	var c Catalog
+	if err := readJSON(filepath.Join(out, CatalogFile), &c); err != nil {
+		return nil, err
+	}
+	if c.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: %w %d (this indexer reads %d): rebuild the artifacts", filepath.Join(out, CatalogFile), ErrFormatVersion, c.FormatVersion, FormatVersion)
+	}
+	return &c, nil
+}
+
+// ReadManifest reads the manifest of the version directory dir.
+func ReadManifest(dir string) (*Manifest, error) {
+	var m Manifest
+	p := filepath.Join(dir, ManifestFile)
+	if err := readJSON(p, &m); err != nil {
+		return nil, err
+	}
+	if m.FormatVersion != FormatVersion {
+		return nil, fmt.Errorf("%s: %w %d (this indexer reads %d): rebuild the artifacts", p, ErrFormatVersion, m.FormatVersion, FormatVersion)
+	}
+	return &m, nil
+}
+
+// ReadDocuments reads the documents.json of the version directory dir.
+func ReadDocuments(dir string) ([]DocumentInfo, error) {
+	var d Documents
+	if err := readJSON(filepath.Join(dir, DocumentsFile), &d); err != nil {
+		return nil, err
+	}
+	return d.Documents, nil
+}
+
+func readJSON(p string, v any) error {
+	data, err := os.ReadFile(p)
+	if errors.Is(err, fs.ErrNotExist) {
+		return fmt.Errorf("%s: %w", p, ErrMissing)
+	}
+	if err != nil {
+		return err
+	}
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%s: %w: %v", p, ErrCorrupt, err)
+	}
+	return nil
+}

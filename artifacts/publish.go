@@ -1,0 +1,232 @@
+package artifacts
+
+import (
+	"bytes"
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"syscall"
+
+	"github.com/codex7/codex7/index"
+)
+
+// Dir returns the directory of a library version under out: the library id
+// "/org/project" and the version name become path segments.
+func Dir(out, libraryID, version string) string {
+	return filepath.Join(out, filepath.FromSlash(strings.Trim(libraryID, "/")), version)
+}
+
+// Lock takes an exclusive lock on out for one build, creates out if needed
+// and removes what crashed builds left in its staging area. Release it with
+// the returned func.
+func Lock(out string) (release func(), err error) {
+	if err := os.MkdirAll(filepath.Join(out, stagingDir), 0o755); err != nil {
+		return nil, fmt.Errorf("create output directory: %w", err)
+	}
+	f, err := os.OpenFile(filepath.Join(out, lockFile), os.O_CREATE|os.O_RDWR, 0o644)
+	if err != nil {
+		return nil, fmt.Errorf("lock output directory: %w", err)
+	}
+	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%w: %s (wait for it to finish)", ErrLocked, out)
+	}
+	stale, _ := os.ReadDir(filepath.Join(out, stagingDir))
+	for _, e := range stale {
+		os.RemoveAll(filepath.Join(out, stagingDir, e.Name()))
+	}
+	return func() {
+		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		f.Close()
+	}, nil
+}
+
+// Publish writes v into a staging directory under out, checksums it, and
+// swaps it into place at Dir(out, id, version) atomically. The caller holds
+// Lock. On error nothing under out changes except the staging area. The
+// catalog is not touched: call WriteCatalog once all versions are published.
+func Publish(ctx context.Context, out string, v *Version) (err error) {
+	m := v.Manifest
+	stage, err := os.MkdirTemp(filepath.Join(out, stagingDir), strings.ReplaceAll(strings.Trim(m.Library.ID, "/"), "/", "__")+"@"+m.Version+"-")
+	if err != nil {
+		return fmt.Errorf("publish %s@%s: %w", m.Library.ID, m.Version, err)
+	}
+	defer func() {
+		if err != nil {
+			os.RemoveAll(stage)
+			err = fmt.Errorf("publish %s@%s: %w", m.Library.ID, m.Version, err)
+		}
+	}()
+	if err := writeJSON(filepath.Join(stage, TopicsFile), v.Topics); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(stage, DocumentsFile), Documents{Documents: v.Documents}); err != nil {
+		return err
+	}
+	if err := index.Write(ctx, filepath.Join(stage, IndexDir), v.Entries); err != nil {
+		return err
+	}
+	m.FormatVersion = FormatVersion
+	if m.Files, err = checksums(stage); err != nil {
+		return err
+	}
+	if err := writeJSON(filepath.Join(stage, ManifestFile), &m); err != nil {
+		return err
+	}
+	if err := syncTree(stage); err != nil {
+		return err
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	final := Dir(out, m.Library.ID, m.Version)
+	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+		return err
+	}
+	if err := swap(stage, final); err != nil {
+		return err
+	}
+	os.RemoveAll(stage) // after a swap it holds the previous version
+	return syncDir(filepath.Dir(final))
+}
+
+// swap moves the directory stage to final, replacing final if it exists, so
+// that final is at every instant either the old or the new directory.
+func swap(stage, final string) error {
+	if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(stage, final)
+	}
+	return exchange(stage, final)
+}
+
+// checksums returns the sha256 of every file under dir, by slash path.
+func checksums(dir string) (map[string]string, error) {
+	sums := map[string]string{}
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil || d.IsDir() {
+			return err
+		}
+		sum, err := fileSHA256(p)
+		if err != nil {
+			return err
+		}
+		rel, _ := filepath.Rel(dir, p)
+		sums[filepath.ToSlash(rel)] = sum
+		return nil
+	})
+	return sums, err
+}
+
+func fileSHA256(p string) (string, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
+}
+
+// marshal renders v as indented JSON with a final newline. encoding/json
+// sorts map keys, and callers keep slices in a stable order, so the bytes
+// depend only on v.
+func marshal(v any) ([]byte, error) {
+	var b bytes.Buffer
+	enc := json.NewEncoder(&b)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return b.Bytes(), nil
+}
+
+func writeJSON(p string, v any) error {
+	data, err := marshal(v)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", filepath.Base(p), err)
+	}
+	return os.WriteFile(p, data, 0o644)
+}
+
+// writeFileAtomic replaces p with data through a temporary file and a rename.
+func writeFileAtomic(p string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+"-*")
+	if err != nil {
+		return err
+	}
+	defer os.Remove(tmp.Name())
+	if _, err := tmp.Write(data); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Sync(); err != nil {
+		tmp.Close()
+		return err
+	}
+	if err := tmp.Close(); err != nil {
+		return err
+	}
+	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp.Name(), p); err != nil {
+		return err
+	}
+	return syncDir(filepath.Dir(p))
+}
+
+// syncTree fsyncs every file and directory under dir so a rename published
+// after it never exposes unwritten data.
+func syncTree(dir string) error {
+	var dirs []string
+	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			dirs = append(dirs, p)
+			return nil
+		}
+		f, err := os.Open(p)
+		if err != nil {
+			return err
+		}
+		defer f.Close()
+		return f.Sync()
+	})
+	if err != nil {
+		return err
+	}
+	sort.Sort(sort.Reverse(sort.StringSlice(dirs)))
+	for _, d := range dirs {
+		if err := syncDir(d); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func syncDir(dir string) error {
+	f, err := os.Open(dir)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
+		return err
+	}
+	return nil
+}
