@@ -1,0 +1,523 @@
+package topics
+
+import (
+	"fmt"
+	"path"
+	"sort"
+	"strings"
+	"unicode"
+
+	"github.com/bmatcuk/doublestar/v4"
+
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/markdown"
+)
+
+// Options caps and overrides the generated tree.
+type Options struct {
+	// MaxCategories caps the categories; the smallest merge into "other".
+	MaxCategories int
+	// MaxTopics caps the generated topics (overrides come on top).
+	MaxTopics int
+	// Overrides come from the library's config.
+	Overrides []config.TopicOverride
+}
+
+// DefaultOptions keeps a tree small enough for an agent to read whole.
+func DefaultOptions() Options { return Options{MaxCategories: 10, MaxTopics: 60} }
+
+// Tags holds, for each document and section (by index), the sorted slugs
+// the section is tagged with: its category first-class among them.
+type Tags [][][]string
+
+// otherCategory collects the categories past MaxCategories.
+const otherCategory = "other"
+
+// rootCategory holds the documents at the top of the docs tree.
+const rootCategory = "overview"
+
+// genericHeadings are headings too common to name a topic.
+var genericHeadings = map[string]bool{
+	"overview": true, "introduction": true, "intro": true, "example": true, "examples": true,
+	"usage": true, "summary": true, "notes": true, "note": true, "see-also": true, "related": true,
+	"references": true, "reference": true, "next-steps": true, "whats-next": true, "what-s-next": true,
+	"conclusion": true, "recap": true, "learn-more": true, "more": true, "details": true,
+	"description": true, "parameters": true, "returns": true, "caveats": true, "troubleshooting": false,
+	"table-of-contents": true, "contents": true, "todo": true, "faq": false, "info": true, "tip": true,
+}
+
+type candidate struct {
+	slug, name, source, category string
+	order                        int
+	tokens                       int
+	// A candidate covers every section of the documents in docs, and every
+	// section under a level 2-3 heading whose slug is heading.
+	docs    map[int]bool
+	heading string
+	// custom, for config overrides, replaces the two rules above.
+	custom func(doc, sec int) bool
+}
+
+func (c *candidate) covers(doc, sec int, headingSlugs [][][]string) bool {
+	if c.custom != nil {
+		return c.custom(doc, sec)
+	}
+	return c.docs[doc] || (c.heading != "" && contains(headingSlugs[doc][sec], c.heading))
+}
+
+// Build derives the topic tree of docs (in path order) and tags every
+// section. It fails only on an override glob that cannot be parsed.
+func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
+	if opts.MaxCategories <= 0 {
+		opts.MaxCategories = DefaultOptions().MaxCategories
+	}
+	if opts.MaxTopics <= 0 {
+		opts.MaxTopics = DefaultOptions().MaxTopics
+	}
+	rel := relativePaths(docs)
+
+	// Categories: the first folder under the common root, ordering prefixes
+	// stripped; documents at the root form "overview".
+	catOf := make([]string, len(docs))
+	catName := map[string]string{}
+	catKey := map[string]string{} // sort key: the folder as written
+	catTokens := map[string]int{}
+	for i, d := range docs {
+		dirs := strings.Split(path.Dir(rel[i]), "/")
+		slug, name, key := rootCategory, "Overview", ""
+		if dirs[0] != "." {
+			slug, name, key = Slug(stripOrder(dirs[0])), humanize(stripOrder(dirs[0])), dirs[0]
+		}
+		if slug == "" {
+			slug, name = rootCategory, "Overview"
+		}
+		catOf[i] = slug
+		if _, ok := catName[slug]; !ok {
+			catName[slug], catKey[slug] = name, key
+		}
+		catTokens[slug] += d.Tokens
+	}
+	cats := sortedKeys(catName)
+	if len(cats) > opts.MaxCategories {
+		sort.SliceStable(cats, func(i, j int) bool { return catTokens[cats[i]] > catTokens[cats[j]] })
+		keep := map[string]bool{}
+		for _, c := range cats[:opts.MaxCategories-1] {
+			keep[c] = true
+		}
+		for i, c := range catOf {
+			if !keep[c] {
+				catOf[i] = otherCategory
+			}
+		}
+		catName[otherCategory], catKey[otherCategory] = "Other", "\uffff"
+		cats = append(cats[:opts.MaxCategories-1:opts.MaxCategories-1], otherCategory)
+	}
+	isCat := map[string]bool{}
+	for _, c := range cats {
+		isCat[c] = true
+	}
+
+	headingSlugs := sectionHeadingSlugs(docs)
+	cands := candidates(docs, rel, catOf, headingSlugs, isCat)
+	picked := pick(cands, cats, opts.MaxTopics)
+
+	var overrides []*candidate
+	for _, o := range opts.Overrides {
+		c, err := overrideCandidate(o, docs)
+		if err != nil {
+			return nil, nil, err
+		}
+		overrides = append(overrides, c)
+	}
+	if len(overrides) > 0 {
+		replaced := map[string]bool{}
+		for _, o := range overrides {
+			replaced[o.slug] = true
+			if !isCat[o.category] {
+				isCat[o.category] = true
+				cats = append(cats, o.category)
+				catName[o.category], catKey[o.category] = humanize(o.category), o.category
+			}
+		}
+		kept := picked[:0]
+		for _, c := range picked {
+			if !replaced[c.slug] {
+				kept = append(kept, c)
+			}
+		}
+		picked = append(kept, overrides...)
+	}
+
+	// Tag every section: its category, then every picked topic covering it.
+	tags := make(Tags, len(docs))
+	type count struct{ sections, tokens int }
+	catCount := map[string]*count{}
+	topicCount := map[*candidate]*count{}
+	for _, c := range picked {
+		topicCount[c] = &count{}
+	}
+	for _, c := range cats {
+		catCount[c] = &count{}
+	}
+	for i, d := range docs {
+		tags[i] = make([][]string, len(d.Sections))
+		for j := range d.Sections {
+			s := &d.Sections[j]
+			set := []string{catOf[i]}
+			catCount[catOf[i]].sections++
+			catCount[catOf[i]].tokens += s.Tokens
+			for _, c := range picked {
+				if c.covers(i, j, headingSlugs) {
+					set = append(set, c.slug)
+					topicCount[c].sections++
+					topicCount[c].tokens += s.Tokens
+				}
+			}
+			sort.Strings(set)
+			tags[i][j] = dedupe(set)
+		}
+	}
+
+	sort.SliceStable(cats, func(i, j int) bool {
+		if catKey[cats[i]] != catKey[cats[j]] {
+			return catKey[cats[i]] < catKey[cats[j]]
+		}
+		return cats[i] < cats[j]
+	})
+	tree := &Tree{Categories: []Category{}}
+	for _, cat := range cats {
+		c := Category{Slug: cat, Name: catName[cat], Sections: catCount[cat].sections, Tokens: catCount[cat].tokens, Topics: []Topic{}}
+		for _, p := range picked {
+			if p.category == cat && (topicCount[p].sections > 0 || p.source == SourceConfig) {
+				c.Topics = append(c.Topics, Topic{Slug: p.slug, Name: p.name, Source: p.source, Sections: topicCount[p].sections, Tokens: topicCount[p].tokens})
+			}
+		}
+		sort.SliceStable(c.Topics, func(i, j int) bool {
+			if c.Topics[i].Tokens != c.Topics[j].Tokens {
+				return c.Topics[i].Tokens > c.Topics[j].Tokens
+			}
+			return c.Topics[i].Slug < c.Topics[j].Slug
+		})
+		if c.Sections > 0 || len(c.Topics) > 0 {
+			tree.Categories = append(tree.Categories, c)
+		}
+	}
+	return tree, tags, nil
+}
+
+// candidates proposes topics from sub-folders, document titles and headings
+// that recur in two or more documents, each with the tokens it would cover.
+func candidates(docs []*markdown.Document, rel []string, catOf []string, headingSlugs [][][]string, isCat map[string]bool) []*candidate {
+	bySlug := map[string]*candidate{}
+	var order int
+	add := func(slug, name, source, category string, tokens int, docSet map[int]bool, heading string) {
+		if slug == "" || isCat[slug] || len(slug) > 48 || isNumeric(slug) {
+			return
+		}
+		c, ok := bySlug[slug]
+		if !ok {
+			order++
+			c = &candidate{slug: slug, name: name, source: source, category: category, order: order, docs: map[int]bool{}}
+			bySlug[slug] = c
+		}
+		c.tokens += tokens
+		for d := range docSet {
+			c.docs[d] = true
+		}
+		if heading != "" {
+			c.heading = heading
+		}
+	}
+
+	// Sub-folders: the second folder level under the common root.
+	folderDocs := map[string][]int{}
+	var folders []string
+	for i := range docs {
+		dirs := strings.Split(path.Dir(rel[i]), "/")
+		if len(dirs) < 2 {
+			continue
+		}
+		key := dirs[0] + "/" + dirs[1]
+		if _, ok := folderDocs[key]; !ok {
+			folders = append(folders, key)
+		}
+		folderDocs[key] = append(folderDocs[key], i)
+	}
+	for _, f := range folders {
+		members := map[int]bool{}
+		tokens := 0
+		for _, i := range folderDocs[f] {
+			members[i] = true
+			tokens += docs[i].Tokens
+		}
+		seg := stripOrder(path.Base(f))
+		add(Slug(seg), humanize(seg), SourceFolder, catOf[folderDocs[f][0]], tokens, members, "")
+	}
+
+	// Document titles (merged by slug across documents).
+	for i, d := range docs {
+		add(Slug(d.Title), d.Title, SourceDocument, catOf[i], d.Tokens, map[int]bool{i: true}, "")
+	}
+
+	// Headings (H2/H3) found in at least two documents.
+	type hstat struct {
+		name   string
+		docs   map[int]bool
+		tokens int
+		cat    map[string]int
+		first  int
+	}
+	hs := map[string]*hstat{}
+	var hOrder []string
+	for i, d := range docs {
+		for j := range d.Sections {
+			s := &d.Sections[j]
+			if s.Level < 2 || s.Level > 3 || s.Part > 0 {
+				continue
+			}
+			slug := Slug(s.Title)
+			if slug == "" || genericHeadings[slug] {
+				continue
+			}
+			h := hs[slug]
+			if h == nil {
+				h = &hstat{name: s.Title, docs: map[int]bool{}, cat: map[string]int{}}
+				hs[slug] = h
+				hOrder = append(hOrder, slug)
+			}
+			h.docs[i] = true
+			h.cat[catOf[i]] += s.Tokens
+		}
+	}
+	for _, slug := range hOrder {
+		h := hs[slug]
+		if len(h.docs) < 2 {
+			continue
+		}
+		best, bestTokens := "", -1
+		for _, c := range sortedKeys(h.cat) {
+			h.tokens += h.cat[c]
+			if h.cat[c] > bestTokens {
+				best, bestTokens = c, h.cat[c]
+			}
+		}
+		add(slug, h.name, SourceHeading, best, h.tokens, nil, slug)
+	}
+
+	out := make([]*candidate, 0, len(bySlug))
+	for _, c := range bySlug {
+		out = append(out, c)
+	}
+	sort.Slice(out, func(i, j int) bool { return out[i].order < out[j].order })
+	return out
+}
+
+// pick chooses at most max candidates: first the three largest of every
+// category so small categories are not starved, then the largest overall.
+func pick(cands []*candidate, cats []string, max int) []*candidate {
+	bySize := append([]*candidate(nil), cands...)
+	sort.SliceStable(bySize, func(i, j int) bool {
+		if bySize[i].tokens != bySize[j].tokens {
+			return bySize[i].tokens > bySize[j].tokens
+		}
+		return bySize[i].slug < bySize[j].slug
+	})
+	chosen := map[*candidate]bool{}
+	var out []*candidate
+	perCat := map[string]int{}
+	for _, c := range bySize {
+		if len(out) < max && perCat[c.category] < 3 {
+			chosen[c] = true
+			out = append(out, c)
+			perCat[c.category]++
+		}
+	}
+	for _, c := range bySize {
+		if len(out) >= max {
+			break
+		}
+		if !chosen[c] {
+			chosen[c] = true
+			out = append(out, c)
+		}
+	}
+	return out
+}
+
+func overrideCandidate(o config.TopicOverride, docs []*markdown.Document) (*candidate, error) {
+	for _, g := range o.Paths {
+		if !doublestar.ValidatePattern(g) {
+			return nil, fmt.Errorf("topic %q: bad path glob %q", o.Name, g)
+		}
+	}
+	cat := Slug(o.Category)
+	if cat == "" {
+		cat = "guides"
+	}
+	var words []string
+	for _, h := range o.Headings {
+		if h = strings.ToLower(strings.TrimSpace(h)); h != "" {
+			words = append(words, h)
+		}
+	}
+	pathMatch := make([]bool, len(docs))
+	for i, d := range docs {
+		for _, g := range o.Paths {
+			if ok, _ := doublestar.Match(g, d.Path); ok {
+				pathMatch[i] = true
+				break
+			}
+		}
+	}
+	custom := func(d, s int) bool {
+		if pathMatch[d] {
+			return true
+		}
+		if len(words) == 0 {
+			return false
+		}
+		hp := strings.ToLower(strings.Join(docs[d].Sections[s].HeadingPath, " / "))
+		for _, w := range words {
+			if strings.Contains(hp, w) {
+				return true
+			}
+		}
+		return false
+	}
+	return &candidate{slug: Slug(o.Name), name: o.Name, source: SourceConfig, category: cat, custom: custom}, nil
+}
+
+// sectionHeadingSlugs gives, for each section, the slugs of the headings
+// (levels 2-3) on its heading path: itself and the sections enclosing it.
+func sectionHeadingSlugs(docs []*markdown.Document) [][][]string {
+	out := make([][][]string, len(docs))
+	for i, d := range docs {
+		out[i] = make([][]string, len(d.Sections))
+		for j := range d.Sections {
+			s := &d.Sections[j]
+			var own []string
+			if s.Level >= 2 && s.Level <= 3 {
+				own = []string{Slug(s.Title)}
+			}
+			if s.Parent >= 0 && s.Parent < j {
+				out[i][j] = append(append([]string(nil), out[i][s.Parent]...), own...)
+			} else {
+				out[i][j] = own
+			}
+		}
+	}
+	return out
+}
+
+// relativePaths strips the longest folder prefix all documents share.
+func relativePaths(docs []*markdown.Document) []string {
+	out := make([]string, len(docs))
+	if len(docs) == 0 {
+		return out
+	}
+	prefix := strings.Split(path.Dir(docs[0].Path), "/")
+	if prefix[0] == "." {
+		prefix = nil
+	}
+	for _, d := range docs[1:] {
+		dirs := strings.Split(path.Dir(d.Path), "/")
+		n := 0
+		for n < len(prefix) && n < len(dirs) && prefix[n] == dirs[n] {
+			n++
+		}
+		prefix = prefix[:n]
+	}
+	cut := len(strings.Join(prefix, "/"))
+	for i, d := range docs {
+		p := d.Path
+		if cut > 0 {
+			p = p[cut+1:]
+		}
+		out[i] = p
+	}
+	return out
+}
+
+// Slug normalizes a name to a topic slug: lower case, runs of anything but
+// letters and digits become one '-', trimmed.
+func Slug(s string) string {
+	var b strings.Builder
+	dash := false
+	for _, r := range strings.ToLower(s) {
+		if unicode.IsLetter(r) || unicode.IsDigit(r) {
+			if dash && b.Len() > 0 {
+				b.WriteByte('-')
+			}
+			dash = false
+			b.WriteRune(r)
+		} else {
+			dash = true
+		}
+	}
+	return b.String()
+}
+
+// stripOrder removes ordering prefixes such as "1.", "01-" and "2_" from a
+// path segment, and a markdown extension.
+func stripOrder(seg string) string {
+	for _, ext := range []string{".mdx", ".md", ".markdown"} {
+		seg = strings.TrimSuffix(seg, ext)
+	}
+	i := 0
+	for i < len(seg) && seg[i] >= '0' && seg[i] <= '9' {
+		i++
+	}
+	if i > 0 && i < len(seg)-1 && (seg[i] == '.' || seg[i] == '-' || seg[i] == '_') {
+		return seg[i+1:]
+	}
+	return seg
+}
+
+// humanize turns a folder name into a display name: "getting-started" →
+// "Getting started".
+func humanize(seg string) string {
+	s := strings.TrimSpace(strings.NewReplacer("-", " ", "_", " ").Replace(seg))
+	if s == "" {
+		return seg
+	}
+	r := []rune(s)
+	r[0] = unicode.ToUpper(r[0])
+	return string(r)
+}
+
+func isNumeric(s string) bool {
+	for _, r := range s {
+		if !unicode.IsDigit(r) && r != '-' {
+			return false
+		}
+	}
+	return true
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	out := make([]string, 0, len(m))
+	for k := range m {
+		out = append(out, k)
+	}
+	sort.Strings(out)
+	return out
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+func dedupe(sorted []string) []string {
+	out := sorted[:0]
+	for i, s := range sorted {
+		if i == 0 || s != sorted[i-1] {
+			out = append(out, s)
+		}
+	}
+	return out
+}

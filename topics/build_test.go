@@ -1,0 +1,190 @@
+package topics
+
+import (
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/markdown"
+)
+
+// doc makes a document whose sections are given as "level:title" strings.
+func doc(p, title string, heads ...string) *markdown.Document {
+	d := &markdown.Document{Path: p, Title: title}
+	d.Sections = append(d.Sections, markdown.Section{Title: title, Level: 1, Parent: -1, Parts: 1, Tokens: 10, HeadingPath: []string{title}})
+	parents := map[int]int{1: 0}
+	for _, h := range heads {
+		var level int
+		var t string
+		fmt.Sscanf(h[:1], "%d", &level)
+		t = h[2:]
+		parent := parents[level-1]
+		hp := append(append([]string(nil), d.Sections[parent].HeadingPath...), t)
+		d.Sections = append(d.Sections, markdown.Section{Title: t, Level: level, Parent: parent, Parts: 1, Tokens: 10, HeadingPath: hp})
+		parents[level] = len(d.Sections) - 1
+	}
+	for _, s := range d.Sections {
+		d.Tokens += s.Tokens
+	}
+	return d
+}
+
+func testDocs() []*markdown.Document {
+	return []*markdown.Document{
+		doc("docs/index.md", "Welcome", "2:Installation"),
+		doc("docs/1.getting-started/configuration.md", "Configuration", "2:Environment variables", "3:Caveats"),
+		doc("docs/1.getting-started/installation.md", "Install", "2:Installation", "2:Environment variables"),
+		doc("docs/2.guide/routing/dynamic.md", "Dynamic routes", "2:Catch-all segments"),
+		doc("docs/2.guide/routing/middleware.md", "Middleware", "2:Examples"),
+		doc("docs/3.api/use-fetch.md", "useFetch", "2:Params", "2:Examples"),
+	}
+}
+
+func TestBuildTree(t *testing.T) {
+	tree, tags, err := Build(testDocs(), DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cats []string
+	for _, c := range tree.Categories {
+		cats = append(cats, c.Slug)
+	}
+	// Folder order as written (ordering prefixes sort, then are stripped);
+	// root documents form "overview".
+	if want := []string{"overview", "getting-started", "guide", "api"}; !reflect.DeepEqual(cats, want) {
+		t.Errorf("categories = %v, want %v", cats, want)
+	}
+	topics := map[string]Topic{}
+	for _, c := range tree.Categories {
+		for _, tp := range c.Topics {
+			topics[tp.Slug] = tp
+		}
+	}
+	for slug, source := range map[string]string{
+		"routing":               SourceFolder,
+		"configuration":         SourceDocument,
+		"installation":          SourceHeading, // in two documents
+		"environment-variables": SourceHeading,
+		"usefetch":              SourceDocument,
+	} {
+		if tp, ok := topics[slug]; !ok || tp.Source != source {
+			t.Errorf("topic %q = %+v, want source %s", slug, tp, source)
+		}
+	}
+	for _, slug := range []string{"examples", "caveats", "getting-started", "catch-all-segments"} {
+		if _, ok := topics[slug]; ok {
+			t.Errorf("topic %q should not exist (generic, a category, or in one document only)", slug)
+		}
+	}
+	// Every section carries its category; sections under a recurring
+	// heading carry that topic, and so do their subsections.
+	for i, d := range testDocs() {
+		for j := range d.Sections {
+			if len(tags[i][j]) == 0 {
+				t.Errorf("%s section %d has no tags", d.Path, j)
+			}
+		}
+	}
+	if got := tags[1][2]; !contains(got, "environment-variables") || !contains(got, "getting-started") {
+		t.Errorf("Caveats under Environment variables tagged %v", got)
+	}
+	if got := tags[3][1]; !contains(got, "routing") || !contains(got, "guide") {
+		t.Errorf("dynamic routes section tagged %v", got)
+	}
+	if tp := topics["environment-variables"]; tp.Sections != 3 || tp.Tokens != 30 {
+		t.Errorf("environment-variables counts = %+v, want 3 sections, 30 tokens", tp)
+	}
+}
+
+func TestBuildIsDeterministic(t *testing.T) {
+	a, ta, _ := Build(testDocs(), DefaultOptions())
+	for i := 0; i < 5; i++ {
+		b, tb, _ := Build(testDocs(), DefaultOptions())
+		if !reflect.DeepEqual(a, b) || !reflect.DeepEqual(ta, tb) {
+			t.Fatal("two builds of the same documents differ")
+		}
+	}
+}
+
+func TestBuildCaps(t *testing.T) {
+	var docs []*markdown.Document
+	for c := 0; c < 15; c++ {
+		for d := 0; d < 10; d++ {
+			docs = append(docs, doc(fmt.Sprintf("c%02d/sub%d/page%d.md", c, d%3, d), fmt.Sprintf("Page %d %d", c, d)))
+		}
+	}
+	tree, tags, err := Build(docs, Options{MaxCategories: 10, MaxTopics: 40})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(tree.Categories) != 10 || tree.Categories[9].Slug != otherCategory {
+		t.Errorf("got %d categories ending %q, want 10 ending in other", len(tree.Categories), tree.Categories[len(tree.Categories)-1].Slug)
+	}
+	n := 0
+	for _, c := range tree.Categories {
+		n += len(c.Topics)
+	}
+	if n > 40 {
+		t.Errorf("%d topics, want at most 40", n)
+	}
+	sections := 0
+	for _, c := range tree.Categories {
+		sections += c.Sections
+	}
+	if sections != len(docs) || len(tags) != len(docs) {
+		t.Errorf("categories cover %d sections, want %d", sections, len(docs))
+	}
+}
+
+func TestOverrides(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Overrides = []config.TopicOverride{
+		{Name: "Routing", Category: "Core", Paths: []string{"docs/2.guide/routing/middleware.md"}},
+		{Name: "Env", Headings: []string{"environment"}},
+	}
+	tree, tags, err := Build(testDocs(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var found []string
+	for _, c := range tree.Categories {
+		for _, tp := range c.Topics {
+			if tp.Source == SourceConfig {
+				found = append(found, c.Slug+"/"+tp.Slug+fmt.Sprint(tp.Sections))
+			}
+			if tp.Slug == "routing" && tp.Source != SourceConfig {
+				t.Errorf("generated routing topic not replaced by the override")
+			}
+		}
+	}
+	if want := []string{"core/routing2", "guides/env3"}; !reflect.DeepEqual(found, want) {
+		t.Errorf("override topics = %v, want %v", found, want)
+	}
+	if contains(tags[3][0], "routing") {
+		t.Error("dynamic.md tagged routing although the override narrowed it to middleware.md")
+	}
+	if _, _, err := Build(testDocs(), Options{Overrides: []config.TopicOverride{{Name: "x", Paths: []string{"[bad"}}}}); err == nil || !strings.Contains(err.Error(), "[bad") {
+		t.Errorf("bad glob error = %v", err)
+	}
+}
+
+func TestSlugAndStripOrder(t *testing.T) {
+	for in, want := range map[string]string{
+		"Environment Variables": "environment-variables", "useFetch()": "usefetch",
+		"  --Hello__World--": "hello-world", "Größe": "größe", "": "",
+	} {
+		if got := Slug(in); got != want {
+			t.Errorf("Slug(%q) = %q, want %q", in, got, want)
+		}
+	}
+	for in, want := range map[string]string{
+		"1.getting-started": "getting-started", "01-intro": "intro", "2_api": "api",
+		"404": "404", "v2.x": "v2.x", "3.md": "3", "guide.mdx": "guide",
+	} {
+		if got := stripOrder(in); got != want {
+			t.Errorf("stripOrder(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
