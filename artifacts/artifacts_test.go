@@ -90,6 +90,12 @@ func TestPublishAndRead(t *testing.T) {
 	if probs, err := Verify(out); err != nil || len(probs) != 0 {
 		t.Errorf("Verify = %v, %v; want no problems", probs, err)
 	}
+	filepath.WalkDir(dir, func(p string, d os.DirEntry, err error) error {
+		if fi, _ := d.Info(); fi != nil && fi.Mode().Perm()&0o044 != 0o044 {
+			t.Errorf("%s mode %v is not readable by others", p, fi.Mode())
+		}
+		return nil
+	})
 	if entries, _ := os.ReadDir(filepath.Join(out, stagingDir)); len(entries) != 0 {
 		t.Errorf("staging not empty after publish: %v", entries)
 	}

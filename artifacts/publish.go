@@ -82,6 +82,9 @@ func Publish(ctx context.Context, out string, v *Version) (err error) {
 	if err := writeJSON(filepath.Join(stage, ManifestFile), &m); err != nil {
 		return err
 	}
+	if err := publishModes(stage); err != nil {
+		return err
+	}
 	if err := syncTree(stage); err != nil {
 		return err
 	}
@@ -186,6 +189,21 @@ func writeFileAtomic(p string, data []byte) error {
 		return err
 	}
 	return syncDir(filepath.Dir(p))
+}
+
+// publishModes makes the staged tree world-readable (MkdirTemp and bluge
+// create private modes), since servers often run as another user.
+func publishModes(dir string) error {
+	return filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		mode := fs.FileMode(0o644)
+		if d.IsDir() {
+			mode = 0o755
+		}
+		return os.Chmod(p, mode)
+	})
 }
 
 // syncTree fsyncs every file and directory under dir so a rename published

@@ -1,0 +1,187 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/pipeline"
+)
+
+// Config files tried, in order, when --config is not given.
+const (
+	defaultConfig = "codex7.yaml"
+	fixtureConfig = "fixtures/codex7.yaml"
+)
+
+type listFlag []string
+
+func (l *listFlag) String() string     { return strings.Join(*l, ",") }
+func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
+
+func versionString() string {
+	return fmt.Sprintf("indexer %s (artifact format %d)", pipeline.IndexerVersion, artifacts.FormatVersion)
+}
+
+func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("build [flags]", `Fetches every library of the config (shallow git clones at the versions it
+lists), splits the markdown into sections, derives topics and writes one
+artifact directory per library version plus catalog.json. Versions whose
+commit, config and indexer are unchanged are skipped.
+
+Without --config it reads ./codex7.yaml, else fixtures/codex7.yaml (the
+bundled example libraries). Private HTTPS repos take a token from
+$CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, stdout, stderr)
+	cfgPath := fs.String("config", "", "config file (default ./codex7.yaml, else "+fixtureConfig+")")
+	out := fs.String("out", "dist", "artifact directory")
+	var libs listFlag
+	fs.Var(&libs, "library", "build only this library id (repeatable)")
+	force := fs.Bool("force", false, "rebuild versions that are up to date")
+	jobs := fs.Int("jobs", 0, "library versions built at once (default: number of CPUs)")
+	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "time limit for fetching one library version")
+	verbose := fs.Bool("v", false, "verbose: log every skipped file and debug detail")
+	if code, done := parse(fs, args, stdout); done {
+		return code
+	}
+	if fs.NArg() > 0 {
+		fmt.Fprintf(stderr, "indexer build: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	path, err := findConfig(*cfgPath)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer build: %v\n", err)
+		return exitUsage
+	}
+	cfg, err := config.Load(path)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer build: %v\n", err)
+		return exitUsage
+	}
+	terminal := isTerminal(stderr)
+	log := newLogger(stderr, *verbose, terminal)
+	if terminal && !*verbose {
+		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
+	}
+	opts := pipeline.Options{
+		Out: *out, Libraries: libs, Force: *force, Jobs: *jobs, FetchTimeout: *fetchTimeout, Logger: log,
+	}
+	var prog *progress
+	if terminal {
+		prog = &progress{w: stderr, start: time.Now(), active: map[string]pipeline.Event{}}
+		opts.Progress = prog.event
+	}
+	fmt.Fprintf(stderr, "building %s into %s\n", path, *out)
+	res, err := pipeline.Build(ctx, cfg, opts)
+	if prog != nil {
+		prog.clear()
+	}
+	if res != nil {
+		summarize(stderr, res)
+	}
+	switch {
+	case errors.Is(err, context.Canceled):
+		fmt.Fprintln(stderr, "indexer build: interrupted; published artifacts are unchanged or complete")
+		return exitFailed
+	case err != nil:
+		fmt.Fprintf(stderr, "indexer build: %v\n", err)
+		return exitUsage
+	case len(res.Failed()) > 0:
+		return exitFailed
+	}
+	return exitOK
+}
+
+func findConfig(flagValue string) (string, error) {
+	if flagValue != "" {
+		return flagValue, nil
+	}
+	for _, p := range []string{defaultConfig, fixtureConfig} {
+		if _, err := os.Stat(p); err == nil {
+			return p, nil
+		}
+	}
+	return "", fmt.Errorf("no config: create %s (see README.md) or pass --config FILE", defaultConfig)
+}
+
+func summarize(w io.Writer, res *pipeline.Result) {
+	var built, upToDate int
+	var docs, sections int
+	for _, v := range res.Versions {
+		switch v.Stage {
+		case pipeline.StageBuilt:
+			built++
+			docs += v.Documents
+			sections += v.Sections
+		case pipeline.StageUpToDate:
+			upToDate++
+		}
+	}
+	failed := res.Failed()
+	fmt.Fprintf(w, "built %d, up to date %d, failed %d library versions (%d documents, %d sections) in %s\n",
+		built, upToDate, len(failed), docs, sections, res.Elapsed.Round(time.Millisecond))
+	for _, f := range failed {
+		fmt.Fprintf(w, "  FAILED %v\n", f.Err)
+	}
+}
+
+// progress draws one status line per finished version and a live line for
+// the versions in flight, on a terminal.
+type progress struct {
+	mu     sync.Mutex
+	w      io.Writer
+	start  time.Time
+	active map[string]pipeline.Event
+	drawn  bool
+}
+
+func (p *progress) event(e pipeline.Event) {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	key := e.Library + "@" + e.Version
+	p.clearLocked()
+	switch e.Stage {
+	case pipeline.StageBuilt:
+		delete(p.active, key)
+		fmt.Fprintf(p.w, "  built      %-40s %6d files %7d sections %8s\n", key, e.Files, e.Sections, e.Elapsed.Round(time.Millisecond))
+	case pipeline.StageUpToDate:
+		fmt.Fprintf(p.w, "  up to date %s\n", key)
+	case pipeline.StageFailed:
+		delete(p.active, key)
+		fmt.Fprintf(p.w, "  FAILED     %s: %v\n", key, e.Err)
+	default:
+		p.active[key] = e
+	}
+	if len(p.active) > 0 {
+		var parts []string
+		for k, a := range p.active {
+			parts = append(parts, fmt.Sprintf("%s %s %d files", k, a.Stage, a.Files))
+		}
+		line := fmt.Sprintf("[%s] %s", time.Since(p.start).Round(time.Second), strings.Join(parts, " | "))
+		if len(line) > 150 {
+			line = line[:147] + "..."
+		}
+		fmt.Fprint(p.w, line)
+		p.drawn = true
+	}
+}
+
+func (p *progress) clear() {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	p.clearLocked()
+}
+
+func (p *progress) clearLocked() {
+	if p.drawn {
+		fmt.Fprint(p.w, "\r\033[K")
+		p.drawn = false
+	}
+}

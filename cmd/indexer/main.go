@@ -1,0 +1,118 @@
+// Command indexer builds Codex7's documentation artifacts from git
+// repositories and queries them. See `indexer help`.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"os/signal"
+	"syscall"
+)
+
+// Exit codes, documented in usage.
+const (
+	exitOK      = 0
+	exitFailed  = 1 // the command ran and found failures (build, verify)
+	exitUsage   = 2 // bad flags, bad config, nothing could start
+	exitNoMatch = 3 // search found nothing
+)
+
+const usage = `indexer turns documentation in git repositories into versioned search
+artifacts for coding agents, and queries them.
+
+Usage:
+  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [-v]
+  indexer verify  [DIR]
+  indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
+  indexer version
+
+Run 'indexer COMMAND --help' for a command's flags.
+
+Exit codes: 0 success; 1 some library version failed to build, or verify
+found bad files; 2 bad usage or config; 3 search matched nothing.
+`
+
+func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
+
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprint(stderr, usage)
+		return exitUsage
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	defer stop()
+	cmd, rest := args[0], args[1:]
+	switch cmd {
+	case "build":
+		return runBuild(ctx, rest, stdout, stderr)
+	case "verify":
+		return runVerify(rest, stdout, stderr)
+	case "search":
+		return runSearch(ctx, rest, stdout, stderr)
+	case "version", "--version":
+		fmt.Fprintln(stdout, versionString())
+		return exitOK
+	case "help", "-h", "--help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "indexer: unknown command %q\n\n%s", cmd, usage)
+		return exitUsage
+	}
+}
+
+// newFlags makes a flag set whose --help prints the command's usage to
+// stdout and whose errors go to stderr.
+func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		out := fs.Output()
+		fmt.Fprintf(out, "Usage: indexer %s\n\n%s\n\nFlags:\n", name, synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parse parses args; it returns done=true with the exit code when the
+// command should stop (help asked, or bad flags).
+func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	err := fs.Parse(args)
+	if errors.Is(err, flag.ErrHelp) {
+		fs.SetOutput(stdout)
+		fs.Usage()
+		return exitOK, true
+	}
+	if err != nil {
+		return exitUsage, true
+	}
+	return 0, false
+}
+
+// newLogger logs to stderr: text on a terminal, JSON otherwise (CI, containers).
+func newLogger(stderr io.Writer, verbose, terminal bool) *slog.Logger {
+	level := slog.LevelInfo
+	if verbose {
+		level = slog.LevelDebug
+	}
+	opts := &slog.HandlerOptions{Level: level}
+	if terminal {
+		return slog.New(slog.NewTextHandler(stderr, opts))
+	}
+	return slog.New(slog.NewJSONHandler(stderr, opts))
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	fi, err := f.Stat()
+	return err == nil && fi.Mode()&os.ModeCharDevice != 0
+}

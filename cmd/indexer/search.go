@@ -1,0 +1,120 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"path/filepath"
+	"strings"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/index"
+)
+
+// searchResult is one line of `search --json`; the field set is a contract
+// for scripts.
+type searchResult struct {
+	Library     string   `json:"library"`
+	Version     string   `json:"version"`
+	Path        string   `json:"path"`
+	Anchor      string   `json:"anchor"`
+	Heading     string   `json:"heading"`
+	HeadingPath []string `json:"heading_path"`
+	Relevance   float64  `json:"relevance"`
+	Tokens      int      `json:"tokens"`
+}
+
+func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("search --library ID --query TEXT [flags]", `Searches one library version's sections, best first, from the artifacts
+built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
+	dir := fs.String("artifacts", "dist", "artifact directory")
+	lib := fs.String("library", "", "library id, e.g. /tiangolo/fastapi (required)")
+	version := fs.String("version", "", "version (default: the library's latest)")
+	query := fs.String("query", "", "what to look for")
+	topicList := fs.String("topics", "", "comma-separated topic slugs; keep sections tagged with any")
+	limit := fs.Int("limit", 10, "number of results (1-100)")
+	asJSON := fs.Bool("json", false, `print {"results":[...]} as JSON`)
+	if code, done := parse(fs, args, stdout); done {
+		return code
+	}
+	var topicSlugs []string
+	for _, t := range strings.Split(*topicList, ",") {
+		if t = strings.TrimSpace(t); t != "" {
+			topicSlugs = append(topicSlugs, t)
+		}
+	}
+	switch {
+	case *lib == "":
+		fmt.Fprintln(stderr, "indexer search: --library is required (e.g. --library /tiangolo/fastapi)")
+		return exitUsage
+	case strings.TrimSpace(*query) == "" && len(topicSlugs) == 0:
+		fmt.Fprintln(stderr, "indexer search: give --query TEXT or --topics a,b")
+		return exitUsage
+	case *limit < 1 || *limit > 100:
+		fmt.Fprintln(stderr, "indexer search: --limit must be between 1 and 100")
+		return exitUsage
+	}
+	cat, err := artifacts.ReadCatalog(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer search: %v (run 'indexer build' first?)\n", err)
+		return exitUsage
+	}
+	id := "/" + strings.Trim(strings.TrimSpace(*lib), "/")
+	entry := cat.Library(id)
+	if entry == nil {
+		var ids []string
+		for _, l := range cat.Libraries {
+			ids = append(ids, l.ID)
+		}
+		fmt.Fprintf(stderr, "indexer search: library %s is not in %s; it has: %s\n", id, *dir, strings.Join(ids, ", "))
+		return exitUsage
+	}
+	v := *version
+	if v == "" {
+		v = entry.Latest
+	}
+	ver := entry.Version(v)
+	if ver == nil {
+		var names []string
+		for _, x := range entry.Versions {
+			names = append(names, x.Version)
+		}
+		fmt.Fprintf(stderr, "indexer search: %s has no version %q; built versions: %s\n", entry.ID, v, strings.Join(names, ", "))
+		return exitUsage
+	}
+	r, err := index.Open(filepath.Join(*dir, filepath.FromSlash(ver.Path), artifacts.IndexDir))
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer search: %v\n", err)
+		return exitFailed
+	}
+	defer r.Close()
+	hits, err := r.Search(ctx, index.Query{Text: *query, Topics: topicSlugs, Limit: *limit})
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer search: %v\n", err)
+		return exitFailed
+	}
+	results := make([]searchResult, 0, len(hits))
+	for _, h := range hits {
+		results = append(results, searchResult{
+			Library: entry.ID, Version: ver.Version, Path: h.Path, Anchor: h.Anchor, Heading: h.Heading,
+			HeadingPath: h.HeadingPath, Relevance: h.Relevance, Tokens: h.Tokens,
+		})
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(map[string]any{"results": results})
+	} else {
+		for i, r := range results {
+			fmt.Fprintf(stdout, "%2d. %.2f  %s#%s  (%d tokens)\n    %s\n", i+1, r.Relevance, r.Path, r.Anchor, r.Tokens, strings.Join(r.HeadingPath, " › "))
+		}
+	}
+	if len(results) == 0 {
+		if !*asJSON {
+			fmt.Fprintf(stderr, "no sections of %s@%s match\n", entry.ID, ver.Version)
+		}
+		return exitNoMatch
+	}
+	return exitOK
+}

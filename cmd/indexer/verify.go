@@ -1,0 +1,39 @@
+package main
+
+import (
+	"fmt"
+	"io"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+func runVerify(args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("verify [DIR]", `Checks an artifact directory (default dist): the catalog, every manifest's
+format version, and the sha256 of every file. Prints each bad file and
+exits 1 if there is any.`, stdout, stderr)
+	if code, done := parse(fs, args, stdout); done {
+		return code
+	}
+	dir := "dist"
+	if fs.NArg() > 1 {
+		fmt.Fprintln(stderr, "indexer verify: give one directory")
+		return exitUsage
+	}
+	if fs.NArg() == 1 {
+		dir = fs.Arg(0)
+	}
+	probs, err := artifacts.Verify(dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer verify: %v\n", err)
+		return exitUsage
+	}
+	for _, p := range probs {
+		fmt.Fprintf(stdout, "BAD %s\n", p)
+	}
+	if len(probs) > 0 {
+		fmt.Fprintf(stderr, "%s: %d bad files\n", dir, len(probs))
+		return exitFailed
+	}
+	fmt.Fprintf(stdout, "%s: ok\n", dir)
+	return exitOK
+}

@@ -1,0 +1,560 @@
+// Package pipeline is the build: from a config to published artifacts.
+// For every library it lists the remote's refs, decides which versions are
+// out of date, and for each of those fetches the tree (fetch), discovers
+// the markdown, splits it (markdown), derives the topic tree (topics) and
+// publishes the version directory (artifacts); catalog.json comes last.
+//
+// One library version failing (a clone that times out, a ref that does not
+// exist) fails only that version: the rest are built and every failure is
+// reported in the Result.
+package pipeline
+
+import (
+	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"runtime"
+	"sort"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/fetch"
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/markdown"
+	"github.com/codex7/codex7/topics"
+)
+
+// IndexerVersion is recorded in every manifest; a change rebuilds every
+// library version. Bump it when the same sources would index differently.
+const IndexerVersion = "0.1.0"
+
+// ErrUnknownLibrary means Options.Libraries names an id the config lacks.
+var ErrUnknownLibrary = errors.New("unknown library")
+
+// Options tunes a build. The zero value builds everything into ./dist.
+type Options struct {
+	// Out is the artifact directory (default "dist").
+	Out string
+	// Libraries limits the build to these ids (all when empty).
+	Libraries []string
+	// Force rebuilds versions that are up to date.
+	Force bool
+	// Jobs is how many library versions are built at once, and how many
+	// files of one version are split at once (default GOMAXPROCS).
+	Jobs int
+	// FetchTimeout bounds listing and cloning one library version (default 10m).
+	FetchTimeout time.Duration
+	// MaxFileBytes skips larger markdown files (default DefaultMaxFileBytes).
+	MaxFileBytes int64
+	// Split tunes the splitter (default markdown.DefaultOptions()).
+	Split markdown.Options
+	// Getenv reads credentials and SOURCE_DATE_EPOCH (default os.Getenv).
+	Getenv func(string) string
+	// Logger receives structured logs (default: discard).
+	Logger *slog.Logger
+	// Progress, when set, is told as each version moves along. It is called
+	// from several goroutines at once.
+	Progress func(Event)
+}
+
+// Stage is where a library version is in its build.
+type Stage string
+
+// Stages reported through Options.Progress.
+const (
+	StageFetching   Stage = "fetching"
+	StageSplitting  Stage = "splitting"
+	StageIndexing   Stage = "indexing"
+	StageBuilt      Stage = "built"
+	StageUpToDate   Stage = "up-to-date"
+	StageFailed     Stage = "failed"
+	StageDiscovered Stage = "discovered"
+)
+
+// Event reports progress on one library version.
+type Event struct {
+	Library, Version string
+	Stage            Stage
+	Files, Sections  int
+	Elapsed          time.Duration
+	Err              error
+}
+
+// VersionResult is the outcome for one library version.
+type VersionResult struct {
+	Library, Version, Ref, Commit string
+	// Stage is StageBuilt, StageUpToDate or StageFailed.
+	Stage                        Stage
+	Err                          error
+	Documents, Sections, Skipped int
+	SourceBytes                  int64
+	Duration                     time.Duration
+}
+
+// Result is the outcome of a build.
+type Result struct {
+	Versions []VersionResult
+	Catalog  *artifacts.Catalog
+	Elapsed  time.Duration
+}
+
+// Failed returns the failed versions.
+func (r *Result) Failed() []VersionResult {
+	var out []VersionResult
+	for _, v := range r.Versions {
+		if v.Stage == StageFailed {
+			out = append(out, v)
+		}
+	}
+	return out
+}
+
+// Err joins every failure, or is nil when all versions built or were up to date.
+func (r *Result) Err() error {
+	var errs []error
+	for _, v := range r.Failed() {
+		errs = append(errs, v.Err)
+	}
+	return errors.Join(errs...)
+}
+
+func (o *Options) defaults() {
+	if o.Out == "" {
+		o.Out = "dist"
+	}
+	if o.Jobs <= 0 {
+		o.Jobs = runtime.GOMAXPROCS(0)
+	}
+	if o.FetchTimeout <= 0 {
+		o.FetchTimeout = 10 * time.Minute
+	}
+	if o.MaxFileBytes <= 0 {
+		o.MaxFileBytes = DefaultMaxFileBytes
+	}
+	if o.Split.MaxSectionTokens == 0 {
+		o.Split = markdown.DefaultOptions()
+	}
+	if o.Getenv == nil {
+		o.Getenv = os.Getenv
+	}
+	if o.Logger == nil {
+		o.Logger = slog.New(slog.DiscardHandler)
+	}
+	if o.Progress == nil {
+		o.Progress = func(Event) {}
+	}
+}
+
+// Build builds every library of cfg (or those opts.Libraries names) into
+// opts.Out. It returns an error only when it cannot start (an unknown
+// library, a locked output directory) or ctx ends; per-version failures are
+// in the Result (see Result.Err).
+func Build(ctx context.Context, cfg *config.Config, opts Options) (*Result, error) {
+	opts.defaults()
+	start := time.Now()
+	libs, err := selectLibraries(cfg, opts.Libraries)
+	if err != nil {
+		return nil, err
+	}
+	release, err := artifacts.Lock(opts.Out)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
+
+	b := &builder{cfg: cfg, opts: opts, log: opts.Logger}
+	// Plan every library in parallel (listing refs is network-bound), then
+	// build the out-of-date versions with Jobs workers.
+	plans := make([]*plan, len(libs))
+	b.parallel(len(libs), func(i int) { plans[i] = b.plan(ctx, libs[i]) })
+
+	var jobs []*job
+	res := &Result{}
+	for _, p := range plans {
+		res.Versions = append(res.Versions, p.failed...)
+		jobs = append(jobs, p.jobs...)
+	}
+	results := make([]VersionResult, len(jobs))
+	b.parallel(len(jobs), func(i int) { results[i] = b.build(ctx, jobs[i]) })
+	res.Versions = append(res.Versions, results...)
+	sort.SliceStable(res.Versions, func(i, j int) bool {
+		a, c := res.Versions[i], res.Versions[j]
+		if a.Library != c.Library {
+			return a.Library < c.Library
+		}
+		return a.Version < c.Version
+	})
+	if err := ctx.Err(); err != nil {
+		return res, err
+	}
+	latest := map[string]string{}
+	for _, p := range plans {
+		if p.latest != "" {
+			latest[p.lib.ID] = p.latest
+		}
+	}
+	if res.Catalog, err = artifacts.WriteCatalog(opts.Out, latest); err != nil {
+		return res, err
+	}
+	res.Elapsed = time.Since(start)
+	return res, nil
+}
+
+func selectLibraries(cfg *config.Config, ids []string) ([]config.Library, error) {
+	if len(ids) == 0 {
+		return cfg.Libraries, nil
+	}
+	var out []config.Library
+	for _, id := range ids {
+		found := false
+		for _, l := range cfg.Libraries {
+			if strings.EqualFold(l.ID, id) || strings.EqualFold(strings.Trim(l.ID, "/"), strings.Trim(id, "/")) {
+				out = append(out, l)
+				found = true
+				break
+			}
+		}
+		if !found {
+			var known []string
+			for _, l := range cfg.Libraries {
+				known = append(known, l.ID)
+			}
+			return nil, fmt.Errorf("%w %q: %s has %s", ErrUnknownLibrary, id, cfg.File, strings.Join(known, ", "))
+		}
+	}
+	return out, nil
+}
+
+type builder struct {
+	cfg  *config.Config
+	opts Options
+	log  *slog.Logger
+}
+
+// parallel runs f(0..n-1) on at most opts.Jobs goroutines.
+func (b *builder) parallel(n int, f func(int)) {
+	sem := make(chan struct{}, b.opts.Jobs)
+	var wg sync.WaitGroup
+	for i := 0; i < n; i++ {
+		sem <- struct{}{}
+		wg.Add(1)
+		go func(i int) {
+			defer func() { <-sem; wg.Done() }()
+			f(i)
+		}(i)
+	}
+	wg.Wait()
+}
+
+// plan is what one library needs built.
+type plan struct {
+	lib    config.Library
+	latest string
+	jobs   []*job
+	failed []VersionResult
+}
+
+// job is one library version to build.
+type job struct {
+	lib        config.Library
+	url        string
+	version    config.Version
+	name       string
+	resolved   fetch.Resolved
+	configHash string
+	snap       *fetch.Snapshot // already fetched while planning, or nil
+}
+
+// repoURL turns the config's repo into something go-git can fetch: URLs as
+// they are, local paths made absolute against the config's directory.
+func (b *builder) repoURL(repo string) string {
+	if fetch.IsURL(repo) || filepath.IsAbs(repo) {
+		return repo
+	}
+	return filepath.Join(b.cfg.Dir, repo)
+}
+
+func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
+	p := &plan{lib: lib}
+	fail := func(version string, err error) *plan {
+		p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: version, Stage: StageFailed, Err: fmt.Errorf("%s@%s: %w", lib.ID, version, err)})
+		b.opts.Progress(Event{Library: lib.ID, Version: version, Stage: StageFailed, Err: err})
+		return p
+	}
+	url := b.repoURL(lib.Repo)
+	auth := fetch.Auth(url, lib.TokenEnv, b.opts.Getenv)
+	lctx, cancel := context.WithTimeout(ctx, b.opts.FetchTimeout)
+	defer cancel()
+	refs, err := fetch.ListRefs(lctx, url, auth)
+	if err != nil {
+		return fail("*", err)
+	}
+	versions := lib.Versions
+	var headSnap *fetch.Snapshot
+	if len(versions) == 0 {
+		// No versions configured: the default branch, plus what the repo's
+		// context7.json lists as previous (tag) and branch versions.
+		if refs.Head == "" {
+			return fail("*", fmt.Errorf("%w: list versions: in the config", fetch.ErrNoDefaultBranch))
+		}
+		versions = []config.Version{{Ref: refs.Head}}
+		res, err := refs.Resolve(refs.Head)
+		if err != nil {
+			return fail(refs.Head, err)
+		}
+		if headSnap, err = fetch.Clone(lctx, url, res, auth); err != nil {
+			return fail(refs.Head, err)
+		}
+		if c7 := readContext7(headSnap, b.log); c7 != nil {
+			for _, v := range c7.PreviousVersions {
+				versions = append(versions, config.Version{Ref: v.Tag})
+			}
+			for _, v := range c7.BranchVersions {
+				versions = append(versions, config.Version{Ref: v.Branch})
+			}
+		}
+	}
+	seen := map[string]bool{}
+	var names []string
+	for _, v := range versions {
+		name := lib.VersionName(v)
+		if seen[name] {
+			continue
+		}
+		seen[name] = true
+		names = append(names, name)
+		if lib.Latest != "" && (lib.Latest == v.Ref || lib.Latest == name) {
+			p.latest = name
+		}
+		res, err := refs.Resolve(v.Ref)
+		if err != nil {
+			fail(name, err)
+			continue
+		}
+		j := &job{lib: lib, url: url, version: v, name: name, resolved: res}
+		j.configHash = b.configHash(lib, v, name)
+		if headSnap != nil && res.Commit == headSnap.Commit && v.Ref == refs.Head {
+			j.snap = headSnap
+		}
+		if !b.opts.Force && b.upToDate(j) {
+			p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: name, Ref: v.Ref, Commit: res.Commit, Stage: StageUpToDate})
+			b.opts.Progress(Event{Library: lib.ID, Version: name, Stage: StageUpToDate})
+			continue
+		}
+		p.jobs = append(p.jobs, j)
+	}
+	if p.latest == "" {
+		p.latest = artifacts.LatestOf(names) // highest semver, else the first
+	}
+	return p
+}
+
+// upToDate reports whether the published version was built from the same
+// commit, config and indexer, and is still sound on disk.
+func (b *builder) upToDate(j *job) bool {
+	dir := artifacts.Dir(b.opts.Out, j.lib.ID, j.name)
+	m, err := artifacts.ReadManifest(dir)
+	if err != nil {
+		return false
+	}
+	return m.Commit == j.resolved.Commit && m.ConfigHash == j.configHash && m.IndexerVersion == IndexerVersion
+}
+
+// configHash digests everything the config says that shapes this version's
+// artifact, and the build options that do too.
+func (b *builder) configHash(lib config.Library, v config.Version, name string) string {
+	data, _ := json.Marshal(struct {
+		Lib          config.Library
+		Repo         string
+		Version      config.Version
+		Name         string
+		MaxFileBytes int64
+		Split        markdown.Options
+		Format       int
+	}{lib, fetch.Redact(lib.Repo), v, name, b.opts.MaxFileBytes, b.opts.Split, artifacts.FormatVersion})
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:])
+}
+
+func readContext7(snap *fetch.Snapshot, log *slog.Logger) *config.Context7 {
+	data, err := snap.ReadFile("context7.json")
+	if err != nil {
+		return nil
+	}
+	c7, err := config.ParseContext7(data)
+	if err != nil {
+		log.Warn("ignoring context7.json", "commit", snap.Commit, "err", err)
+		return nil
+	}
+	return c7
+}
+
+func (b *builder) build(ctx context.Context, j *job) VersionResult {
+	start := time.Now()
+	r := VersionResult{Library: j.lib.ID, Version: j.name, Ref: j.version.Ref, Commit: j.resolved.Commit}
+	progress := func(stage Stage, files, sections int) {
+		b.opts.Progress(Event{Library: j.lib.ID, Version: j.name, Stage: stage, Files: files, Sections: sections, Elapsed: time.Since(start)})
+	}
+	fail := func(err error) VersionResult {
+		r.Stage, r.Err, r.Duration = StageFailed, fmt.Errorf("%s@%s: %w", j.lib.ID, j.name, err), time.Since(start)
+		b.opts.Progress(Event{Library: j.lib.ID, Version: j.name, Stage: StageFailed, Err: err, Elapsed: r.Duration})
+		b.log.Error("build failed", "library", j.lib.ID, "version", j.name, "err", err)
+		return r
+	}
+	snap := j.snap
+	if snap == nil {
+		progress(StageFetching, 0, 0)
+		fctx, cancel := context.WithTimeout(ctx, b.opts.FetchTimeout)
+		var err error
+		snap, err = fetch.Clone(fctx, j.url, j.resolved, fetch.Auth(j.url, j.lib.TokenEnv, b.opts.Getenv))
+		cancel()
+		if err != nil {
+			return fail(err)
+		}
+	}
+	j.snap = nil // let the tree go once this build is done
+
+	sel := b.selection(j.lib, snap)
+	sources, skipped, err := Discover(snap, sel)
+	if err != nil {
+		return fail(err)
+	}
+	progress(StageSplitting, len(sources), 0)
+	docs := make([]*markdown.Document, len(sources))
+	splitErrs := make([]error, len(sources))
+	b.parallel(len(sources), func(i int) {
+		docs[i], splitErrs[i] = markdown.Split(sources[i].Path, sources[i].Data, b.opts.Split)
+	})
+	var kept []*markdown.Document
+	for i, d := range docs {
+		if splitErrs[i] != nil {
+			skipped = append(skipped, artifacts.Skipped{Path: sources[i].Path, Reason: splitErrs[i].Error()})
+			continue
+		}
+		r.SourceBytes += int64(len(sources[i].Data))
+		kept = append(kept, d)
+	}
+	sources = nil
+	if err := ctx.Err(); err != nil {
+		return fail(err)
+	}
+	topicOpts := topics.DefaultOptions()
+	topicOpts.Overrides = j.lib.Topics
+	tree, tags, err := topics.Build(kept, topicOpts)
+	if err != nil {
+		return fail(err)
+	}
+	v := &artifacts.Version{Topics: tree}
+	for i, d := range kept {
+		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Outline: []artifacts.Outline{}}
+		docTopics := map[string]bool{}
+		for k := range d.Sections {
+			s := &d.Sections[k]
+			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k]})
+			for _, t := range tags[i][k] {
+				docTopics[t] = true
+			}
+			if s.Part == 0 {
+				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens})
+			} else if n := len(info.Outline); n > 0 {
+				info.Outline[n-1].Tokens += s.Tokens
+			}
+		}
+		for t := range docTopics {
+			info.Topics = append(info.Topics, t)
+		}
+		sort.Strings(info.Topics)
+		v.Documents = append(v.Documents, info)
+	}
+	sort.Slice(skipped, func(a, c int) bool { return skipped[a].Path < skipped[c].Path })
+	r.Documents, r.Sections, r.Skipped = len(kept), len(v.Entries), len(skipped)
+	progress(StageIndexing, r.Documents, r.Sections)
+
+	tokenTotal := 0
+	for _, d := range kept {
+		tokenTotal += d.Tokens
+	}
+	listed := skipped
+	if len(listed) > artifacts.MaxSkippedListed {
+		listed = listed[:artifacts.MaxSkippedListed]
+	}
+	v.Manifest = artifacts.Manifest{
+		Library:        b.libraryInfo(j.lib, snap),
+		Version:        j.name,
+		Repo:           fetch.Redact(j.lib.Repo),
+		Ref:            j.resolved.Name.Short(),
+		Commit:         snap.Commit,
+		BuiltAt:        b.builtAt(snap),
+		IndexerVersion: IndexerVersion,
+		ConfigHash:     j.configHash,
+		Counts: artifacts.Counts{
+			Documents: r.Documents, Sections: r.Sections, Topics: len(tree.Slugs()),
+			Tokens: tokenTotal, Skipped: len(skipped), SourceBytes: r.SourceBytes,
+		},
+		Skipped: listed,
+	}
+	if err := artifacts.Publish(ctx, b.opts.Out, v); err != nil {
+		return fail(err)
+	}
+	r.Stage, r.Duration = StageBuilt, time.Since(start)
+	progress(StageBuilt, r.Documents, r.Sections)
+	b.log.Info("built", "library", j.lib.ID, "version", j.name, "commit", snap.Commit[:12],
+		"documents", r.Documents, "sections", r.Sections, "skipped", r.Skipped, "duration_ms", r.Duration.Milliseconds())
+	for _, s := range skipped {
+		b.log.Warn("skipped file", "library", j.lib.ID, "version", j.name, "path", s.Path, "reason", s.Reason)
+	}
+	return r
+}
+
+// selection combines the config's globs, the repo's context7.json (where the
+// config is silent) and the built-in excludes.
+func (b *builder) selection(lib config.Library, snap *fetch.Snapshot) Selection {
+	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...), MaxFileBytes: b.opts.MaxFileBytes}
+	if c7 := readContext7(snap, b.log); c7 != nil {
+		inc, exc := lib.Context7Globs(c7)
+		if len(lib.Docs) == 0 {
+			sel.Include = inc
+		}
+		if len(lib.Exclude) == 0 {
+			sel.Exclude = append(sel.Exclude, exc...)
+		}
+	}
+	return sel
+}
+
+func (b *builder) libraryInfo(lib config.Library, snap *fetch.Snapshot) artifacts.Library {
+	info := artifacts.Library{ID: lib.ID, Title: lib.Title, Description: lib.Description, Aliases: lib.Aliases}
+	if c7 := readContext7(snap, b.log); c7 != nil {
+		if info.Title == "" {
+			info.Title = c7.ProjectTitle
+		}
+		if info.Description == "" {
+			info.Description = c7.Description
+		}
+	}
+	if info.Title == "" {
+		info.Title = lib.ID[strings.LastIndex(lib.ID, "/")+1:]
+	}
+	return info
+}
+
+// builtAt is SOURCE_DATE_EPOCH when set (reproducible-builds convention),
+// else the commit time: never the wall clock, so rebuilds are byte-identical.
+func (b *builder) builtAt(snap *fetch.Snapshot) time.Time {
+	if s := b.opts.Getenv("SOURCE_DATE_EPOCH"); s != "" {
+		if sec, err := strconv.ParseInt(s, 10, 64); err == nil {
+			return time.Unix(sec, 0).UTC()
+		}
+	}
+	return snap.CommitTime
+}
