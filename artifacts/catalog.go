@@ -22,7 +22,6 @@ type Catalog struct {
 // CatalogLib is one library of the catalog.
 type CatalogLib struct {
 	Library
-	newest time.Time // BuiltAt of the version the metadata came from
 	// Latest is the version agents get when they name none.
 	Latest   string           `json:"latest"`
 	Versions []CatalogVersion `json:"versions"`
@@ -71,19 +70,18 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 	}
 	prev, _ := ReadCatalog(out)
 	byID := map[string]*CatalogLib{}
+	meta := map[string]map[string]Library{} // id → version → library metadata
 	var ids []string
 	for _, sm := range manifests {
 		m := sm.m
 		lib := byID[m.Library.ID]
 		if lib == nil {
-			lib = &CatalogLib{}
+			lib = &CatalogLib{Library: m.Library}
 			byID[m.Library.ID] = lib
+			meta[m.Library.ID] = map[string]Library{}
 			ids = append(ids, m.Library.ID)
 		}
-		// Library metadata comes from the most recently built version.
-		if lib.ID == "" || !m.BuiltAt.Before(lib.newest) {
-			lib.Library, lib.newest = m.Library, m.BuiltAt
-		}
+		meta[m.Library.ID][m.Version] = m.Library
 		lib.Versions = append(lib.Versions, CatalogVersion{
 			Version: m.Version, Ref: m.Ref, Commit: m.Commit, BuiltAt: m.BuiltAt,
 			Counts: m.Counts, Path: sm.rel,
@@ -95,6 +93,7 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 		lib := byID[id]
 		sort.Slice(lib.Versions, func(i, j int) bool { return lib.Versions[i].Version < lib.Versions[j].Version })
 		lib.Latest = pickLatest(lib, latest[id], prev)
+		lib.Library = meta[id][lib.Latest] // title and description as of the latest version
 		cat.Libraries = append(cat.Libraries, *lib)
 	}
 	data, err := marshal(cat)

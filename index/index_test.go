@@ -36,6 +36,17 @@ func TestIdentTokenizer(t *testing.T) {
 	}
 }
 
+func TestProseAnalyzerSplitsIdentifiers(t *testing.T) {
+	var got []string
+	for _, tok := range proseAnalyzer().Analyze([]byte("Widget.destroy() stops the user_id polling")) {
+		got = append(got, string(tok.Term))
+	}
+	want := "widget.destroy widget destroy stop user_id user id poll"
+	if g := strings.Join(got, " "); g != want {
+		t.Errorf("Analyze = %q, want %q", g, want)
+	}
+}
+
 func sec(anchor, title, prose string, code ...string) *markdown.Section {
 	s := &markdown.Section{Anchor: anchor, Heading: title, Title: title, Level: 2, Parts: 1,
 		HeadingPath: []string{"Doc", title}, Prose: title + " " + prose, Text: "## " + title + "\n\n" + prose}

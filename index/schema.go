@@ -6,6 +6,7 @@
 package index
 
 import (
+	"bytes"
 	"unicode"
 	"unicode/utf8"
 
@@ -35,9 +36,38 @@ const (
 	KindCode = "code"
 )
 
-// proseAnalyzer handles English technical prose: unicode words, possessives,
+// proseAnalyzer handles English technical prose: unicode words (with dotted
+// and snake_case identifiers also split into their parts), possessives,
 // lower case, English stop words, snowball stemming.
-func proseAnalyzer() *analysis.Analyzer { return en.NewAnalyzer() }
+func proseAnalyzer() *analysis.Analyzer {
+	a := en.NewAnalyzer()
+	a.TokenFilters = append([]analysis.TokenFilter{partsFilter{}}, a.TokenFilters...)
+	return a
+}
+
+// partsFilter follows a token such as "Widget.destroy" or "user_id" (kept
+// whole by Unicode word breaking) with its parts at the same position.
+type partsFilter struct{}
+
+func (partsFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
+	out := make(analysis.TokenStream, 0, len(in))
+	for _, tok := range in {
+		out = append(out, tok)
+		if bytes.IndexAny(tok.Term, "._:") < 0 {
+			continue
+		}
+		start := 0
+		for i := 0; i <= len(tok.Term); i++ {
+			if i == len(tok.Term) || tok.Term[i] == '.' || tok.Term[i] == '_' || tok.Term[i] == ':' {
+				if i > start {
+					out = append(out, &analysis.Token{Term: append([]byte(nil), tok.Term[start:i]...), Start: tok.Start + start, End: tok.Start + i, Type: tok.Type})
+				}
+				start = i + 1
+			}
+		}
+	}
+	return out
+}
 
 // codeAnalyzer indexes identifiers whole and in parts: "CORSMiddleware" gives
 // corsmiddleware, cors, middleware; "add_middleware" gives add_middleware,

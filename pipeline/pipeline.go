@@ -308,6 +308,10 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 			return fail("*", fmt.Errorf("%w: list versions: in the config", fetch.ErrNoDefaultBranch))
 		}
 		versions = []config.Version{{Ref: refs.Head}}
+		if lib.Latest == "" {
+			// context7.json lists older versions: the default branch is current.
+			p.latest = lib.VersionName(versions[0])
+		}
 		res, err := refs.Resolve(refs.Head)
 		if err != nil {
 			return fail(refs.Head, err)
