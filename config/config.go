@@ -15,6 +15,10 @@ type Config struct {
 	File string `yaml:"-"`
 	// Dir is the directory relative repo paths are resolved against (not a YAML key).
 	Dir string `yaml:"-"`
+
+	// lines maps field paths such as "libraries[2].id" to their line in File,
+	// for error messages; nil for a Config built in code.
+	lines map[string]int
 }
 
 // Library is one entry of libraries:.
