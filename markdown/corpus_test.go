@@ -1,0 +1,264 @@
+package markdown
+
+import (
+	"io/fs"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+	"unicode/utf8"
+)
+
+// corpusDir is where the shared documentation corpora live, relative to
+// this package.
+var corpusDir = filepath.Join("..", "..", "shared", "corpus")
+
+// corpusFile is one markdown or MDX file of a corpus.
+type corpusFile struct {
+	rel  string // slash-separated path inside its repository
+	path string // path on disk
+}
+
+// corpusFiles lists the .md and .mdx files of one corpus directory.
+func corpusFiles(t testing.TB, repo string) []corpusFile {
+	t.Helper()
+	root := filepath.Join(corpusDir, repo)
+	var files []corpusFile
+	err := filepath.WalkDir(root, func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		if d.IsDir() {
+			return nil
+		}
+		if ext := strings.ToLower(filepath.Ext(p)); ext != ".md" && ext != ".mdx" {
+			return nil
+		}
+		rel, err := filepath.Rel(root, p)
+		if err != nil {
+			return err
+		}
+		files = append(files, corpusFile{rel: filepath.ToSlash(rel), path: p})
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return files
+}
+
+// corpusRepos lists the corpus directories, or skips when there are none.
+func corpusRepos(t testing.TB) []string {
+	t.Helper()
+	entries, err := os.ReadDir(corpusDir)
+	if err != nil {
+		t.Skipf("no corpus at %s: %v", corpusDir, err)
+	}
+	var repos []string
+	for _, e := range entries {
+		if e.IsDir() {
+			repos = append(repos, e.Name())
+		}
+	}
+	if len(repos) == 0 {
+		t.Skipf("no corpus at %s", corpusDir)
+	}
+	return repos
+}
+
+func TestCorpus(t *testing.T) {
+	start := time.Now()
+	for _, repo := range corpusRepos(t) {
+		t.Run(repo, func(t *testing.T) {
+			if testing.Short() && repo == "tldr-pages__tldr" {
+				t.Skip("tldr-pages is large; skipped in -short mode")
+			}
+			t.Parallel()
+			for _, f := range corpusFiles(t, repo) {
+				src, err := os.ReadFile(f.path)
+				if err != nil {
+					t.Fatal(err)
+				}
+				if !utf8.Valid(src) {
+					continue
+				}
+				doc, err := Split(f.rel, src, DefaultOptions())
+				if err != nil {
+					t.Errorf("%s: %v", f.rel, err)
+					continue
+				}
+				if doc.Title == "" {
+					t.Errorf("%s: empty Title", f.rel)
+				}
+				for i, s := range doc.Sections {
+					if s.Text == "" {
+						t.Errorf("%s: section %d (%q) has empty Text", f.rel, i, s.Heading)
+					}
+				}
+				// The full invariant check costs a second split; do it for a sample.
+				if len(f.rel)%7 == 0 {
+					checkInvariants(t, f.rel, src, DefaultOptions())
+				}
+			}
+		})
+	}
+	t.Cleanup(func() { t.Logf("corpus split in %v", time.Since(start)) })
+}
+
+// findSection returns the first section of doc with the given heading.
+func findSection(doc *Document, heading string) (Section, bool) {
+	for _, s := range doc.Sections {
+		if s.Heading == heading {
+			return s, true
+		}
+	}
+	return Section{}, false
+}
+
+func TestCorpusFacts(t *testing.T) {
+	corpusRepos(t)
+	read := func(t *testing.T, rel string) *Document {
+		t.Helper()
+		src, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
+		if err != nil {
+			t.Skipf("corpus file missing: %v", err)
+		}
+		_, inRepo, _ := strings.Cut(rel, "/")
+		doc, err := Split(inRepo, src, DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return doc
+	}
+
+	t.Run("fastapi cors", func(t *testing.T) {
+		doc := read(t, "tiangolo__fastapi/docs/en/docs/tutorial/cors.md")
+		s, ok := findSection(doc, "Use `CORSMiddleware`")
+		if !ok {
+			t.Fatalf("no section with heading %q", "Use `CORSMiddleware`")
+		}
+		if s.Level != 2 || s.Line != 35 || s.Anchor != "use-corsmiddleware" || s.Title != "Use CORSMiddleware" {
+			t.Errorf("got Level %d Line %d Anchor %q Title %q, want 2, 35, use-corsmiddleware, Use CORSMiddleware", s.Level, s.Line, s.Anchor, s.Title)
+		}
+		if doc.Title != "CORS (Cross-Origin Resource Sharing)" {
+			t.Errorf("got Title %q", doc.Title)
+		}
+		last := doc.Sections[len(doc.Sections)-1]
+		if !strings.Contains(last.Text, "**Note:** Technical Details") || strings.Contains(last.Text, "///") {
+			t.Errorf("admonition not rewritten in %q", last.Text)
+		}
+	})
+
+	t.Run("react useState", func(t *testing.T) {
+		doc := read(t, "reactjs__react.dev/src/content/reference/react/useState.md")
+		if doc.Title != "useState" {
+			t.Errorf("got Title %q, want useState", doc.Title)
+		}
+		explicit := 0
+		for _, s := range doc.Sections {
+			if id := mdxAnchor(s.Heading); id != "" {
+				explicit++
+				if s.Anchor != id {
+					t.Errorf("heading %q: got Anchor %q, want %q", s.Heading, s.Anchor, id)
+				}
+				if strings.Contains(s.Title, "{") {
+					t.Errorf("heading %q: Title %q keeps the anchor", s.Heading, s.Title)
+				}
+			}
+			for _, bad := range []string{"<Sandpack>", "<Intro>", "<Pitfall>", "</DeepDive>", "<Solution>"} {
+				if strings.Contains(s.Prose, bad) {
+					t.Errorf("section %q: prose keeps %s", s.Title, bad)
+				}
+			}
+		}
+		if explicit < 20 {
+			t.Errorf("got %d sections with explicit anchors, want at least 20", explicit)
+		}
+		s, ok := findSection(doc, "`useState(initialState)` {/*usestate*/}")
+		if !ok || s.Line != 21 || s.Level != 3 || s.Anchor != "usestate" {
+			t.Errorf("got %+v, want the usestate section at line 21, level 3", s)
+		}
+	})
+
+	t.Run("react anchors everywhere", func(t *testing.T) {
+		files := corpusFiles(t, "reactjs__react.dev")
+		n := 0
+		for _, f := range files {
+			src, err := os.ReadFile(f.path)
+			if err != nil {
+				t.Fatal(err)
+			}
+			doc, err := Split(f.rel, src, DefaultOptions())
+			if err != nil {
+				continue
+			}
+			seen := map[string]bool{}
+			for _, s := range doc.Sections {
+				if id := mdxAnchor(s.Heading); id != "" && !seen[id] {
+					seen[id] = true
+					n++
+					if s.Anchor != id {
+						t.Errorf("%s: heading %q: got Anchor %q, want %q", f.rel, s.Heading, s.Anchor, id)
+					}
+				}
+			}
+		}
+		if n < 1000 {
+			t.Errorf("got %d explicit anchors in react.dev, want at least 1000", n)
+		}
+	})
+
+	t.Run("express mdx", func(t *testing.T) {
+		doc := read(t, "expressjs__expressjs.com/src/content/blog/2025-12-01-security-releases.mdx")
+		for _, s := range doc.Sections {
+			for _, bad := range []string{"import ", "<Alert", "</Alert>"} {
+				if strings.Contains(s.Text, bad) {
+					t.Errorf("section %q keeps %q", s.Title, bad)
+				}
+			}
+		}
+		if !strings.Contains(doc.Sections[0].Text, "We recommend upgrading") {
+			t.Errorf("JSX children lost: %q", doc.Sections[0].Text)
+		}
+	})
+}
+
+// benchFiles are corpus files of different kinds for BenchmarkSplit.
+var benchFiles = []string{
+	"reactjs__react.dev/src/content/reference/react/useState.md",
+	"tiangolo__fastapi/docs/en/docs/tutorial/cors.md",
+	"expressjs__expressjs.com/src/content/blog/2025-12-01-security-releases.mdx",
+	"withastro__docs/src/content/docs/en/editor-setup.mdx",
+	"gohugoio__hugoDocs/content/en/shortcodes/details.md",
+	"vitejs__vite/docs/guide/features.md",
+}
+
+func BenchmarkSplit(b *testing.B) {
+	type file struct {
+		rel string
+		src []byte
+	}
+	var files []file
+	total := 0
+	for _, rel := range benchFiles {
+		src, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		files = append(files, file{rel, src})
+		total += len(src)
+	}
+	if len(files) == 0 {
+		b.Skipf("no corpus at %s", corpusDir)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, f := range files {
+			if _, err := Split(f.rel, f.src, DefaultOptions()); err != nil {
+				b.Fatal(err)
+			}
+		}
+	}
+}

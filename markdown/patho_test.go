@@ -1,0 +1,54 @@
+package markdown
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestPathological(t *testing.T) {
+	tests := []struct {
+		name string
+		src  string
+	}{
+		{"100k headings", strings.Repeat("## h\n", 100000)},
+		{"100k same heading text", strings.Repeat("# Setup\ntext\n", 100000)},
+		{"deep lists", func() string {
+			var b strings.Builder
+			for i := range 2000 {
+				b.WriteString(strings.Repeat("  ", i) + "- item\n")
+			}
+			return b.String()
+		}()},
+		{"deep quotes", strings.Repeat(">", 5000) + " # h\n"},
+		{"unclosed tags", strings.Repeat("<a b=\"", 100000)},
+		{"unclosed braces", strings.Repeat("<a b={", 100000)},
+		{"unclosed tags lines", strings.Repeat("<Foo bar\n", 100000)},
+		{"unclosed comments", strings.Repeat("<!-- {/* {{< ", 100000)},
+		{"backticks", func() string {
+			var b strings.Builder
+			for i := 1; i < 2000; i++ {
+				b.WriteString(strings.Repeat("`", i) + "x")
+			}
+			return b.String()
+		}()},
+		{"esm", strings.Repeat("export const a = {\n", 50000)},
+		{"fences", strings.Repeat("```\n", 100000)},
+		{"admonitions", strings.Repeat("::: tip\n", 100000)},
+		{"big chunked section", "## Big\n\n" + strings.Repeat("para graph words here.\n\n", 100000)},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			start := time.Now()
+			for _, p := range []string{"x.md", "x.mdx"} {
+				if _, err := Split(p, []byte(tt.src), DefaultOptions()); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if d := time.Since(start); d > 2*time.Second {
+				t.Errorf("took %v for %d bytes", d, len(tt.src))
+			}
+			t.Logf("%v for %d bytes", time.Since(start), len(tt.src))
+		})
+	}
+}
