@@ -80,15 +80,23 @@ func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
 }
 
 // parse parses args; it returns done=true with the exit code when the
-// command should stop (help asked, or bad flags).
+// command should stop: help asked (usage on stdout, once) or bad flags
+// (the error and usage on stderr).
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
-	err := fs.Parse(args)
-	if errors.Is(err, flag.ErrHelp) {
-		fs.SetOutput(stdout)
-		fs.Usage()
-		return exitOK, true
+	for _, a := range args {
+		if a == "--" {
+			break
+		}
+		if a == "-h" || a == "-help" || a == "--help" {
+			fs.SetOutput(stdout)
+			fs.Usage()
+			return exitOK, true
+		}
 	}
-	if err != nil {
+	if err := fs.Parse(args); err != nil {
+		if errors.Is(err, flag.ErrHelp) {
+			return exitOK, true
+		}
 		return exitUsage, true
 	}
 	return 0, false
