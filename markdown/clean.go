@@ -279,6 +279,9 @@ func (c *cleaner) copyCodeSpan(p, end int) int {
 		n++
 	}
 	e := lineEnd(src[:end], p)
+	if c.budget <= 0 {
+		e = min(e, p+n+256)
+	}
 	for i := p + n; i < e; {
 		if src[i] != '`' {
 			i++
@@ -294,6 +297,7 @@ func (c *cleaner) copyCodeSpan(p, end int) int {
 		}
 		i += m
 	}
+	c.spend(e - p)
 	c.out = append(c.out, src[p:p+n]...)
 	return p + n
 }
@@ -424,6 +428,7 @@ func (c *cleaner) attrsEnd(i, limit int, closing bool) int {
 			case '"', '\'':
 				k := bytes.IndexByte(src[i+1:limit], q)
 				if k < 0 {
+					i = limit
 					return fail()
 				}
 				i += k + 2

@@ -93,4 +93,3 @@ func firstDiff(want, got string) string {
 	}
 	return "(no line differs)"
 }
-

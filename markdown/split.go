@@ -372,7 +372,8 @@ func (s *splitter) addSection(hi, start, end int) {
 	}
 	line = s.lines.lineOf(contentStart)
 	s.units = append(s.units, unit{head: hi, start: start, end: end, line: line, firstUnit: first})
-	if s.max <= 0 {
+	// A token costs at least one byte, so short sections need no count.
+	if s.max <= 0 || end-start <= s.max {
 		return
 	}
 	total := tokens.Count(string(s.body[start:end]))
