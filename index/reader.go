@@ -2,11 +2,11 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/blugelabs/bluge"
@@ -34,6 +34,7 @@ var boosts = []struct {
 // Reader searches one index read-only. It is safe for concurrent use.
 type Reader struct {
 	r     *bluge.Reader
+	store *storeReader
 	prose *analysis.Analyzer
 	code  *analysis.Analyzer
 }
@@ -43,11 +44,16 @@ func Open(dir string) (*Reader, error) {
 	if _, err := os.Stat(filepath.Join(dir, emptyMarker)); err == nil {
 		return &Reader{}, nil
 	}
-	r, err := bluge.OpenReader(bluge.DefaultConfig(dir))
+	store, err := openStore(filepath.Join(dir, storeFile))
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
-	return &Reader{r: r, prose: proseAnalyzer(), code: codeAnalyzer()}, nil
+	r, err := bluge.OpenReader(config(dir))
+	if err != nil {
+		store.close()
+		return nil, fmt.Errorf("open index %s: %w", dir, err)
+	}
+	return &Reader{r: r, store: store, prose: proseAnalyzer(), code: codeAnalyzer()}, nil
 }
 
 // Close releases the index's files.
@@ -55,7 +61,7 @@ func (r *Reader) Close() error {
 	if r.r == nil {
 		return nil
 	}
-	return r.r.Close()
+	return errors.Join(r.r.Close(), r.store.close())
 }
 
 // Count returns the number of sections in the index.
@@ -163,25 +169,29 @@ func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 
 func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
 	h := Hit{Score: m.Score}
-	var metaJSON []byte
+	var id string
 	err := m.VisitStoredFields(func(field string, value []byte) bool {
-		switch field {
-		case "_id":
-			h.ID = string(value)
-		case FieldMeta:
-			metaJSON = append([]byte(nil), value...)
-		case FieldText:
-			if withText {
-				h.Text = string(value)
-			}
+		if field == "_id" {
+			id = string(value)
+			return false
 		}
 		return true
 	})
 	if err != nil {
 		return h, fmt.Errorf("read stored fields: %w", err)
 	}
-	if err := json.Unmarshal(metaJSON, &h.Meta); err != nil {
-		return h, fmt.Errorf("decode section %s: %w", h.ID, err)
+	n, err := strconv.ParseUint(id, 36, 32)
+	if err != nil {
+		return h, fmt.Errorf("%w: bad section id %q", ErrCorruptStore, id)
+	}
+	rec, err := r.store.get(uint32(n))
+	if err != nil {
+		return h, err
+	}
+	h.Meta = rec.Meta
+	h.ID = ID(rec.Path, rec.Anchor, rec.Part)
+	if withText {
+		h.Text = rec.Text
 	}
 	return h, nil
 }

@@ -14,8 +14,8 @@ import (
 	"github.com/blugelabs/bluge/analysis/lang/en"
 )
 
-// Field names of the index. Text fields are analyzed for search; Meta and
-// Text are stored only, to return a section without another file.
+// Field names of the index. Documents are identified by their record
+// number in the section store (base 36), which holds metadata and text.
 const (
 	FieldHeading     = "heading"      // the section's plain title (en)
 	FieldHeadingPath = "heading_path" // document title > ... > heading (en)
@@ -25,9 +25,6 @@ const (
 	FieldPathText    = "path_text"    // the document path as words (identifiers)
 	FieldTopics      = "topics"       // topic slugs (keyword, multi-valued)
 	FieldKind        = "kind"         // "info" and/or "code" (keyword)
-	FieldTokens      = "tokens"       // token count (numeric)
-	FieldMeta        = "meta"         // stored JSON: Meta
-	FieldText        = "text"         // stored cleaned markdown of the section
 )
 
 // Kinds of section content, for the kind field.

@@ -2,10 +2,10 @@ package index
 
 import (
 	"context"
-	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
 	"github.com/blugelabs/bluge"
@@ -17,7 +17,7 @@ import (
 const emptyMarker = "EMPTY"
 
 // batchSize is how many sections make one segment before the final merge.
-const batchSize = 5000
+const batchSize = 2000
 
 // Entry is one section to index, with the document it belongs to.
 type Entry struct {
@@ -83,20 +83,34 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 		}
 		return os.WriteFile(filepath.Join(dir, emptyMarker), []byte("no sections\n"), 0o644)
 	}
-	w, err := bluge.OpenOfflineWriter(bluge.DefaultConfig(dir), batchSize, 10)
+	w, err := bluge.OpenOfflineWriter(config(dir), batchSize, 10)
 	if err != nil {
 		return fmt.Errorf("open index writer: %w", err)
+	}
+	store, err := newStoreWriter(filepath.Join(dir, storeFile))
+	if err != nil {
+		return fmt.Errorf("open section store: %w", err)
 	}
 	prose, code := proseAnalyzer(), codeAnalyzer()
 	for i := range entries {
 		// The offline writer is not closed on error: closing merges what it
 		// has (and panics with nothing), and the caller discards dir anyway.
 		if i%256 == 0 && ctx.Err() != nil {
+			store.close()
 			return ctx.Err()
 		}
-		if err := w.Insert(document(&entries[i], prose, code)); err != nil {
+		rec := newRecord(&entries[i])
+		if err := store.add(rec); err != nil {
+			store.close()
+			return fmt.Errorf("store %s: %w", entries[i].Path, err)
+		}
+		if err := w.Insert(document(i, &entries[i], rec.Kinds, prose, code)); err != nil {
+			store.close()
 			return fmt.Errorf("index %s: %w", entries[i].Path, err)
 		}
+	}
+	if err := store.close(); err != nil {
+		return fmt.Errorf("write section store: %w", err)
 	}
 	if err := w.Close(); err != nil {
 		return fmt.Errorf("write index: %w", err)
@@ -104,30 +118,37 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 	return nil
 }
 
-func document(e *Entry, prose, code bluge.Analyzer) *bluge.Document {
+// record returns what the store keeps about an entry.
+func newRecord(e *Entry) *record {
 	s := e.Section
-	doc := bluge.NewDocument(ID(e.Path, s.Anchor, s.Part))
-	var codeText strings.Builder
 	langs := map[string]bool{}
 	for _, c := range s.Code {
-		codeText.WriteString(c.Code)
-		codeText.WriteByte('\n')
 		if c.Lang != "" {
 			langs[c.Lang] = true
 		}
+	}
+	return &record{Meta: Meta{
+		Path: e.Path, Anchor: s.Anchor, Heading: s.Heading, Title: s.Title,
+		HeadingPath: s.HeadingPath, Level: s.Level, Line: s.Line,
+		Part: s.Part, Parts: s.Parts, Tokens: s.Tokens, Topics: e.Topics,
+		Kinds: Kinds(s), Langs: sortedKeys(langs),
+	}, Text: s.Text}
+}
+
+// document returns the bluge document of entry number n: its searchable
+// fields, with n (base 36) as its id to find it in the store.
+func document(n int, e *Entry, kinds []string, prose, code bluge.Analyzer) *bluge.Document {
+	s := e.Section
+	doc := bluge.NewDocument(strconv.FormatInt(int64(n), 36))
+	var codeText strings.Builder
+	for _, c := range s.Code {
+		codeText.WriteString(c.Code)
+		codeText.WriteByte('\n')
 	}
 	for _, c := range s.InlineCode {
 		codeText.WriteString(c)
 		codeText.WriteByte('\n')
 	}
-	meta := Meta{
-		Path: e.Path, Anchor: s.Anchor, Heading: s.Heading, Title: s.Title,
-		HeadingPath: s.HeadingPath, Level: s.Level, Line: s.Line,
-		Part: s.Part, Parts: s.Parts, Tokens: s.Tokens, Topics: e.Topics,
-		Kinds: Kinds(s), Langs: sortedKeys(langs),
-	}
-	metaJSON, _ := json.Marshal(meta) // plain strings and ints: cannot fail
-
 	doc.AddField(bluge.NewTextField(FieldHeading, s.Title).WithAnalyzer(prose))
 	doc.AddField(bluge.NewTextField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a ")).WithAnalyzer(prose))
 	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(prose))
@@ -139,12 +160,9 @@ func document(e *Entry, prose, code bluge.Analyzer) *bluge.Document {
 	for _, t := range e.Topics {
 		doc.AddField(bluge.NewKeywordField(FieldTopics, t))
 	}
-	for _, k := range meta.Kinds {
+	for _, k := range kinds {
 		doc.AddField(bluge.NewKeywordField(FieldKind, k))
 	}
-	doc.AddField(bluge.NewNumericField(FieldTokens, float64(s.Tokens)))
-	doc.AddField(bluge.NewStoredOnlyField(FieldMeta, metaJSON))
-	doc.AddField(bluge.NewStoredOnlyField(FieldText, []byte(s.Text)))
 	return doc
 }
 

@@ -426,10 +426,15 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 			return fail(err)
 		}
 	}
-	j.snap = nil // let the tree go once this build is done
-
-	sel := b.selection(j.lib, snap)
+	j.snap = nil
+	// Take what the build needs from the tree, then let it go: the git
+	// objects are as large as the docs and are not needed for indexing.
+	c7 := readContext7(snap, b.log)
+	sel := b.selection(j.lib, c7)
+	libInfo := b.libraryInfo(j.lib, c7)
+	commit, builtAt := snap.Commit, b.builtAt(snap)
 	sources, skipped, err := Discover(snap, sel)
+	snap = nil
 	if err != nil {
 		return fail(err)
 	}
@@ -493,12 +498,12 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		listed = listed[:artifacts.MaxSkippedListed]
 	}
 	v.Manifest = artifacts.Manifest{
-		Library:        b.libraryInfo(j.lib, snap),
+		Library:        libInfo,
 		Version:        j.name,
 		Repo:           fetch.Redact(j.lib.Repo),
 		Ref:            j.resolved.Name.Short(),
-		Commit:         snap.Commit,
-		BuiltAt:        b.builtAt(snap),
+		Commit:         commit,
+		BuiltAt:        builtAt,
 		IndexerVersion: IndexerVersion,
 		ConfigHash:     j.configHash,
 		Counts: artifacts.Counts{
@@ -512,7 +517,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	}
 	r.Stage, r.Duration = StageBuilt, time.Since(start)
 	progress(StageBuilt, r.Documents, r.Sections)
-	b.log.Info("built", "library", j.lib.ID, "version", j.name, "commit", snap.Commit[:12],
+	b.log.Info("built", "library", j.lib.ID, "version", j.name, "commit", commit[:12],
 		"documents", r.Documents, "sections", r.Sections, "skipped", r.Skipped, "duration_ms", r.Duration.Milliseconds())
 	for _, s := range skipped {
 		b.log.Warn("skipped file", "library", j.lib.ID, "version", j.name, "path", s.Path, "reason", s.Reason)
@@ -522,9 +527,9 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 
 // selection combines the config's globs, the repo's context7.json (where the
 // config is silent) and the built-in excludes.
-func (b *builder) selection(lib config.Library, snap *fetch.Snapshot) Selection {
+func (b *builder) selection(lib config.Library, c7 *config.Context7) Selection {
 	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...), MaxFileBytes: b.opts.MaxFileBytes}
-	if c7 := readContext7(snap, b.log); c7 != nil {
+	if c7 != nil {
 		inc, exc := lib.Context7Globs(c7)
 		if len(lib.Docs) == 0 {
 			sel.Include = inc
@@ -536,9 +541,9 @@ func (b *builder) selection(lib config.Library, snap *fetch.Snapshot) Selection 
 	return sel
 }
 
-func (b *builder) libraryInfo(lib config.Library, snap *fetch.Snapshot) artifacts.Library {
+func (b *builder) libraryInfo(lib config.Library, c7 *config.Context7) artifacts.Library {
 	info := artifacts.Library{ID: lib.ID, Title: lib.Title, Description: lib.Description, Aliases: lib.Aliases}
-	if c7 := readContext7(snap, b.log); c7 != nil {
+	if c7 != nil {
 		if info.Title == "" {
 			info.Title = c7.ProjectTitle
 		}

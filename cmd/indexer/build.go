@@ -7,6 +7,8 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"runtime"
+	"runtime/pprof"
 	"strings"
 	"sync"
 	"time"
@@ -48,6 +50,8 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 	jobs := fs.Int("jobs", 0, "library versions built at once (default: number of CPUs)")
 	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "time limit for fetching one library version")
 	verbose := fs.Bool("v", false, "verbose: log every skipped file and debug detail")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file at the end")
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
@@ -78,8 +82,14 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 		prog = &progress{w: stderr, start: time.Now(), active: map[string]pipeline.Event{}}
 		opts.Progress = prog.event
 	}
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer build: %v\n", err)
+		return exitUsage
+	}
 	fmt.Fprintf(stderr, "building %s into %s\n", path, *out)
 	res, err := pipeline.Build(ctx, cfg, opts)
+	stopProfiles()
 	if prog != nil {
 		prog.clear()
 	}
@@ -97,6 +107,33 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 		return exitFailed
 	}
 	return exitOK
+}
+
+// startProfiles starts CPU profiling and arranges a heap profile; the
+// returned func stops and writes them.
+func startProfiles(cpu, mem string) (stop func(), err error) {
+	var cpuFile *os.File
+	if cpu != "" {
+		if cpuFile, err = os.Create(cpu); err != nil {
+			return nil, err
+		}
+		if err := pprof.StartCPUProfile(cpuFile); err != nil {
+			return nil, err
+		}
+	}
+	return func() {
+		if cpuFile != nil {
+			pprof.StopCPUProfile()
+			cpuFile.Close()
+		}
+		if mem != "" {
+			if f, err := os.Create(mem); err == nil {
+				runtime.GC()
+				pprof.WriteHeapProfile(f)
+				f.Close()
+			}
+		}
+	}, nil
 }
 
 func findConfig(flagValue string) (string, error) {
