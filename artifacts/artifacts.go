@@ -75,6 +75,11 @@ type Manifest struct {
 	// a change in it rebuilds the version.
 	ConfigHash string `json:"config_hash"`
 	Counts     Counts `json:"counts"`
+	// Context7Versions are the refs the repository's context7.json listed
+	// (previousVersions, branchVersions) at this commit, recorded on the
+	// default branch's version when the config lists no versions, so an
+	// unchanged repository is planned without fetching it again.
+	Context7Versions []string `json:"context7_versions,omitempty"`
 	// Skipped lists files found but not indexed, with the reason (at most
 	// MaxSkippedListed; Counts.Skipped has the total).
 	Skipped []Skipped `json:"skipped,omitempty"`

@@ -273,6 +273,9 @@ type job struct {
 	resolved   fetch.Resolved
 	configHash string
 	snap       *fetch.Snapshot // already fetched while planning, or nil
+	// context7Versions is recorded in the manifest of the default branch's
+	// version when the versions come from the repository.
+	context7Versions []string
 }
 
 // repoURL turns the config's repo into something go-git can fetch: URLs as
@@ -301,31 +304,33 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 	}
 	versions := lib.Versions
 	var headSnap *fetch.Snapshot
+	var headExtra []string // context7.json's versions, when versions come from the repo
 	if len(versions) == 0 {
 		// No versions configured: the default branch, plus what the repo's
 		// context7.json lists as previous (tag) and branch versions.
 		if refs.Head == "" {
 			return fail("*", fmt.Errorf("%w: list versions: in the config", fetch.ErrNoDefaultBranch))
 		}
-		versions = []config.Version{{Ref: refs.Head}}
+		head := config.Version{Ref: refs.Head}
 		if lib.Latest == "" {
 			// context7.json lists older versions: the default branch is current.
-			p.latest = lib.VersionName(versions[0])
+			p.latest = lib.VersionName(head)
 		}
 		res, err := refs.Resolve(refs.Head)
 		if err != nil {
 			return fail(refs.Head, err)
 		}
-		if headSnap, err = fetch.Clone(lctx, url, res, auth); err != nil {
-			return fail(refs.Head, err)
+		extra, known := b.recordedContext7Versions(lib, head, res.Commit)
+		if !known {
+			if headSnap, err = fetch.Clone(lctx, url, res, auth); err != nil {
+				return fail(refs.Head, err)
+			}
+			extra = context7Versions(readContext7(headSnap, b.log))
 		}
-		if c7 := readContext7(headSnap, b.log); c7 != nil {
-			for _, v := range c7.PreviousVersions {
-				versions = append(versions, config.Version{Ref: v.Tag})
-			}
-			for _, v := range c7.BranchVersions {
-				versions = append(versions, config.Version{Ref: v.Branch})
-			}
+		headExtra = extra
+		versions = []config.Version{head}
+		for _, ref := range extra {
+			versions = append(versions, config.Version{Ref: ref})
 		}
 	}
 	seen := map[string]bool{}
@@ -347,8 +352,11 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 		}
 		j := &job{lib: lib, url: url, version: v, name: name, resolved: res}
 		j.configHash = b.configHash(lib, v, name)
-		if headSnap != nil && res.Commit == headSnap.Commit && v.Ref == refs.Head {
-			j.snap = headSnap
+		if len(lib.Versions) == 0 && v.Ref == refs.Head {
+			j.context7Versions = headExtra
+			if headSnap != nil && res.Commit == headSnap.Commit {
+				j.snap = headSnap
+			}
 		}
 		if !b.opts.Force && b.upToDate(j) {
 			p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: name, Ref: v.Ref, Commit: res.Commit, Stage: StageUpToDate})
@@ -361,6 +369,40 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 		p.latest = artifacts.LatestOf(names) // highest semver, else the first
 	}
 	return p
+}
+
+// recordedContext7Versions returns the context7.json versions recorded by
+// the published build of the default branch, when that build is of commit
+// and still up to date; known is false when the repo must be read.
+func (b *builder) recordedContext7Versions(lib config.Library, head config.Version, commit string) (refs []string, known bool) {
+	if b.opts.Force {
+		return nil, false
+	}
+	name := lib.VersionName(head)
+	j := &job{lib: lib, name: name, resolved: fetch.Resolved{Commit: commit}, configHash: b.configHash(lib, head, name)}
+	if !b.upToDate(j) {
+		return nil, false
+	}
+	m, err := artifacts.ReadManifest(artifacts.Dir(b.opts.Out, lib.ID, name))
+	if err != nil {
+		return nil, false
+	}
+	return m.Context7Versions, true
+}
+
+// context7Versions lists the refs context7.json names as versions.
+func context7Versions(c7 *config.Context7) []string {
+	if c7 == nil {
+		return nil
+	}
+	var refs []string
+	for _, v := range c7.PreviousVersions {
+		refs = append(refs, v.Tag)
+	}
+	for _, v := range c7.BranchVersions {
+		refs = append(refs, v.Branch)
+	}
+	return refs
 }
 
 // upToDate reports whether the published version was built from the same
@@ -510,7 +552,8 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 			Documents: r.Documents, Sections: r.Sections, Topics: len(tree.Slugs()),
 			Tokens: tokenTotal, Skipped: len(skipped), SourceBytes: r.SourceBytes,
 		},
-		Skipped: listed,
+		Skipped:          listed,
+		Context7Versions: j.context7Versions,
 	}
 	if err := artifacts.Publish(ctx, b.opts.Out, v); err != nil {
 		return fail(err)
