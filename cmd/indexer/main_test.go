@@ -114,6 +114,10 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, `"heading": "Log in {/*log-in*/}"`) || !strings.Contains(stdout, `"anchor": "log-in"`) {
 		t.Errorf("exit %d, output %s; want the heading as written and its explicit anchor", code, stdout)
 	}
+	code, stdout, _ = runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--query", "install homebrew", "--limit", "1", "--text")
+	if code != exitOK || !strings.Contains(stdout, "brew install acme/tap/acme") || strings.Contains(stdout, "<Tab") {
+		t.Errorf("--text: exit %d, output %s; want the section's cleaned markdown", code, stdout)
+	}
 	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--version", "v9", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "built versions: main") {
 		t.Errorf("unknown version: exit %d, %q", code, stderr)
 	}

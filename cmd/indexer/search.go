@@ -23,6 +23,7 @@ type searchResult struct {
 	HeadingPath []string `json:"heading_path"`
 	Relevance   float64  `json:"relevance"`
 	Tokens      int      `json:"tokens"`
+	Text        string   `json:"text,omitempty"`
 }
 
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -35,6 +36,7 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	topicList := fs.String("topics", "", "comma-separated topic slugs; keep sections tagged with any")
 	limit := fs.Int("limit", 10, "number of results (1-100)")
 	asJSON := fs.Bool("json", false, `print {"results":[...]} as JSON`)
+	withText := fs.Bool("text", false, "print each section's markdown under its result line")
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
@@ -89,7 +91,7 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 		return exitFailed
 	}
 	defer r.Close()
-	hits, err := r.Search(ctx, index.Query{Text: *query, Topics: topicSlugs, Limit: *limit})
+	hits, err := r.Search(ctx, index.Query{Text: *query, Topics: topicSlugs, Limit: *limit, WithText: *withText})
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitFailed
@@ -98,7 +100,7 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	for _, h := range hits {
 		results = append(results, searchResult{
 			Library: entry.ID, Version: ver.Version, Path: h.Path, Anchor: h.Anchor, Heading: h.Heading,
-			HeadingPath: h.HeadingPath, Relevance: h.Relevance, Tokens: h.Tokens,
+			HeadingPath: h.HeadingPath, Relevance: h.Relevance, Tokens: h.Tokens, Text: h.Text,
 		})
 	}
 	if *asJSON {
@@ -108,6 +110,9 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	} else {
 		for i, r := range results {
 			fmt.Fprintf(stdout, "%2d. %.2f  %s#%s  (%d tokens)\n    %s\n", i+1, r.Relevance, r.Path, r.Anchor, r.Tokens, strings.Join(r.HeadingPath, " › "))
+			if r.Text != "" {
+				fmt.Fprintf(stdout, "\n%s\n\n", r.Text)
+			}
 		}
 	}
 	if len(results) == 0 {
