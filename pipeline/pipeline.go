@@ -481,51 +481,18 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		return fail(err)
 	}
 	progress(StageSplitting, len(sources), 0)
-	docs := make([]*markdown.Document, len(sources))
-	splitErrs := make([]error, len(sources))
-	b.parallel(len(sources), func(i int) {
-		docs[i], splitErrs[i] = markdown.Split(sources[i].Path, sources[i].Data, b.opts.Split)
-	})
-	var kept []*markdown.Document
-	for i, d := range docs {
-		if splitErrs[i] != nil {
-			skipped = append(skipped, artifacts.Skipped{Path: sources[i].Path, Reason: splitErrs[i].Error()})
-			continue
-		}
-		r.SourceBytes += int64(len(sources[i].Data))
-		kept = append(kept, d)
+	kept, failed := splitAll(sources, b.opts.Split, b.parallel)
+	skipped = append(skipped, failed...)
+	for _, d := range kept {
+		r.SourceBytes += d.sourceBytes
 	}
 	sources = nil
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	topicOpts := topics.DefaultOptions()
-	topicOpts.Overrides = j.lib.Topics
-	tree, tags, err := topics.Build(kept, topicOpts)
+	v, err := assemble(docsOf(kept), j.lib.Topics)
 	if err != nil {
 		return fail(err)
-	}
-	v := &artifacts.Version{Topics: tree}
-	for i, d := range kept {
-		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Outline: []artifacts.Outline{}}
-		docTopics := map[string]bool{}
-		for k := range d.Sections {
-			s := &d.Sections[k]
-			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k]})
-			for _, t := range tags[i][k] {
-				docTopics[t] = true
-			}
-			if s.Part == 0 {
-				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens})
-			} else if n := len(info.Outline); n > 0 {
-				info.Outline[n-1].Tokens += s.Tokens
-			}
-		}
-		for t := range docTopics {
-			info.Topics = append(info.Topics, t)
-		}
-		sort.Strings(info.Topics)
-		v.Documents = append(v.Documents, info)
 	}
 	sort.Slice(skipped, func(a, c int) bool { return skipped[a].Path < skipped[c].Path })
 	r.Documents, r.Sections, r.Skipped = len(kept), len(v.Entries), len(skipped)
@@ -533,7 +500,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 
 	tokenTotal := 0
 	for _, d := range kept {
-		tokenTotal += d.Tokens
+		tokenTotal += d.doc.Tokens
 	}
 	listed := skipped
 	if len(listed) > artifacts.MaxSkippedListed {
@@ -549,7 +516,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		IndexerVersion: IndexerVersion,
 		ConfigHash:     j.configHash,
 		Counts: artifacts.Counts{
-			Documents: r.Documents, Sections: r.Sections, Topics: len(tree.Slugs()),
+			Documents: r.Documents, Sections: r.Sections, Topics: len(v.Topics.Slugs()),
 			Tokens: tokenTotal, Skipped: len(skipped), SourceBytes: r.SourceBytes,
 		},
 		Skipped:          listed,
@@ -609,4 +576,73 @@ func (b *builder) builtAt(snap *fetch.Snapshot) time.Time {
 		}
 	}
 	return snap.CommitTime
+}
+
+// splitDoc is a split document and the size of its source.
+type splitDoc struct {
+	doc         *markdown.Document
+	sourceBytes int64
+}
+
+// splitAll splits sources (in path order) with run's parallelism; a file
+// the splitter rejects is skipped with its reason, never fatal.
+func splitAll(sources []Source, opts markdown.Options, run func(n int, f func(int))) ([]splitDoc, []artifacts.Skipped) {
+	docs := make([]*markdown.Document, len(sources))
+	errs := make([]error, len(sources))
+	run(len(sources), func(i int) {
+		docs[i], errs[i] = markdown.Split(sources[i].Path, sources[i].Data, opts)
+	})
+	var kept []splitDoc
+	var skipped []artifacts.Skipped
+	for i, d := range docs {
+		if errs[i] != nil {
+			skipped = append(skipped, artifacts.Skipped{Path: sources[i].Path, Reason: errs[i].Error()})
+			continue
+		}
+		kept = append(kept, splitDoc{doc: d, sourceBytes: int64(len(sources[i].Data))})
+	}
+	return kept, skipped
+}
+
+func docsOf(kept []splitDoc) []*markdown.Document {
+	out := make([]*markdown.Document, len(kept))
+	for i, k := range kept {
+		out[i] = k.doc
+	}
+	return out
+}
+
+// assemble derives the topic tree of docs, tags their sections, and lays
+// out what a version directory holds besides its manifest: the index
+// entries in document order and the documents.json listing.
+func assemble(docs []*markdown.Document, overrides []config.TopicOverride) (*artifacts.Version, error) {
+	topicOpts := topics.DefaultOptions()
+	topicOpts.Overrides = overrides
+	tree, tags, err := topics.Build(docs, topicOpts)
+	if err != nil {
+		return nil, err
+	}
+	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
+	for i, d := range docs {
+		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Outline: []artifacts.Outline{}}
+		docTopics := map[string]bool{}
+		for k := range d.Sections {
+			s := &d.Sections[k]
+			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k]})
+			for _, t := range tags[i][k] {
+				docTopics[t] = true
+			}
+			if s.Part == 0 {
+				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens})
+			} else if n := len(info.Outline); n > 0 {
+				info.Outline[n-1].Tokens += s.Tokens
+			}
+		}
+		for t := range docTopics {
+			info.Topics = append(info.Topics, t)
+		}
+		sort.Strings(info.Topics)
+		v.Documents = append(v.Documents, info)
+	}
+	return v, nil
 }

@@ -409,7 +409,8 @@ func sectionHeadingSlugs(docs []*markdown.Document) [][][]string {
 	return out
 }
 
-// relativePaths strips the longest folder prefix all documents share.
+// relativePaths strips the longest folder prefix all documents share, then
+// looks through a top folder that holds every document not at the root.
 func relativePaths(docs []*markdown.Document) []string {
 	out := make([]string, len(docs))
 	if len(docs) == 0 {
@@ -435,7 +436,25 @@ func relativePaths(docs []*markdown.Document) []string {
 		}
 		out[i] = p
 	}
-	return out
+	// A lone top folder beside a few root files (README.md + docs/**) says
+	// nothing: look through it, repeatedly, keeping the root files at the root.
+	for {
+		var only string
+		for _, p := range out {
+			if dir, _, ok := strings.Cut(p, "/"); ok {
+				if only != "" && dir != only {
+					return out
+				}
+				only = dir
+			}
+		}
+		if only == "" {
+			return out
+		}
+		for i, p := range out {
+			out[i] = strings.TrimPrefix(p, only+"/")
+		}
+	}
 }
 
 // Slug normalizes a name to a topic slug: lower case, runs of anything but

@@ -188,3 +188,23 @@ func TestSlugAndStripOrder(t *testing.T) {
 		}
 	}
 }
+
+func TestLoneTopFolderIsTransparent(t *testing.T) {
+	docs := []*markdown.Document{
+		doc("README.md", "Lib"),
+		doc("docs/api/a.md", "A"),
+		doc("docs/guides/b.md", "B"),
+		doc("docs/guides/deep/c.md", "C"),
+	}
+	tree, _, err := Build(docs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cats []string
+	for _, c := range tree.Categories {
+		cats = append(cats, c.Slug)
+	}
+	if want := []string{"overview", "api", "guides"}; !reflect.DeepEqual(cats, want) {
+		t.Errorf("categories = %v, want %v", cats, want)
+	}
+}
