@@ -24,8 +24,10 @@ func DefaultExcludes() []string {
 		"**/node_modules/**",
 		"**/vendor/**",
 		"**/third_party/**",
-		"**/.*/**", // files in hidden folders
-		"**/.*",    // hidden files (and the hidden folders themselves)
+		// Files in hidden folders (.github, .vitepress…). Not hidden files:
+		// "**/.*/**" would match those too, as a trailing /** also matches
+		// nothing, and tldr's page for the "." command is named "..md".
+		"**/.*/**/*",
 		"**/versioned_docs/**",
 		"**/versioned_sidebars/**",
 	}

@@ -48,8 +48,9 @@ func TestDefaultExcludes(t *testing.T) {
 		{"third_party/lib/doc.md", true},
 		{".github/CONTRIBUTING.md", true},
 		{"docs/.vitepress/config.md", true},
-		{".hidden.md", true},
-		{"docs/.draft.md", true},
+		{".github/ISSUE_TEMPLATE/bug.md", true},
+		{".hidden.md", false},        // hidden files are indexed; hidden folders are not
+		{"pages/common/..md", false}, // tldr's page for the "." command
 		{"versioned_docs/version-1/intro.md", true},
 		{"website/versioned_docs/version-1/intro.md", true},
 		{"website/versioned_sidebars/version-1.json", true},

@@ -90,3 +90,31 @@ func (r *Repo) Commit(msg string) string {
 	r.Git("commit", "-q", "--allow-empty", "-m", msg)
 	return r.Git("rev-parse", "HEAD")
 }
+
+// FromDir returns a git repository holding a copy of src, committed on
+// branch main. It is made under cache (which outlives the test, so
+// benchmarks and reruns reuse it) and rebuilt only when missing or
+// unfinished.
+func FromDir(tb testing.TB, src, cache string) string {
+	tb.Helper()
+	if _, err := exec.LookPath("git"); err != nil {
+		tb.Skip("git binary not found: the file transport needs it")
+	}
+	dir := filepath.Join(cache, filepath.Base(src))
+	ready := filepath.Join(dir, ".git", "codex7-ready")
+	if _, err := os.Stat(ready); err == nil {
+		return dir
+	}
+	os.RemoveAll(dir)
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		tb.Fatal(err)
+	}
+	r := &Repo{t: tb, Dir: dir}
+	r.CopyDir(src, "")
+	r.Git("init", "-q", "-b", "main")
+	r.Commit("docs")
+	if err := os.WriteFile(ready, nil, 0o644); err != nil {
+		tb.Fatal(err)
+	}
+	return dir
+}
