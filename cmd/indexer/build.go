@@ -8,6 +8,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"runtime/debug"
 	"runtime/pprof"
 	"strings"
 	"sync"
@@ -50,6 +51,7 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 	jobs := fs.Int("jobs", 0, "library versions built at once (default: number of CPUs)")
 	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "time limit for fetching one library version")
 	verbose := fs.Bool("v", false, "verbose: log every skipped file and debug detail")
+	memLimit := fs.Int64("memory-limit-mib", 400, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file at the end")
 	if code, done := parse(fs, args, stdout); done {
@@ -81,6 +83,9 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 	if terminal {
 		prog = &progress{w: stderr, start: time.Now(), active: map[string]pipeline.Event{}}
 		opts.Progress = prog.event
+	}
+	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(*memLimit << 20)
 	}
 	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
 	if err != nil {
