@@ -91,7 +91,7 @@ func BenchmarkBuild(b *testing.B) {
 			}
 		}
 		perOp := elapsed.Seconds() / float64(b.N)
-		b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MB")
+		b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MiB")
 		if force { // a no-op rebuild processes nothing: no throughput to report
 			b.ReportMetric(float64(docs)/perOp, "files/s")
 			b.ReportMetric(float64(sections)/perOp, "sections/s")

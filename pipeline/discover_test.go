@@ -1,0 +1,118 @@
+package pipeline
+
+import (
+	"io/fs"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/codex7/codex7/config"
+)
+
+// linkFS is a MapFS that also reports symlinks, as fetch.Snapshot does.
+type linkFS struct {
+	fstest.MapFS
+	links []string
+}
+
+func (l linkFS) Symlinks() []string { return l.links }
+
+func TestDiscover(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	fsys := linkFS{MapFS: fstest.MapFS{
+		"README.md":                        file("# Lib"),
+		"CHANGELOG.md":                     file("# Changes"),
+		"docs/a.md":                        file("# A"),
+		"docs/b.MDX":                       file("# B"),
+		"docs/c.markdown":                  file("# C"),
+		"docs/notes.txt":                   file("not markdown"),
+		"docs/sub/deep.md":                 file("# Deep"),
+		"docs/big.md":                      file(strings.Repeat("x", 2000)),
+		"docs/binary.md":                   file("# Bin\x00\x01"),
+		"docs/latin1.md":                   file("caf\xe9"),
+		"docs/.vitepress/theme.md":         file("# hidden folder"),
+		"docs/node_modules/x/README.md":    file("# vendored"),
+		"website/versioned_docs/v1/old.md": file("# old"),
+		"pages/common/..md":                file("# the . command"),
+		"legacy/old.md":                    file("# legacy"),
+		"legacy/keep/new.md":               file("# kept: exclude is legacy/*.md only"),
+	}, links: []string{"docs/link.md", "docs/image.png"}}
+
+	tests := []struct {
+		name    string
+		sel     Selection
+		want    []string
+		skipped map[string]string
+	}{
+		{
+			name: "defaults",
+			sel:  Selection{Exclude: append(config.DefaultExcludes(), "legacy/*.md"), MaxFileBytes: 1000},
+			want: []string{"README.md", "docs/a.md", "docs/b.MDX", "docs/c.markdown", "docs/sub/deep.md", "legacy/keep/new.md", "pages/common/..md"},
+			skipped: map[string]string{
+				"docs/big.md":    "larger than 1000 bytes",
+				"docs/binary.md": "binary file",
+				"docs/latin1.md": "invalid UTF-8",
+				"docs/link.md":   "symbolic link",
+			},
+		},
+		{
+			name: "include globs",
+			sel:  Selection{Include: []string{"docs/sub/**", "README.md"}, Exclude: config.DefaultExcludes()},
+			want: []string{"README.md", "docs/sub/deep.md"},
+		},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			sources, skipped, err := Discover(fsys, tt.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range sources {
+				got = append(got, s.Path)
+				if len(s.Data) == 0 {
+					t.Errorf("%s read empty", s.Path)
+				}
+			}
+			if strings.Join(got, ",") != strings.Join(tt.want, ",") {
+				t.Errorf("sources = %v\nwant      %v", got, tt.want)
+			}
+			if len(skipped) != len(tt.skipped) {
+				t.Errorf("skipped = %v, want %v", skipped, tt.skipped)
+			}
+			for _, s := range skipped {
+				if want, ok := tt.skipped[s.Path]; !ok || !strings.Contains(s.Reason, want) {
+					t.Errorf("skipped %s (%s), want reason %q", s.Path, s.Reason, want)
+				}
+			}
+		})
+	}
+}
+
+// TestDiscoverPrunesExcludedFolders checks that excluded folders are not
+// walked at all (node_modules can hold millions of files).
+func TestDiscoverPrunesExcludedFolders(t *testing.T) {
+	fsys := &countingFS{MapFS: fstest.MapFS{
+		"docs/a.md":                    {Data: []byte("# A")},
+		"node_modules/x/y/z/README.md": {Data: []byte("# no")},
+		"docs/.git/objects/README.md":  {Data: []byte("# no")},
+	}}
+	if _, _, err := Discover(fsys, Selection{Exclude: config.DefaultExcludes()}); err != nil {
+		t.Fatal(err)
+	}
+	for _, p := range fsys.read {
+		if strings.HasPrefix(p, "node_modules/x") || strings.HasPrefix(p, "docs/.git/") {
+			t.Errorf("walked into excluded folder: %s", p)
+		}
+	}
+}
+
+type countingFS struct {
+	fstest.MapFS
+	read []string
+}
+
+func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) {
+	c.read = append(c.read, name)
+	return c.MapFS.ReadDir(name)
+}
