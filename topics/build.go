@@ -3,6 +3,7 @@ package topics
 import (
 	"fmt"
 	"path"
+	"regexp"
 	"sort"
 	"strings"
 	"unicode"
@@ -44,7 +45,15 @@ var genericHeadings = map[string]bool{
 	"conclusion": true, "recap": true, "learn-more": true, "more": true, "details": true,
 	"description": true, "parameters": true, "returns": true, "caveats": true, "troubleshooting": false,
 	"table-of-contents": true, "contents": true, "todo": true, "faq": false, "info": true, "tip": true,
+	// API reference scaffolding: every entry has them, none is a subject.
+	"type": true, "types": true, "default": true, "options": true, "props": true, "properties": true,
+	"arguments": true, "argument": true, "return-value": true, "return-type": true, "syntax": true,
+	"signature": true, "example-usage": true, "usage-example": true, "methods": true, "events": true,
+	"slots": true, "resolution": true, "warning": true, "important": true, "caution": true,
 }
+
+// versionLike matches slugs such as 3x, v2, 4-x, 1-2-0: version folders, not topics.
+var versionLike = regexp.MustCompile(`^v?\d+(-\d+)*(-?x)?$`)
 
 type candidate struct {
 	slug, name, source, category string
@@ -56,6 +65,8 @@ type candidate struct {
 	heading string
 	// custom, for config overrides, replaces the two rules above.
 	custom func(doc, sec int) bool
+	// weak candidates only fill categories left without topics.
+	weak bool
 }
 
 func (c *candidate) covers(doc, sec int, headingSlugs [][][]string) bool {
@@ -74,7 +85,8 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 	if opts.MaxTopics <= 0 {
 		opts.MaxTopics = DefaultOptions().MaxTopics
 	}
-	rel := relativePaths(docs)
+	rel, locale := relativePaths(docs)
+	primary := primaryLocale(locale)
 
 	// Categories: the first folder under the common root, ordering prefixes
 	// stripped; documents at the root form "overview".
@@ -97,6 +109,27 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 		}
 		catTokens[slug] += d.Tokens
 	}
+	// Categories holding under 1% of the sections (a folder with one index
+	// page) say little: they join "other" when there are enough categories.
+	catSections := map[string]int{}
+	total := 0
+	for i, d := range docs {
+		catSections[catOf[i]] += len(d.Sections)
+		total += len(d.Sections)
+	}
+	if len(catName) > 4 {
+		for i, c := range catOf {
+			if c != rootCategory && catSections[c]*100 < total {
+				catOf[i] = otherCategory
+				catName[otherCategory], catKey[otherCategory] = "Other", "\uffff"
+			}
+		}
+		for c := range catName {
+			if c != otherCategory && c != rootCategory && catSections[c]*100 < total {
+				delete(catName, c)
+			}
+		}
+	}
 	cats := sortedKeys(catName)
 	if len(cats) > opts.MaxCategories {
 		sort.SliceStable(cats, func(i, j int) bool { return catTokens[cats[i]] > catTokens[cats[j]] })
@@ -110,7 +143,13 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 			}
 		}
 		catName[otherCategory], catKey[otherCategory] = "Other", "\uffff"
-		cats = append(cats[:opts.MaxCategories-1:opts.MaxCategories-1], otherCategory)
+		kept := []string{otherCategory}
+		for _, c := range cats {
+			if keep[c] && c != otherCategory {
+				kept = append(kept, c)
+			}
+		}
+		cats = kept
 	}
 	isCat := map[string]bool{}
 	for _, c := range cats {
@@ -118,7 +157,7 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 	}
 
 	headingSlugs := sectionHeadingSlugs(docs)
-	cands := candidates(docs, rel, catOf, headingSlugs, isCat)
+	cands := candidates(docs, rel, locale, primary, catOf, headingSlugs, isCat)
 	picked := pick(cands, cats, opts.MaxTopics)
 
 	var overrides []*candidate
@@ -153,8 +192,10 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 	type count struct{ sections, tokens int }
 	catCount := map[string]*count{}
 	topicCount := map[*candidate]*count{}
+	topicCatTokens := map[*candidate]map[string]int{}
 	for _, c := range picked {
 		topicCount[c] = &count{}
+		topicCatTokens[c] = map[string]int{}
 	}
 	for _, c := range cats {
 		catCount[c] = &count{}
@@ -171,6 +212,7 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 					set = append(set, c.slug)
 					topicCount[c].sections++
 					topicCount[c].tokens += s.Tokens
+					topicCatTokens[c][catOf[i]] += s.Tokens + 1
 				}
 			}
 			sort.Strings(set)
@@ -178,6 +220,20 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 		}
 	}
 
+	// A generated topic is listed under the category holding most of what it
+	// covers (merging by slug can move it from where it was first seen).
+	for _, c := range picked {
+		if c.source == SourceConfig {
+			continue
+		}
+		best, bestTokens := c.category, -1
+		for _, cat := range sortedKeys(topicCatTokens[c]) {
+			if topicCatTokens[c][cat] > bestTokens {
+				best, bestTokens = cat, topicCatTokens[c][cat]
+			}
+		}
+		c.category = best
+	}
 	sort.SliceStable(cats, func(i, j int) bool {
 		if catKey[cats[i]] != catKey[cats[j]] {
 			return catKey[cats[i]] < catKey[cats[j]]
@@ -207,11 +263,14 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 
 // candidates proposes topics from sub-folders, document titles and headings
 // that recur in two or more documents, each with the tokens it would cover.
-func candidates(docs []*markdown.Document, rel []string, catOf []string, headingSlugs [][][]string, isCat map[string]bool) []*candidate {
+// Translations (documents whose locale differs but whose path without it is
+// the same) share one document topic named from the primary locale, and
+// only the primary locale's headings propose heading topics.
+func candidates(docs []*markdown.Document, rel, locale []string, primary string, catOf []string, headingSlugs [][][]string, isCat map[string]bool) []*candidate {
 	bySlug := map[string]*candidate{}
 	var order int
 	add := func(slug, name, source, category string, tokens int, docSet map[int]bool, heading string) {
-		if slug == "" || isCat[slug] || len(slug) > 48 || isNumeric(slug) {
+		if len(slug) < 2 || isCat[slug] || len(slug) > 48 || isNumeric(slug) || versionLike.MatchString(slug) || isLocale(slug) {
 			return
 		}
 		c, ok := bySlug[slug]
@@ -254,9 +313,27 @@ func candidates(docs []*markdown.Document, rel []string, catOf []string, heading
 		add(Slug(seg), humanize(seg), SourceFolder, catOf[folderDocs[f][0]], tokens, members, "")
 	}
 
-	// Document titles (merged by slug across documents).
-	for i, d := range docs {
-		add(Slug(d.Title), d.Title, SourceDocument, catOf[i], d.Tokens, map[int]bool{i: true}, "")
+	// Document titles (merged by slug across documents), translations
+	// grouped by their path and named after the primary locale's title.
+	byPath := map[string][]int{}
+	var pathOrder []string
+	for i := range docs {
+		if _, ok := byPath[rel[i]]; !ok {
+			pathOrder = append(pathOrder, rel[i])
+		}
+		byPath[rel[i]] = append(byPath[rel[i]], i)
+	}
+	for _, p := range pathOrder {
+		group := byPath[p]
+		named, tokens, members := group[0], 0, map[int]bool{}
+		for _, i := range group {
+			if locale[i] == primary {
+				named = i
+			}
+			tokens += docs[i].Tokens
+			members[i] = true
+		}
+		add(Slug(docs[named].Title), docs[named].Title, SourceDocument, catOf[named], tokens, members, "")
 	}
 
 	// Headings (H2/H3) found in at least two documents.
@@ -270,6 +347,9 @@ func candidates(docs []*markdown.Document, rel []string, catOf []string, heading
 	hs := map[string]*hstat{}
 	var hOrder []string
 	for i, d := range docs {
+		if locale[i] != primary {
+			continue
+		}
 		for j := range d.Sections {
 			s := &d.Sections[j]
 			if s.Level < 2 || s.Level > 3 || s.Part > 0 {
@@ -289,9 +369,20 @@ func candidates(docs []*markdown.Document, rel []string, catOf []string, heading
 			h.cat[catOf[i]] += s.Tokens
 		}
 	}
+	var weak []*candidate
 	for _, slug := range hOrder {
 		h := hs[slug]
 		if len(h.docs) < 2 {
+			// One document's heading: only good enough to give a category
+			// that has no other topic something an agent can pick.
+			if s := Slug(h.name); len(s) >= 3 && !isCat[s] && bySlug[s] == nil && !versionLike.MatchString(s) {
+				best := ""
+				for c := range h.cat {
+					best = c
+				}
+				tokens := h.cat[best]
+				weak = append(weak, &candidate{slug: s, name: h.name, source: SourceHeading, category: best, tokens: tokens, heading: s, docs: map[int]bool{}, weak: true})
+			}
 			continue
 		}
 		best, bestTokens := "", -1
@@ -304,12 +395,12 @@ func candidates(docs []*markdown.Document, rel []string, catOf []string, heading
 		add(slug, h.name, SourceHeading, best, h.tokens, nil, slug)
 	}
 
-	out := make([]*candidate, 0, len(bySlug))
+	out := make([]*candidate, 0, len(bySlug)+len(weak))
 	for _, c := range bySlug {
 		out = append(out, c)
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].order < out[j].order })
-	return out
+	return append(out, weak...)
 }
 
 // pick chooses at most max candidates: first the three largest of every
@@ -326,7 +417,7 @@ func pick(cands []*candidate, cats []string, max int) []*candidate {
 	var out []*candidate
 	perCat := map[string]int{}
 	for _, c := range bySize {
-		if len(out) < max && perCat[c.category] < 3 {
+		if len(out) < max && perCat[c.category] < 3 && !c.weak {
 			chosen[c] = true
 			out = append(out, c)
 			perCat[c.category]++
@@ -336,9 +427,16 @@ func pick(cands []*candidate, cats []string, max int) []*candidate {
 		if len(out) >= max {
 			break
 		}
-		if !chosen[c] {
+		if !chosen[c] && !c.weak {
 			chosen[c] = true
 			out = append(out, c)
+		}
+	}
+	for _, c := range bySize {
+		if c.weak && perCat[c.category] < 2 {
+			chosen[c] = true
+			out = append(out, c)
+			perCat[c.category]++
 		}
 	}
 	return out
@@ -410,11 +508,13 @@ func sectionHeadingSlugs(docs []*markdown.Document) [][][]string {
 }
 
 // relativePaths strips the longest folder prefix all documents share, then
-// looks through a top folder that holds every document not at the root.
-func relativePaths(docs []*markdown.Document) []string {
+// looks through a top folder that holds every document not at the root and
+// through a level of language folders.
+func relativePaths(docs []*markdown.Document) (rel, locale []string) {
 	out := make([]string, len(docs))
+	locale = make([]string, len(docs))
 	if len(docs) == 0 {
-		return out
+		return out, locale
 	}
 	prefix := strings.Split(path.Dir(docs[0].Path), "/")
 	if prefix[0] == "." {
@@ -437,24 +537,68 @@ func relativePaths(docs []*markdown.Document) []string {
 		out[i] = p
 	}
 	// A lone top folder beside a few root files (README.md + docs/**) says
-	// nothing: look through it, repeatedly, keeping the root files at the root.
+	// nothing, and neither does a level of language folders (en/, fr/,
+	// pages.ko/): look through them, repeatedly, so categories come from the
+	// structure inside and translations of a page share its category.
 	for {
-		var only string
+		top := map[string]bool{}
 		for _, p := range out {
 			if dir, _, ok := strings.Cut(p, "/"); ok {
-				if only != "" && dir != only {
-					return out
-				}
-				only = dir
+				top[dir] = true
 			}
 		}
-		if only == "" {
-			return out
+		languages := len(top) > 1 && localeLevel(top)
+		if len(top) == 0 || (len(top) > 1 && !languages) {
+			break
 		}
 		for i, p := range out {
-			out[i] = strings.TrimPrefix(p, only+"/")
+			if dir, rest, ok := strings.Cut(p, "/"); ok && top[dir] {
+				out[i] = rest
+				if languages {
+					locale[i] = dir
+				}
+			}
 		}
 	}
+	// Translations named by file (Hugo and gitea: install.zh-cn.md).
+	for i, p := range out {
+		ext := path.Ext(p)
+		stem := strings.TrimSuffix(p, ext)
+		if dot := strings.LastIndexByte(stem, '.'); dot > strings.LastIndexByte(stem, '/') && isLocale(stem[dot+1:]) {
+			out[i], locale[i] = stem[:dot]+ext, stem[dot+1:]
+		}
+	}
+	return out, locale
+}
+
+// primaryLocale picks the locale whose titles name shared topics: English
+// when present (tldr's unsuffixed "pages" counts as such), else the one with
+// the most documents; "" when there are no translations.
+func primaryLocale(locale []string) string {
+	count := map[string]int{}
+	for _, l := range locale {
+		count[l]++
+	}
+	if len(count) <= 1 {
+		for l := range count {
+			return l
+		}
+		return ""
+	}
+	best := ""
+	for _, l := range sortedKeys(count) {
+		base := strings.ToLower(l)
+		if i := strings.LastIndexByte(base, '.'); i >= 0 {
+			base = base[i+1:]
+		}
+		if base == "en" || strings.HasPrefix(base, "en-") || strings.HasPrefix(base, "en_") || !isLocale(l) {
+			return l
+		}
+		if best == "" || count[l] > count[best] {
+			best = l
+		}
+	}
+	return best
 }
 
 // Slug normalizes a name to a topic slug: lower case, runs of anything but

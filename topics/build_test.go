@@ -208,3 +208,87 @@ func TestLoneTopFolderIsTransparent(t *testing.T) {
 		t.Errorf("categories = %v, want %v", cats, want)
 	}
 }
+
+func TestIsLocale(t *testing.T) {
+	for in, want := range map[string]bool{
+		"en": true, "fr": true, "pt-br": true, "zh_TW": true, "pages.ko": true, "en-us": true, "zh-cn": true,
+		"js": false, "go": false, "ui": false, "api": false, "pages": false, "en-verylong": false, "docs": false,
+	} {
+		if got := isLocale(in); got != want {
+			t.Errorf("isLocale(%q) = %v, want %v", in, got, want)
+		}
+	}
+}
+
+func TestLanguageFoldersAreLookedThrough(t *testing.T) {
+	tests := []struct {
+		name  string
+		paths []string
+		want  []string
+	}{
+		{"astro", []string{"src/docs/en/guides/a.md", "src/docs/en/reference/b.md", "src/docs/fr/guides/a.md", "src/docs/pt-br/reference/b.md"}, []string{"guides", "reference"}},
+		{"tldr", []string{"pages/common/tar.md", "pages/linux/apt.md", "pages.fr/common/tar.md", "pages.ko/linux/apt.md", "pages.zh_TW/osx/say.md"}, []string{"common", "linux", "osx"}},
+		{"not languages", []string{"js/a.md", "go/b.md", "api/c.md"}, []string{"api", "go", "js"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			var docs []*markdown.Document
+			for _, p := range tt.paths {
+				docs = append(docs, doc(p, p))
+			}
+			tree, _, err := Build(docs, DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var cats []string
+			for _, c := range tree.Categories {
+				cats = append(cats, c.Slug)
+			}
+			if !reflect.DeepEqual(cats, tt.want) {
+				t.Errorf("categories = %v, want %v", cats, tt.want)
+			}
+		})
+	}
+}
+
+func TestTopicFiltersAndPlacement(t *testing.T) {
+	var docs []*markdown.Document
+	// Version folders and generic API headings are not topics.
+	for _, v := range []string{"3x", "4x", "5x"} {
+		docs = append(docs, doc("api/"+v+"/app.md", "App "+v, "2:Type", "2:Default", "2:Mounting"))
+	}
+	// A big category and a tiny one: the tiny one joins "other".
+	for i := 0; i < 120; i++ {
+		docs = append(docs, doc(fmt.Sprintf("guide/p%03d.md", i), fmt.Sprintf("Guide page %d", i), "2:Routing rules"))
+	}
+	docs = append(docs, doc("about/index.md", "About"))
+	docs = append(docs, doc("misc/a.md", "Misc A"), doc("misc/b.md", "Misc B"), doc("misc/c.md", "Misc C"), doc("misc/d.md", "Misc D"))
+	// A category whose only headings are in one document still gets topics.
+	docs = append(docs, doc("plugins/index.md", "Plugins", "2:Writing a plugin", "2:Plugin hooks"))
+	tree, _, err := Build(docs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := map[string]string{}
+	cats := map[string]Category{}
+	for _, c := range tree.Categories {
+		cats[c.Slug] = c
+		for _, tp := range c.Topics {
+			found[tp.Slug] = c.Slug
+		}
+	}
+	for _, bad := range []string{"3x", "4x", "5x", "type", "default"} {
+		if _, ok := found[bad]; ok {
+			t.Errorf("%q is a topic", bad)
+		}
+	}
+	if _, ok := cats["about"]; ok {
+		t.Error("a one-page category was kept")
+	}
+	if found["mounting"] != "api" || found["routing-rules"] != "guide" {
+		t.Errorf("mounting under %q, routing-rules under %q; want api and guide", found["mounting"], found["routing-rules"])
+	}
+	if len(cats["plugins"].Topics) == 0 {
+		t.Errorf("plugins has no topics: %+v", cats["plugins"])
+	}
+}
