@@ -10,6 +10,7 @@ import (
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -81,7 +82,7 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 	}
 	var prog *progress
 	if terminal {
-		prog = &progress{w: stderr, start: time.Now(), active: map[string]pipeline.Event{}}
+		prog = newProgress(stderr)
 		opts.Progress = prog.event
 	}
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
@@ -96,7 +97,7 @@ $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, st
 	res, err := pipeline.Build(ctx, cfg, opts)
 	stopProfiles()
 	if prog != nil {
-		prog.clear()
+		prog.close()
 	}
 	if res != nil {
 		summarize(stderr, res)
@@ -155,13 +156,14 @@ func findConfig(flagValue string) (string, error) {
 
 func summarize(w io.Writer, res *pipeline.Result) {
 	var built, upToDate int
-	var docs, sections int
+	var docs, sections, skipped int
 	for _, v := range res.Versions {
 		switch v.Stage {
 		case pipeline.StageBuilt:
 			built++
 			docs += v.Documents
 			sections += v.Sections
+			skipped += v.Skipped
 		case pipeline.StageUpToDate:
 			upToDate++
 		}
@@ -169,19 +171,48 @@ func summarize(w io.Writer, res *pipeline.Result) {
 	failed := res.Failed()
 	fmt.Fprintf(w, "built %d, up to date %d, failed %d library versions (%d documents, %d sections) in %s\n",
 		built, upToDate, len(failed), docs, sections, res.Elapsed.Round(time.Millisecond))
+	if skipped > 0 {
+		fmt.Fprintf(w, "  %d files skipped (too large, binary, invalid UTF-8 or symlinks): listed in each manifest.json, and logged with -v\n", skipped)
+	}
 	for _, f := range failed {
 		fmt.Fprintf(w, "  FAILED %v\n", f.Err)
 	}
 }
 
-// progress draws one status line per finished version and a live line for
-// the versions in flight, on a terminal.
+// progress draws one line per finished version and, below them, a live
+// line with the versions in flight and their elapsed time, redrawn on every
+// event and twice a second. It is used only on a terminal.
 type progress struct {
 	mu     sync.Mutex
 	w      io.Writer
 	start  time.Time
 	active map[string]pipeline.Event
+	since  map[string]time.Time
 	drawn  bool
+	stop   chan struct{}
+	done   chan struct{}
+}
+
+func newProgress(w io.Writer) *progress {
+	p := &progress{w: w, start: time.Now(), active: map[string]pipeline.Event{}, since: map[string]time.Time{},
+		stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(p.done)
+		t := time.NewTicker(500 * time.Millisecond)
+		defer t.Stop()
+		for {
+			select {
+			case <-p.stop:
+				return
+			case <-t.C:
+				p.mu.Lock()
+				p.clearLocked()
+				p.drawLocked()
+				p.mu.Unlock()
+			}
+		}
+	}()
+	return p
 }
 
 func (p *progress) event(e pipeline.Event) {
@@ -199,23 +230,40 @@ func (p *progress) event(e pipeline.Event) {
 		delete(p.active, key)
 		fmt.Fprintf(p.w, "  FAILED     %s: %v\n", key, e.Err)
 	default:
+		if _, ok := p.active[key]; !ok {
+			p.since[key] = time.Now()
+		}
 		p.active[key] = e
 	}
-	if len(p.active) > 0 {
-		var parts []string
-		for k, a := range p.active {
-			parts = append(parts, fmt.Sprintf("%s %s %d files", k, a.Stage, a.Files))
-		}
-		line := fmt.Sprintf("[%s] %s", time.Since(p.start).Round(time.Second), strings.Join(parts, " | "))
-		if len(line) > 150 {
-			line = line[:147] + "..."
-		}
-		fmt.Fprint(p.w, line)
-		p.drawn = true
-	}
+	p.drawLocked()
 }
 
-func (p *progress) clear() {
+func (p *progress) drawLocked() {
+	if len(p.active) == 0 {
+		return
+	}
+	keys := make([]string, 0, len(p.active))
+	for k := range p.active {
+		keys = append(keys, k)
+	}
+	sort.Strings(keys)
+	parts := make([]string, 0, len(keys))
+	for _, k := range keys {
+		a := p.active[k]
+		parts = append(parts, fmt.Sprintf("%s %s %d files %s", k, a.Stage, a.Files, time.Since(p.since[k]).Round(time.Second)))
+	}
+	line := fmt.Sprintf("[%s] %s", time.Since(p.start).Round(time.Second), strings.Join(parts, " | "))
+	if len(line) > 150 {
+		line = line[:147] + "..."
+	}
+	fmt.Fprint(p.w, line)
+	p.drawn = true
+}
+
+// close stops the redraws and clears the live line.
+func (p *progress) close() {
+	close(p.stop)
+	<-p.done
 	p.mu.Lock()
 	defer p.mu.Unlock()
 	p.clearLocked()

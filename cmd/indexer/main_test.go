@@ -9,12 +9,14 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/pipeline"
 )
 
 func runCLI(t *testing.T, args ...string) (code int, stdout, stderr string) {
@@ -199,3 +201,35 @@ func TestKilledBuildLeavesArtifactsIntact(t *testing.T) {
 		t.Error("catalog differs after recovering from kills of identical builds")
 	}
 }
+
+func TestProgressLines(t *testing.T) {
+	var b syncBuffer
+	p := newProgress(&b)
+	p.event(pipeline.Event{Library: "/a/b", Version: "main", Stage: pipeline.StageSplitting, Files: 3})
+	p.event(pipeline.Event{Library: "/a/c", Version: "v1", Stage: pipeline.StageFetching})
+	p.event(pipeline.Event{Library: "/a/b", Version: "main", Stage: pipeline.StageBuilt, Files: 3, Sections: 9, Elapsed: time.Second})
+	p.event(pipeline.Event{Library: "/a/c", Version: "v1", Stage: pipeline.StageFailed, Err: fmt.Errorf("boom")})
+	p.close()
+	out := b.String()
+	for _, want := range []string{"/a/b@main splitting 3 files", "built      /a/b@main", "9 sections", "FAILED     /a/c@v1: boom", "\r\033[K"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("progress output lacks %q:\n%q", want, out)
+		}
+	}
+	if strings.HasSuffix(out, "files") {
+		t.Error("live line left on screen after close")
+	}
+}
+
+// syncBuffer is a bytes.Buffer safe for the progress ticker's goroutine.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
