@@ -42,10 +42,11 @@ func (l Library) VersionName(v Version) string {
 	return strings.ReplaceAll(ref, "/", "-")
 }
 
-// slug returns the identity of a topic name: lowercase, with every run of
+// Slug returns the identity of a topic name: lowercase, with every run of
 // characters other than letters and digits replaced by one '-', and no
-// leading or trailing '-'.
-func slug(name string) string {
+// leading or trailing '-'. The topics package names its generated topics
+// the same way, so an override replaces the generated topic of its name.
+func Slug(name string) string {
 	var b strings.Builder
 	dash := false
 	for _, r := range strings.ToLower(name) {
@@ -237,7 +238,7 @@ func (v *validator) topics() {
 	slugs := map[string]string{}
 	for i, t := range v.lib.Topics {
 		f := fmt.Sprintf("topics[%d]", i)
-		switch sl := slug(t.Name); {
+		switch sl := Slug(t.Name); {
 		case strings.TrimSpace(t.Name) == "":
 			v.fieldf(f+".name", "missing; set name: to the topic's display name, e.g. Routing")
 		case sl == "":

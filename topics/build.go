@@ -602,23 +602,9 @@ func primaryLocale(locale []string) string {
 }
 
 // Slug normalizes a name to a topic slug: lower case, runs of anything but
-// letters and digits become one '-', trimmed.
-func Slug(s string) string {
-	var b strings.Builder
-	dash := false
-	for _, r := range strings.ToLower(s) {
-		if unicode.IsLetter(r) || unicode.IsDigit(r) {
-			if dash && b.Len() > 0 {
-				b.WriteByte('-')
-			}
-			dash = false
-			b.WriteRune(r)
-		} else {
-			dash = true
-		}
-	}
-	return b.String()
-}
+// letters and digits become one '-', trimmed. It is config.Slug, by which
+// the config identifies override topics.
+func Slug(s string) string { return config.Slug(s) }
 
 // stripOrder removes ordering prefixes such as "1.", "01-" and "2_" from a
 // path segment, and a markdown extension.
