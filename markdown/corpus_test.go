@@ -222,6 +222,82 @@ func TestCorpusFacts(t *testing.T) {
 			t.Errorf("JSX children lost: %q", doc.Sections[0].Text)
 		}
 	})
+
+	// contains reports whether some section of doc has want in its Text.
+	contains := func(doc *Document, want string) bool {
+		for _, s := range doc.Sections {
+			if strings.Contains(s.Text, want) {
+				return true
+			}
+		}
+		return false
+	}
+	facts := []struct {
+		name, rel string
+		want      []string // in some section's Text
+		bad       []string // in no section's Text
+	}{
+		{"express command attribute", "expressjs__expressjs.com/src/content/docs/en/5x/starter/installing.mdx",
+			[]string{"`npm install express`", "`npm init`"}, nil},
+		{"express params", "expressjs__expressjs.com/src/content/api/5x/api/response/index.mdx",
+			[]string{"`domain` (String):"}, []string{"<Param"}},
+		{"astro since", "withastro__docs/src/content/docs/en/reference/configuration-reference.mdx",
+			[]string{"Since 2.9.0"}, []string{"<Since"}},
+		{"react team", "reactjs__react.dev/src/content/community/team.md",
+			[]string{"**Andrew Clark**: Engineer at Vercel"}, []string{"{/*leadership-council*/}"}},
+		{"react diagram alt", "reactjs__react.dev/src/content/learn/preserving-and-resetting-state.md",
+			[]string{"Diagram of a tree of React components."}, nil},
+		{"vite script setup", "vitejs__vite/docs/acknowledgements.md",
+			[]string{"# Acknowledgements"}, []string{"useSponsor", "stackblitz-links"}},
+		{"fastapi style", "tiangolo__fastapi/docs/en/docs/index.md",
+			nil, []string{"md-typeset"}},
+		{"deno comment around a fence", "denoland__docs/deploy/reference/env_vars_and_contexts.md",
+			nil, []string{"Expose as file", "Deno.readTextFile"}},
+		{"fastapi mkdocstrings", "tiangolo__fastapi/docs/en/docs/reference/fastapi.md",
+			[]string{"`fastapi.FastAPI`"}, []string{"**Fastapi:**", "openapi_version"}},
+		{"webpack tip", "webpack__webpack.js.org/src/content/configuration/output.mdx",
+			[]string{"**Tip:** Although the `charset`"}, []string{"\nT> "}},
+		{"hugo code-toggle", "gohugoio__hugoDocs/content/en/methods/site/Taxonomies.md",
+			[]string{"```toml\ntaxonomy a:"}, nil},
+		{"nuxt card props", "nuxt__nuxt/docs/5.community/7.changelog.md",
+			[]string{"nuxt/nuxt (see https://github.com/nuxt/nuxt/releases)"}, []string{"icon: i-simple-icons-github"}},
+		{"prometheus sup", "prometheus__docs/docs/introduction/faq.md",
+			[]string{"2^53"}, []string{"253"}},
+	}
+	for _, f := range facts {
+		t.Run(f.name, func(t *testing.T) {
+			doc := read(t, f.rel)
+			for _, w := range f.want {
+				if !contains(doc, w) {
+					t.Errorf("no section contains %q", w)
+				}
+			}
+			for _, b := range f.bad {
+				if contains(doc, b) {
+					t.Errorf("a section contains %q", b)
+				}
+			}
+		})
+	}
+
+	t.Run("astro locals heading", func(t *testing.T) {
+		doc := read(t, "withastro__docs/src/content/docs/en/reference/api-reference.mdx")
+		s, ok := findSection(doc, "`locals`")
+		if !ok || s.Level != 3 || s.Line != 530 {
+			t.Errorf("got %v Level %d Line %d, want a level-3 `locals` heading at line 530", ok, s.Level, s.Line)
+		}
+	})
+
+	t.Run("titles", func(t *testing.T) {
+		for rel, want := range map[string]string{
+			"tldr-pages__tldr/pages/common/less-than-more-than.md": "<>",
+			"denoland__docs/lint/rules/prefer-const.md":            "prefer-const",
+		} {
+			if doc := read(t, rel); doc.Title != want {
+				t.Errorf("%s: got Title %q, want %q", rel, doc.Title, want)
+			}
+		}
+	})
 }
 
 // benchFiles are corpus files of different kinds for BenchmarkSplit.

@@ -40,6 +40,14 @@ func TestPathological(t *testing.T) {
 		{"esm", strings.Repeat("export const a = {\n", 50000)},
 		{"fences", strings.Repeat("```\n", 100000)},
 		{"admonitions", strings.Repeat("::: tip\n", 100000)},
+		{"unclosed scripts", strings.Repeat("<script>\n<style>\n", 50000)},
+		{"unclosed code shortcodes", strings.Repeat("{{< code-toggle >}}\n{{< highlight go >}}\n", 50000)},
+		{"comments around fences", strings.Repeat("<!--\n```\n-->\n~~~\n", 50000)},
+		{"mdc props unclosed", strings.Repeat("::card\n---\ntitle: x\n", 50000)},
+		{"mdc inline unclosed", strings.Repeat(" :a{", 100000)},
+		{"mdx anchors", strings.Repeat("*/}", 100000) + "\n" + strings.Repeat("x */}\n", 50000)},
+		{"tags with text", strings.Repeat("<Tab label=\"x\" title=\"y\">", 50000)},
+		{"indented mdx fences", strings.Repeat("      ```\n\t\tx\n", 50000)},
 		{"big chunked section", "## Big\n\n" + strings.Repeat("para graph words here.\n\n", 100000)},
 	}
 	for _, tt := range tests {

@@ -16,6 +16,7 @@ import (
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // ErrInvalidUTF8 is returned by Split for a file that is not valid UTF-8;
@@ -29,6 +30,45 @@ var md = goldmark.New(
 	goldmark.WithExtensions(extension.GFM),
 	goldmark.WithParserOptions(parser.WithHeadingAttribute()),
 )
+
+// mdxMD parses MDX syntax, which has no indented code blocks: it is md
+// without the indented code block parser, and with a paragraph parser that
+// also opens on lines indented four or more columns (JSX children are
+// often indented). Like md it is shared by all calls.
+var mdxMD = goldmark.New(
+	goldmark.WithParser(parser.NewParser(
+		parser.WithBlockParsers(mdxBlockParsers()...),
+		parser.WithInlineParsers(parser.DefaultInlineParsers()...),
+		parser.WithParagraphTransformers(parser.DefaultParagraphTransformers()...),
+	)),
+	goldmark.WithExtensions(extension.GFM),
+	goldmark.WithParserOptions(parser.WithHeadingAttribute()),
+)
+
+// mdxBlockParsers returns goldmark's default block parsers without the
+// indented code block parser and with indentedParagraphParser in place of
+// the paragraph parser.
+func mdxBlockParsers() []util.PrioritizedValue {
+	var out []util.PrioritizedValue
+	for _, v := range parser.DefaultBlockParsers() {
+		bp := v.Value.(parser.BlockParser)
+		if bp.CanAcceptIndentedLine() {
+			continue // the indented code block parser
+		}
+		if bp == parser.NewParagraphParser() {
+			v.Value = indentedParagraphParser{bp}
+		}
+		out = append(out, v)
+	}
+	return out
+}
+
+// indentedParagraphParser is goldmark's paragraph parser, also opening on
+// lines indented four or more columns, which no other parser takes once
+// indented code is gone.
+type indentedParagraphParser struct{ parser.BlockParser }
+
+func (indentedParagraphParser) CanAcceptIndentedLine() bool { return true }
 
 // Split parses one markdown or MDX file into a Document. path is the
 // file's repository-relative, slash-separated path; it gives the title
@@ -59,7 +99,8 @@ func split(p string, src []byte, opts Options) (*Document, *splitResult, error) 
 	bodyStart, fm := splitFrontMatter(src)
 	lineOffset := bytes.Count(src[:bodyStart], []byte("\n"))
 	mdx := strings.EqualFold(path.Ext(p), ".mdx")
-	body, fences := clean(src[bodyStart:], mdx)
+	mdxSyntax := mdx || looksMDX(src[bodyStart:])
+	body, fences := clean(src[bodyStart:], mdx, mdxSyntax)
 
 	s := &splitter{
 		body:   body,
@@ -67,7 +108,11 @@ func split(p string, src []byte, opts Options) (*Document, *splitResult, error) 
 		lines:  lineCounter{src: body, line: lineOffset + 1},
 		max:    opts.MaxSectionTokens,
 	}
-	root := md.Parser().Parse(text.NewReader(body))
+	parse := md
+	if mdxSyntax {
+		parse = mdxMD
+	}
+	root := parse.Parser().Parse(text.NewReader(body))
 	s.collect(root)
 
 	doc := &Document{
@@ -96,9 +141,26 @@ func split(p string, src []byte, opts Options) (*Document, *splitResult, error) 
 	return doc, &splitResult{body: body, ranges: ranges}, nil
 }
 
-// titleFromPath turns a file name into a title: getting-started.md gives
-// "getting started"; index, README and _index files take their folder's
-// name.
+// looksMDX reports whether a markdown body is MDX in all but name: it has
+// an ATX heading with a react.dev-style {/*id*/} anchor at its end.
+func looksMDX(b []byte) bool {
+	if !bytes.Contains(b, []byte("*/}")) {
+		return false
+	}
+	for i := 0; i < len(b); {
+		e := lineEnd(b, i)
+		if bytes.HasSuffix(bytes.TrimRight(b[i:e], " \t\r"), []byte("*/}")) && isATXHeading(b[i:e]) {
+			return true
+		}
+		i = e + 1
+	}
+	return false
+}
+
+// titleFromPath turns a file name into a title: the file's stem as
+// written (prefer-const.md gives "prefer-const") without an ordering
+// prefix ("2.guide.md" gives "guide"); index, README and _index files take
+// their folder's name.
 func titleFromPath(p string) string {
 	base := path.Base(p)
 	name := strings.TrimSuffix(base, path.Ext(base))
@@ -108,14 +170,16 @@ func titleFromPath(p string) string {
 			name = dir
 		}
 	}
-	t := strings.TrimSpace(strings.NewReplacer("-", " ", "_", " ").Replace(name))
-	if t == "" {
-		t = strings.TrimSpace(name)
+	name = strings.TrimSpace(name)
+	// An ordering prefix: digits and a dot before a letter (Nuxt's
+	// "6.going-further").
+	if i := strings.IndexFunc(name, func(r rune) bool { return r < '0' || r > '9' }); i > 0 && name[i] == '.' && i+1 < len(name) && isASCIILetter(name[i+1]) {
+		name = name[i+1:]
 	}
-	if t == "" {
-		t = "untitled"
+	if name == "" {
+		name = "untitled"
 	}
-	return t
+	return name
 }
 
 // head is one heading found in the AST.
@@ -365,10 +429,15 @@ func (s *splitter) addSection(hi, start, end int) {
 	if hi >= 0 {
 		contentStart = s.heads[hi].lineStart
 	} else {
-		for contentStart < end && isSpace(s.body[contentStart]) {
-			contentStart++
+		// Skip the lines collapse would drop as blank (\v and \f included).
+		for contentStart < end {
+			e := min(lineEnd(s.body, contentStart), end)
+			if len(bytes.TrimSpace(s.body[contentStart:e])) > 0 {
+				break
+			}
+			contentStart = e + 1
 		}
-		contentStart = lineStartOf(s.body, contentStart)
+		contentStart = lineStartOf(s.body, min(contentStart, end))
 	}
 	line = s.lines.lineOf(contentStart)
 	s.units = append(s.units, unit{head: hi, start: start, end: end, line: line, firstUnit: first})
@@ -433,10 +502,45 @@ func (s *splitter) addSection(hi, start, end int) {
 	}
 }
 
-// headingLine returns the heading line prepended to later chunks.
+// headingLine returns the heading line prepended to later chunks, without
+// MDX comments.
 func (s *splitter) headingLine(hi int) string {
 	h := s.heads[hi]
-	return strings.Repeat("#", h.level) + " " + h.raw
+	return strings.Repeat("#", h.level) + " " + string(stripMDXComments([]byte(h.raw)))
+}
+
+// stripHeadingComments removes the MDX comments ({/*id*/} anchors) from
+// the first line of a section's text, its heading line.
+func stripHeadingComments(t []byte) []byte {
+	e := bytes.IndexByte(t, '\n')
+	if e < 0 {
+		e = len(t)
+	}
+	if !bytes.Contains(t[:e], []byte("{/*")) {
+		return t
+	}
+	line := stripMDXComments(t[:e])
+	return append(line, t[e:]...)
+}
+
+// stripMDXComments returns line without its {/* ... */} comments and
+// without the spaces they leave at its end; it does not modify line.
+func stripMDXComments(line []byte) []byte {
+	var out []byte
+	for {
+		i := bytes.Index(line, []byte("{/*"))
+		if i < 0 {
+			break
+		}
+		j := bytes.Index(line[i+3:], []byte("*/}"))
+		if j < 0 {
+			break
+		}
+		out = append(out, line[:i]...)
+		line = line[i+3+j+3:]
+	}
+	out = append(out, line...)
+	return bytes.TrimRight(out, " \t")
 }
 
 // fill walks the AST and gives each unit its prose, code and inline code.
@@ -589,6 +693,9 @@ func (s *splitter) finish(doc *Document) []span {
 			prose = append([]byte(sec.Title+" "), prose...)
 		}
 		t = collapse(t, s.body, u.start, u.end, s.fences)
+		if u.head >= 0 && u.part == 0 {
+			t = stripHeadingComments(t)
+		}
 		sec.Text = string(t)
 		sec.Prose = normalizeSpace(string(prose))
 		sec.Tokens = tokens.Count(sec.Text)

@@ -164,8 +164,15 @@ func TestTitle(t *testing.T) {
 	tests := []struct{ path, src, want string }{
 		{"docs/a.md", "---\ntitle: From FM\n---\n# From H1\n", "From FM"},
 		{"docs/a.md", "Intro.\n\n## Sub\n\n# From `H1` *emph*\n\n# Second\n", "From H1 emph"},
-		{"docs/getting-started.md", "No heading.\n", "getting started"},
-		{"docs/snake_case_name.mdx", "## Only H2\n", "snake case name"},
+		{"docs/getting-started.md", "No heading.\n", "getting-started"},
+		{"docs/snake_case_name.mdx", "## Only H2\n", "snake_case_name"},
+		{"lint/rules/prefer-const.md", "No heading.\n", "prefer-const"},
+		{"docs/6.going-further/index.md", "Text.\n", "going-further"},
+		{"docs/2.guide/1.intro.md", "Text.\n", "intro"},
+		{"blog/2025-12-01-release.md", "Text.\n", "2025-12-01-release"},
+		{"docs/1.0-notes.md", "Text.\n", "1.0-notes"},
+		{"pages/common/less-than-more-than.md", "# <>\n\n> Redirect.\n", "<>"},
+		{"pages/common/x.md", "# </>\n", "</>"},
 		{"docs/guides/index.md", "Text.\n", "guides"},
 		{"docs/deploy/README.md", "Text.\n", "deploy"},
 		{"content/en/hosting/_index.md", "Text.\n", "hosting"},
@@ -271,13 +278,13 @@ func TestCleaning(t *testing.T) {
 			name: "multi-line tag with nested braces",
 			path: "a.mdx",
 			src:  "<Sandpack\n  options={{ editorHeight: 300, files: { '/a.js': `x}` } }}\n  title=\"a > b\"\n>\n\nInside.\n\n</Sandpack>\n",
-			want: []string{"Inside."},
+			want: []string{"a > b\n\nInside."},
 		},
 		{
 			name: "html tags",
 			path: "a.md",
 			src:  "<div class=\"x\">\n<img src=\"a.png\" alt=\"A\">\n<a href=\"https://x.dev\" target=\"_blank\">link text</a>\n</div>\n",
-			want: []string{"link text"},
+			want: []string{"A\nlink text"},
 		},
 		{
 			name: "comments",
@@ -298,8 +305,14 @@ func TestCleaning(t *testing.T) {
 			want: []string{"An <Unclosed tag\n\nand {/* no end\n\nand <!-- no end"},
 		},
 		{
-			name: "fences untouched, even indented in jsx",
+			name: "fences untouched, even indented in jsx (mdx dedents to three columns)",
 			path: "a.mdx",
+			src:  "<Tabs>\n  <Tab>\n    ```jsx\n    import X from 'x';\n    <Note>{/* kept */}</Note>\n    ```\n  </Tab>\n</Tabs>\n",
+			want: []string{"   ```jsx\n   import X from 'x';\n   <Note>{/* kept */}</Note>\n   ```"},
+		},
+		{
+			name: "fences untouched, even indented in markdown",
+			path: "a.md",
 			src:  "<Tabs>\n  <Tab>\n    ```jsx\n    import X from 'x';\n    <Note>{/* kept */}</Note>\n    ```\n  </Tab>\n</Tabs>\n",
 			want: []string{"    ```jsx\n    import X from 'x';\n    <Note>{/* kept */}</Note>\n    ```"},
 		},
@@ -319,7 +332,7 @@ func TestCleaning(t *testing.T) {
 			name: "docusaurus, vitepress and mdc admonitions",
 			path: "a.md",
 			src:  ":::tip Title\nBody one.\n:::\n\n::: warning\nBody two.\n:::\n\n:::caution[Deprecated]\nBody three.\n:::\n\n::::note{title=\"Nested\"}\nBody four.\n::::\n\n::read-more{to=\"/x\"}\nBody five.\n::\n",
-			want: []string{"**Tip:** Title\nBody one.\n\n**Warning:**\nBody two.\n\n**Caution:** Deprecated\nBody three.\n\n**Note:**\nBody four.\n\n**Read more:**\nBody five."},
+			want: []string{"**Tip:** Title\nBody one.\n\n**Warning:**\nBody two.\n\n**Caution:** Deprecated\nBody three.\n\n**Note:** Nested\nBody four.\n\n**Read more:** (see /x)\nBody five."},
 		},
 		{
 			name: "include directives",
@@ -340,7 +353,7 @@ func TestCleaning(t *testing.T) {
 
 func TestCleanKeepsLines(t *testing.T) {
 	src := "import {\n  a,\n} from 'x';\n\n<Foo\n  a=\"1\"\n/>\n<!--\n-->\n## Heading\n"
-	out, _ := clean([]byte(src), true)
+	out, _ := clean([]byte(src), true, true)
 	if got, want := strings.Count(string(out), "\n"), strings.Count(src, "\n"); got != want {
 		t.Errorf("got %d newlines, want %d", got, want)
 	}
@@ -522,10 +535,12 @@ func TestConcurrentSplit(t *testing.T) {
 		t.Fatal(err)
 	}
 	var wg sync.WaitGroup
-	for range 8 {
+	for i := range 8 {
+		// Both goldmark instances: plain markdown and MDX syntax.
+		path := []string{"x.md", "x.mdx"}[i%2]
 		wg.Go(func() {
 			for range 50 {
-				got, err := Split("x.md", src, DefaultOptions())
+				got, err := Split(path, src, DefaultOptions())
 				if err != nil || len(got.Sections) != len(want.Sections) || got.Sections[1].Text != want.Sections[1].Text {
 					t.Errorf("concurrent Split differs: %v", err)
 					return
