@@ -29,12 +29,14 @@ Usage:
   indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [-v]
   indexer verify  [DIR]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
+  indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
   indexer version
 
 Run 'indexer COMMAND --help' for a command's flags.
 
 Exit codes: 0 success; 1 some library version failed to build, or verify
-found bad files; 2 bad usage or config; 3 search matched nothing.
+found bad files, or eval could not ask every question; 2 bad usage or
+config; 3 search matched nothing.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -54,6 +56,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runVerify(rest, stdout, stderr)
 	case "search":
 		return runSearch(ctx, rest, stdout, stderr)
+	case "eval":
+		return runEval(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return exitOK

@@ -123,11 +123,21 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--version", "v9", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "built versions: main") {
 		t.Errorf("unknown version: exit %d, %q", code, stderr)
 	}
-	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/nope", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "/acme/cli, /acme/widgets") {
+	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/nope", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "closest: /acme/") {
 		t.Errorf("unknown library: exit %d, %q", code, stderr)
 	}
 	if code, _, _ := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--query", "zzyzx"); code != exitNoMatch {
 		t.Errorf("no match: exit %d, want %d", code, exitNoMatch)
+	}
+
+	// eval scores questions against the artifacts.
+	qfile := filepath.Join(t.TempDir(), "q.jsonl")
+	os.WriteFile(qfile, []byte(`{"library":"acme/cli","query":"log in browser prompt","expected":[{"path":"fixtures/docs/acme-cli/index.mdx","heading":"Log in {/*log-in*/}","heading_norm":"Log in"}]}`+"\n"), 0o644)
+	if code, stdout, stderr := runCLI(t, "eval", "--artifacts", out, "--questions", qfile); code != exitOK || !strings.Contains(stdout, "overall") || !strings.Contains(stdout, "1.000") {
+		t.Errorf("eval: exit %d, %q %q", code, stdout, stderr)
+	}
+	if code, _, stderr := runCLI(t, "eval", "--artifacts", out); code != exitUsage || !strings.Contains(stderr, "--questions") {
+		t.Errorf("eval without questions: exit %d, %q", code, stderr)
 	}
 
 	// Corrupt one file: verify names it and fails.

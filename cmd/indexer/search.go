@@ -3,13 +3,13 @@ package main
 import (
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
-	"path/filepath"
 	"strings"
 
-	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/search"
 )
 
 // searchResult is one line of `search --json`; the field set is a contract
@@ -30,7 +30,7 @@ func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int
 	fs := newFlags("search --library ID --query TEXT [flags]", `Searches one library version's sections, best first, from the artifacts
 built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory")
-	lib := fs.String("library", "", "library id, e.g. /tiangolo/fastapi (required)")
+	libFlag := fs.String("library", "", "library id, e.g. /tiangolo/fastapi or /tiangolo/fastapi@main (required)")
 	version := fs.String("version", "", "version (default: the library's latest)")
 	query := fs.String("query", "", "what to look for")
 	topicList := fs.String("topics", "", "comma-separated topic slugs; keep sections tagged with any")
@@ -47,7 +47,7 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 		}
 	}
 	switch {
-	case *lib == "":
+	case *libFlag == "":
 		fmt.Fprintln(stderr, "indexer search: --library is required (e.g. --library /tiangolo/fastapi)")
 		return exitUsage
 	case strings.TrimSpace(*query) == "" && len(topicSlugs) == 0:
@@ -57,49 +57,31 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 		fmt.Fprintln(stderr, "indexer search: --limit must be between 1 and 100")
 		return exitUsage
 	}
-	cat, err := artifacts.ReadCatalog(*dir)
+	engine, err := search.Open(*dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer search: %v (run 'indexer build' first?)\n", err)
 		return exitUsage
 	}
-	id := "/" + strings.Trim(strings.TrimSpace(*lib), "/")
-	entry := cat.Library(id)
-	if entry == nil {
-		var ids []string
-		for _, l := range cat.Libraries {
-			ids = append(ids, l.ID)
-		}
-		fmt.Fprintf(stderr, "indexer search: library %s is not in %s; it has: %s\n", id, *dir, strings.Join(ids, ", "))
+	defer engine.Close()
+	lib := *libFlag
+	if *version != "" {
+		lib = strings.TrimSpace(lib) + "@" + *version
+	}
+	res, err := engine.Search(ctx, search.Request{Library: lib, Query: *query, Topics: topicSlugs, Limit: *limit, WithText: *withText})
+	switch {
+	case errors.Is(err, search.ErrLibraryNotFound), errors.Is(err, search.ErrVersionNotFound),
+		errors.Is(err, search.ErrTopicNotFound), errors.Is(err, search.ErrInvalidKey), errors.Is(err, index.ErrEmptyQuery):
+		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitUsage
-	}
-	v := *version
-	if v == "" {
-		v = entry.Latest
-	}
-	ver := entry.Version(v)
-	if ver == nil {
-		var names []string
-		for _, x := range entry.Versions {
-			names = append(names, x.Version)
-		}
-		fmt.Fprintf(stderr, "indexer search: %s has no version %q; built versions: %s\n", entry.ID, v, strings.Join(names, ", "))
-		return exitUsage
-	}
-	r, err := index.Open(filepath.Join(*dir, filepath.FromSlash(ver.Path), artifacts.IndexDir))
-	if err != nil {
+	case err != nil:
 		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitFailed
 	}
-	defer r.Close()
-	hits, err := r.Search(ctx, index.Query{Text: *query, Topics: topicSlugs, Limit: *limit, WithText: *withText})
-	if err != nil {
-		fmt.Fprintf(stderr, "indexer search: %v\n", err)
-		return exitFailed
-	}
+	hits := res.Hits
 	results := make([]searchResult, 0, len(hits))
 	for _, h := range hits {
 		results = append(results, searchResult{
-			Library: entry.ID, Version: ver.Version, Path: h.Path, Anchor: h.Anchor, Heading: h.Heading,
+			Library: res.Library, Version: res.Version, Path: h.Path, Anchor: h.Anchor, Heading: h.Heading,
 			HeadingPath: h.HeadingPath, Relevance: h.Relevance, Tokens: h.Tokens, Text: h.Text,
 		})
 	}
@@ -117,7 +99,7 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	}
 	if len(results) == 0 {
 		if !*asJSON {
-			fmt.Fprintf(stderr, "no sections of %s@%s match\n", entry.ID, ver.Version)
+			fmt.Fprintf(stderr, "no sections of %s@%s match\n", res.Library, res.Version)
 		}
 		return exitNoMatch
 	}

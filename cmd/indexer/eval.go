@@ -1,0 +1,62 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/codex7/codex7/search"
+)
+
+func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("eval --questions FILE.jsonl [flags]", `Asks every question of an evaluation file (one JSON object a line, as in
+../shared/eval: library, query, expected sections) and prints recall@1,
+recall@5 and MRR@10 per library and overall. A hit is a returned section
+whose path and heading match an expected one.`, stdout, stderr)
+	dir := fs.String("artifacts", "dist", "artifact directory")
+	file := fs.String("questions", "", "evaluation file (.jsonl), required")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	if code, done := parse(fs, args, stdout); done {
+		return code
+	}
+	if *file == "" {
+		fmt.Fprintln(stderr, "indexer eval: --questions FILE.jsonl is required (e.g. ../shared/eval/dev.jsonl)")
+		return exitUsage
+	}
+	f, err := os.Open(*file)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer eval: %v\n", err)
+		return exitUsage
+	}
+	defer f.Close()
+	qs, err := search.ReadQuestions(f)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer eval: %s: %v\n", *file, err)
+		return exitUsage
+	}
+	engine, err := search.Open(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer eval: %v (run 'indexer build' first?)\n", err)
+		return exitUsage
+	}
+	defer engine.Close()
+	rep, err := search.Evaluate(ctx, engine, qs)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer eval: %v\n", err)
+		return exitFailed
+	}
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(rep)
+	} else {
+		rep.Format(stdout)
+	}
+	if rep.Overall.Errors > 0 {
+		fmt.Fprintf(stderr, "%d questions could not be searched (unknown library or version?)\n", rep.Overall.Errors)
+		return exitFailed
+	}
+	return exitOK
+}

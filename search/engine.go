@@ -1,0 +1,284 @@
+// Package search is Codex7's search engine over published artifacts: it
+// resolves what agents send as a library id (normalized, with an explicit
+// version honoured or refused, never silently replaced), checks topics
+// against the version's topic tree, and ranks sections through the
+// version's index. The CLI, the MCP tools and the HTTP API all use it.
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/topics"
+)
+
+// Errors callers branch on (errors.Is); the errors returned also say what
+// exists, for messages to agents.
+var (
+	// ErrLibraryNotFound means no built library matches the id.
+	ErrLibraryNotFound = errors.New("library not found")
+	// ErrVersionNotFound means the library exists but not at that version.
+	ErrVersionNotFound = errors.New("version not found")
+	// ErrTopicNotFound means a topic names nothing in the version's tree.
+	ErrTopicNotFound = errors.New("topic not found")
+)
+
+// LibraryError is ErrLibraryNotFound with the closest ids that exist.
+type LibraryError struct {
+	Key     string
+	Closest []string
+}
+
+func (e *LibraryError) Error() string {
+	msg := fmt.Sprintf("%s: %q", ErrLibraryNotFound, e.Key)
+	if len(e.Closest) > 0 {
+		msg += "; closest: " + strings.Join(e.Closest, ", ")
+	}
+	return msg
+}
+
+func (e *LibraryError) Unwrap() error { return ErrLibraryNotFound }
+
+// VersionError is ErrVersionNotFound with the versions that are built.
+type VersionError struct {
+	Library, Version string
+	Available        []string
+}
+
+func (e *VersionError) Error() string {
+	return fmt.Sprintf("%s: %s has no version %q; built versions: %s", ErrVersionNotFound, e.Library, e.Version, strings.Join(e.Available, ", "))
+}
+
+func (e *VersionError) Unwrap() error { return ErrVersionNotFound }
+
+// TopicError is ErrTopicNotFound with the topics that exist.
+type TopicError struct {
+	Topics    []string
+	Available []string
+}
+
+func (e *TopicError) Error() string {
+	return fmt.Sprintf("%s: %s; this version has: %s", ErrTopicNotFound, strings.Join(e.Topics, ", "), strings.Join(e.Available, ", "))
+}
+
+func (e *TopicError) Unwrap() error { return ErrTopicNotFound }
+
+// Engine searches one artifact directory read-only. It is safe for
+// concurrent use; indexes open on first use and stay open until Close.
+type Engine struct {
+	dir     string
+	catalog *artifacts.Catalog
+
+	mu       sync.Mutex
+	versions map[string]*version // by path
+}
+
+// version is one opened library version.
+type version struct {
+	reader *index.Reader
+	tree   *topics.Tree
+	slugs  map[string]bool
+}
+
+// Open reads the catalog of the artifact directory dir.
+func Open(dir string) (*Engine, error) {
+	cat, err := artifacts.ReadCatalog(dir)
+	if err != nil {
+		return nil, err
+	}
+	return &Engine{dir: dir, catalog: cat, versions: map[string]*version{}}, nil
+}
+
+// Close closes every open index.
+func (e *Engine) Close() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var errs []error
+	for _, v := range e.versions {
+		errs = append(errs, v.reader.Close())
+	}
+	e.versions = map[string]*version{}
+	return errors.Join(errs...)
+}
+
+// Catalog returns the catalog the engine serves; callers must not modify it.
+func (e *Engine) Catalog() *artifacts.Catalog { return e.catalog }
+
+// Resolved is a library version an id resolved to.
+type Resolved struct {
+	Library *artifacts.CatalogLib
+	Version *artifacts.CatalogVersion
+}
+
+// Resolve finds the library version an agent's id names. An id without a
+// version gets the library's latest; an explicit version that is not built
+// is a *VersionError, never replaced by another. A bare name ("fastapi")
+// matches a library's project name, title or alias.
+func (e *Engine) Resolve(id string) (*Resolved, error) {
+	key, err := ParseKey(id)
+	if err != nil {
+		return nil, err
+	}
+	lib := e.findLibrary(key)
+	if lib == nil {
+		return nil, &LibraryError{Key: key.String(), Closest: e.closest(key)}
+	}
+	name := key.Version
+	if name == "" {
+		name = lib.Latest
+	}
+	v := lib.Version(name)
+	if v == nil {
+		var names []string
+		for _, x := range lib.Versions {
+			names = append(names, x.Version)
+		}
+		return nil, &VersionError{Library: lib.ID, Version: name, Available: names}
+	}
+	return &Resolved{Library: lib, Version: v}, nil
+}
+
+func (e *Engine) findLibrary(key Key) *artifacts.CatalogLib {
+	if key.ID != "" {
+		return e.catalog.Library(key.ID)
+	}
+	want := strings.ToLower(key.Name)
+	for i := range e.catalog.Libraries {
+		l := &e.catalog.Libraries[i]
+		if strings.ToLower(l.ID[strings.LastIndex(l.ID, "/")+1:]) == want || strings.ToLower(l.Title) == want {
+			return l
+		}
+		for _, a := range l.Aliases {
+			if strings.ToLower(a) == want {
+				return l
+			}
+		}
+	}
+	return nil
+}
+
+// closest suggests up to three library ids sharing the most with key.
+func (e *Engine) closest(key Key) []string {
+	want := strings.ToLower(key.ID + " " + key.Name)
+	type scored struct {
+		id    string
+		score int
+	}
+	var all []scored
+	for _, l := range e.catalog.Libraries {
+		s := 0
+		for _, part := range strings.FieldsFunc(strings.ToLower(l.ID+" "+l.Title+" "+strings.Join(l.Aliases, " ")), func(r rune) bool { return r == '/' || r == ' ' || r == '-' || r == '.' }) {
+			if len(part) > 1 && strings.Contains(want, part) {
+				s += len(part)
+			}
+		}
+		all = append(all, scored{l.ID, s})
+	}
+	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
+	var out []string
+	for _, s := range all {
+		if len(out) == 3 || (s.score == 0 && len(out) > 0) {
+			break
+		}
+		out = append(out, s.id)
+	}
+	return out
+}
+
+// open returns the opened library version, opening it on first use.
+func (e *Engine) open(r *Resolved) (*version, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if v, ok := e.versions[r.Version.Path]; ok {
+		return v, nil
+	}
+	dir := filepath.Join(e.dir, filepath.FromSlash(r.Version.Path))
+	tree, err := artifacts.ReadTopics(dir)
+	if err != nil {
+		return nil, fmt.Errorf("%s@%s: %w", r.Library.ID, r.Version.Version, err)
+	}
+	reader, err := index.Open(filepath.Join(dir, artifacts.IndexDir))
+	if err != nil {
+		return nil, fmt.Errorf("%s@%s: %w", r.Library.ID, r.Version.Version, err)
+	}
+	v := &version{reader: reader, tree: tree, slugs: map[string]bool{}}
+	for _, s := range tree.Slugs() {
+		v.slugs[s] = true
+	}
+	e.versions[r.Version.Path] = v
+	return v, nil
+}
+
+// Request is one search.
+type Request struct {
+	// Library is an agent's library id ("/org/project", "org/project@v1", a URL…).
+	Library string
+	Query   string
+	// Topics keeps sections tagged with any of them (names or slugs).
+	Topics []string
+	// Limit is the number of hits (default 10).
+	Limit int
+	// WithText fills each hit's Text.
+	WithText bool
+}
+
+// Result is a search's answer, with the provenance of every hit.
+type Result struct {
+	Library string
+	Version string
+	Commit  string
+	Hits    []index.Hit
+	// TopicsCapped says the request named more topics than are used.
+	TopicsCapped bool
+}
+
+// Search resolves req.Library and ranks the version's sections.
+func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
+	r, err := e.Resolve(req.Library)
+	if err != nil {
+		return nil, err
+	}
+	v, err := e.open(r)
+	if err != nil {
+		return nil, err
+	}
+	names, capped := NormalizeTopics(req.Topics)
+	var slugs, unknown []string
+	for _, t := range names {
+		if s := topics.Slug(t); v.slugs[s] {
+			slugs = append(slugs, s)
+		} else {
+			unknown = append(unknown, t)
+		}
+	}
+	if len(unknown) > 0 {
+		return nil, &TopicError{Topics: unknown, Available: v.tree.Slugs()}
+	}
+	query := normalizeQuery(req.Query)
+	if query == "" && len(slugs) == 0 {
+		return nil, index.ErrEmptyQuery
+	}
+	hits, err := v.reader.Search(ctx, index.Query{Text: query, Topics: slugs, Limit: req.Limit, WithText: req.WithText})
+	if err != nil {
+		return nil, err
+	}
+	return &Result{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Hits: hits, TopicsCapped: capped}, nil
+}
+
+// normalizeQuery applies the topic rules to a one-word query ("app/routing",
+// "partial-pre-rendering") but only drops placeholders and stray quotes from
+// a question, whose slashes and hyphens carry meaning ("GET /users/me").
+func normalizeQuery(q string) string {
+	n := NormalizeTopic(q)
+	if n == "" || !strings.ContainsAny(strings.TrimSpace(q), " \t\n") {
+		return n
+	}
+	return strings.Trim(strings.TrimSpace(q), "\"'`")
+}

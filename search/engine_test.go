@@ -1,0 +1,187 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"sync"
+	"testing"
+
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/pipeline"
+)
+
+// buildFixtures publishes /acme/widgets at v1.0.0, v1.1.0 and main, and
+// /acme/cli at main, from the fixture docs, and opens an engine on them.
+func buildFixtures(t *testing.T) *Engine {
+	t.Helper()
+	w := gittest.New(t, "main")
+	w.CopyDir("../fixtures/docs/acme-widgets", "")
+	w.Commit("v1.0")
+	w.Git("tag", "v1.0.0")
+	w.Write(map[string]string{"docs/guides/themes.md": "# Themes\n\nCustom themes are CSS custom properties.\n"})
+	w.Commit("v1.1")
+	w.Git("tag", "v1.1.0")
+	c := gittest.New(t, "main")
+	c.CopyDir("../fixtures/docs/acme-cli", "")
+	c.Commit("cli")
+	src := "libraries:\n  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    repo: " + w.Dir +
+		"\n    versions: [{ref: v1.0.0}, {ref: v1.1.0}, {ref: main}]\n    latest: v1.1.0\n  - id: /acme/cli\n    repo: " + c.Dir + "\n"
+	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out})
+	if err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	e, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return e
+}
+
+func TestResolve(t *testing.T) {
+	e := buildFixtures(t)
+	tests := []struct {
+		id, lib, version string
+		err              error
+	}{
+		{"/acme/widgets", "/acme/widgets", "v1.1.0", nil},
+		{"acme/widgets", "/acme/widgets", "v1.1.0", nil},
+		{`"/acme//widgets/"`, "/acme/widgets", "v1.1.0", nil},
+		{"/acme/widgets@v1.0.0", "/acme/widgets", "v1.0.0", nil},
+		{"/acme/widgets/main", "/acme/widgets", "main", nil},
+		{"https://github.com/acme/widgets", "/acme/widgets", "v1.1.0", nil},
+		{"widgets", "/acme/widgets", "v1.1.0", nil},
+		{"Acme Widgets", "", "", ErrInvalidKey}, // a title is for resolve-library-id to match, not an id
+		{"/ACME/Widgets", "/acme/widgets", "v1.1.0", nil},
+		{"/acme/widgets@v9.9.9", "", "", ErrVersionNotFound},
+		{"/acme/gadgets", "", "", ErrLibraryNotFound},
+		{"", "", "", ErrInvalidKey},
+	}
+	for _, tt := range tests {
+		t.Run(tt.id, func(t *testing.T) {
+			r, err := e.Resolve(tt.id)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("error %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if r.Library.ID != tt.lib || r.Version.Version != tt.version {
+				t.Errorf("resolved %s@%s, want %s@%s", r.Library.ID, r.Version.Version, tt.lib, tt.version)
+			}
+		})
+	}
+	var ve *VersionError
+	if _, err := e.Resolve("/acme/widgets@v9.9.9"); !errors.As(err, &ve) || strings.Join(ve.Available, ",") != "main,v1.0.0,v1.1.0" {
+		t.Errorf("version error %v, want the built versions listed", err)
+	}
+	var le *LibraryError
+	if _, err := e.Resolve("/acme/widget"); !errors.As(err, &le) || len(le.Closest) == 0 || le.Closest[0] != "/acme/widgets" {
+		t.Errorf("library error %v, want /acme/widgets suggested first", err)
+	}
+}
+
+func TestSearchVersionsAreExact(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	res, err := e.Search(ctx, Request{Library: "/acme/widgets@v1.0.0", Query: "custom themes css"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, h := range res.Hits {
+		if h.Path == "docs/guides/themes.md" {
+			t.Error("v1.0.0 answered with a page added in v1.1.0")
+		}
+	}
+	if res.Version != "v1.0.0" || len(res.Commit) != 40 {
+		t.Errorf("provenance %s %s", res.Version, res.Commit)
+	}
+	res, err = e.Search(ctx, Request{Library: "/acme/widgets", Query: "custom themes css"})
+	if err != nil || len(res.Hits) == 0 || res.Hits[0].Path != "docs/guides/themes.md" || res.Version != "v1.1.0" {
+		t.Errorf("latest search = %+v, %v", res, err)
+	}
+}
+
+func TestSearchTopics(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	res, err := e.Search(ctx, Request{Library: "/acme/widgets", Topics: []string{`"Getting Started"`}, Limit: 50})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(res.Hits) == 0 {
+		t.Fatal("no hits for a topic")
+	}
+	for _, h := range res.Hits {
+		if !strings.Contains(h.Path, "getting-started") {
+			t.Errorf("topic getting-started returned %s", h.ID)
+		}
+	}
+	_, err = e.Search(ctx, Request{Library: "/acme/widgets", Query: "x", Topics: []string{"quantum-physics"}})
+	var te *TopicError
+	if !errors.As(err, &te) || !errors.Is(err, ErrTopicNotFound) || !strings.Contains(err.Error(), "getting-started") {
+		t.Errorf("unknown topic error = %v, want ErrTopicNotFound listing the topics", err)
+	}
+	if _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "<relevant topic>"}); !errors.Is(err, index.ErrEmptyQuery) {
+		t.Errorf("placeholder query error = %v, want ErrEmptyQuery", err)
+	}
+	// A question keeps its slashes and hyphens.
+	res, err = e.Search(ctx, Request{Library: "/acme/widgets", Query: "mount target is null TypeError"})
+	if err != nil || len(res.Hits) == 0 || !strings.HasSuffix(res.Hits[0].Path, "installation.md") {
+		t.Errorf("question search = %+v, %v", res, err)
+	}
+}
+
+func TestEngineConcurrent(t *testing.T) {
+	e := buildFixtures(t)
+	var wg sync.WaitGroup
+	for i := 0; i < 16; i++ {
+		wg.Add(1)
+		go func(i int) {
+			defer wg.Done()
+			lib := []string{"/acme/widgets", "/acme/widgets@v1.0.0", "/acme/cli"}[i%3]
+			if _, err := e.Search(context.Background(), Request{Library: lib, Query: "install", WithText: true}); err != nil {
+				t.Error(err)
+			}
+		}(i)
+	}
+	wg.Wait()
+}
+
+func TestEvaluate(t *testing.T) {
+	e := buildFixtures(t)
+	qs, err := ReadQuestions(strings.NewReader(`
+{"library":"acme/widgets","query":"Widget.destroy stops polling and removes the DOM","expected":[{"path":"docs/api/create-widget.md","heading":"Widget.destroy()","heading_norm":"Widget.destroy()"}]}
+{"library":"acme/cli","query":"log in","expected":[{"path":"index.mdx","heading":"Log in {/*log-in*/}","heading_norm":"Log in"}]}
+{"library":"acme/cli","query":"zzyzx nothing","expected":[{"path":"index.mdx","heading":"Install","heading_norm":"Install"}]}
+{"library":"acme/nope","query":"x","expected":[{"path":"a.md","heading":"A","heading_norm":"A"}]}
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	rep, err := Evaluate(context.Background(), e, qs)
+	if err != nil {
+		t.Fatal(err)
+	}
+	o := rep.Overall
+	if o.Questions != 4 || o.Errors != 1 || o.RecallAt5 != 0.5 {
+		t.Errorf("overall = %+v, want 4 questions, 1 error, recall@5 0.5", o)
+	}
+	if w := rep.Libraries["acme/widgets"]; w.RecallAt1 != 1 || w.MRRAt10 != 1 {
+		t.Errorf("widgets = %+v, want a hit at rank 1", w)
+	}
+	if _, err := ReadQuestions(strings.NewReader(`{"library":"x"}`)); err == nil {
+		t.Error("a question without query and expected was accepted")
+	}
+}
