@@ -24,8 +24,8 @@ var boosts = []struct {
 	boost float64
 	code  bool
 }{
-	{FieldHeading, 4, false},
-	{FieldHeadingPath, 2, false},
+	{FieldHeading, 2, false},
+	{FieldHeadingPath, 1.5, false},
 	{FieldBody, 1, false},
 	{FieldCode, 1.5, true},
 	{FieldPathText, 1.5, true},

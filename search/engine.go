@@ -261,7 +261,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	if len(unknown) > 0 {
 		return nil, &TopicError{Topics: unknown, Available: v.tree.Slugs()}
 	}
-	query := normalizeQuery(req.Query)
+	query := withoutLibraryName(normalizeQuery(req.Query), r.Library)
 	if query == "" && len(slugs) == 0 {
 		return nil, index.ErrEmptyQuery
 	}
@@ -281,4 +281,31 @@ func normalizeQuery(q string) string {
 		return n
 	}
 	return strings.Trim(strings.TrimSpace(q), "\"'`")
+}
+
+// withoutLibraryName drops the library's own name from a question of
+// several words ("my fastapi backend" asked of /tiangolo/fastapi): every
+// section is about the library, so the name only rewards headings that
+// happen to repeat it.
+func withoutLibraryName(q string, lib *artifacts.CatalogLib) string {
+	words := strings.Fields(q)
+	if len(words) < 2 {
+		return q
+	}
+	names := map[string]bool{strings.ToLower(lib.ID[strings.LastIndex(lib.ID, "/")+1:]): true}
+	for _, a := range append([]string{lib.Title}, lib.Aliases...) {
+		if a != "" && !strings.Contains(a, " ") {
+			names[strings.ToLower(a)] = true
+		}
+	}
+	kept := words[:0:0]
+	for _, w := range words {
+		if !names[strings.ToLower(strings.Trim(w, ".,;:!?'\"`()"))] {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		return q
+	}
+	return strings.Join(kept, " ")
 }

@@ -7,6 +7,7 @@ import (
 	"sync"
 	"testing"
 
+	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/gittest"
@@ -183,5 +184,20 @@ func TestEvaluate(t *testing.T) {
 	}
 	if _, err := ReadQuestions(strings.NewReader(`{"library":"x"}`)); err == nil {
 		t.Error("a question without query and expected was accepted")
+	}
+}
+
+func TestWithoutLibraryName(t *testing.T) {
+	lib := &artifacts.CatalogLib{Library: artifacts.Library{ID: "/tiangolo/fastapi", Title: "FastAPI", Aliases: []string{"fast-api"}}}
+	for in, want := range map[string]string{
+		"my fastapi backend is blocked by CORS": "my backend is blocked by CORS",
+		"FastAPI, CORS":                         "CORS",
+		"fastapi":                               "fastapi", // one word: nothing else to search for
+		"fast-api lifespan events":              "lifespan events",
+		"fastapi fastapi":                       "fastapi fastapi",
+	} {
+		if got := withoutLibraryName(in, lib); got != want {
+			t.Errorf("withoutLibraryName(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
