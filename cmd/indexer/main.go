@@ -30,6 +30,7 @@ Usage:
   indexer verify  [DIR]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
+  indexer serve   --stdio [--artifacts DIR]
   indexer version
 
 Run 'indexer COMMAND --help' for a command's flags.
@@ -58,6 +59,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runSearch(ctx, rest, stdout, stderr)
 	case "eval":
 		return runEval(ctx, rest, stdout, stderr)
+	case "serve":
+		return runServe(ctx, rest, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return exitOK

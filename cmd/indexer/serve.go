@@ -1,0 +1,42 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codex7/codex7/pipeline"
+	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/server"
+)
+
+func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+	fs := newFlags("serve --stdio [--artifacts DIR]", `Serves the artifacts to agents over MCP, read-only: the tools
+resolve-library-id and get-library-docs. With --stdio it speaks MCP on
+stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
+clients. Streamable HTTP is not built yet.`, stdout, stderr)
+	dir := fs.String("artifacts", "dist", "artifact directory (as written by indexer build)")
+	stdio := fs.Bool("stdio", false, "speak MCP over stdin and stdout")
+	if code, done := parse(fs, args, stdout); done {
+		return code
+	}
+	if !*stdio {
+		fmt.Fprintln(stderr, "indexer serve: give --stdio (streamable HTTP comes next)")
+		return exitUsage
+	}
+	engine, err := search.Open(*dir)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer serve: %v (run 'indexer build' first?)\n", err)
+		return exitUsage
+	}
+	defer engine.Close()
+	err = server.New(engine, pipeline.IndexerVersion).Run(ctx, &mcp.StdioTransport{})
+	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
+		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+		return exitFailed
+	}
+	return exitOK
+}

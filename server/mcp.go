@@ -1,0 +1,312 @@
+// Package server exposes the search engine to agents over MCP: the tools
+// resolve-library-id and get-library-docs, on stdio (and, later, streamable
+// HTTP). It is read-only: it never writes under the artifact directory.
+package server
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"sort"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/search"
+)
+
+// Token budget bounds for get-library-docs.
+const (
+	DefaultTokens = 5000
+	MinTokens     = 500
+	MaxTokens     = 50000
+)
+
+// New returns an MCP server whose tools answer from engine. version is
+// reported to clients as the server's version.
+func New(engine *search.Engine, version string) *mcp.Server {
+	s := mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil)
+	h := &handlers{engine: engine}
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "resolve-library-id",
+		Description: resolveDescription,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Find a library's id"},
+	}, h.resolve)
+	mcp.AddTool(s, &mcp.Tool{
+		Name:        "get-library-docs",
+		Description: docsDescription,
+		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Get a library's documentation"},
+	}, h.docs)
+	return s
+}
+
+const resolveDescription = `Finds the Codex7 library id for a library or package name. Call this first, unless the user gave an id of the form /org/project.
+
+Returns matches, best first, each with: id (pass it to get-library-docs as libraryId), title, description, versions and latest, source ("local": indexed here) and tool (the tool to call next: "get-library-docs").
+
+Examples: {"libraryName": "fastapi"}, {"libraryName": "next.js", "maxResults": 3}.`
+
+const docsDescription = `Fetches up-to-date documentation sections of a library indexed by Codex7, best first, within a token budget.
+
+Only call this with an id from resolve-library-id (or one the user gave as /org/project). Each section comes with its library, version, commit, file path and anchor.
+
+Parameters:
+- libraryId: "/org/project", or "/org/project@version" for an exact version (an unbuilt version is an error listing the built ones; without a version you get the latest).
+- customQuery: what you need, in words ("how to allow CORS origins"). Aliases: query, topic.
+- topics: topic slugs from the library's topic tree, to keep only those parts (any of them).
+- tokens: the most to return (default 5000, at least 500, at most 50000).
+
+Example: {"libraryId": "/tiangolo/fastapi", "customQuery": "allow CORS from my React dev server", "tokens": 3000}.`
+
+type handlers struct {
+	engine *search.Engine
+}
+
+// ResolveInput is resolve-library-id's input.
+type ResolveInput struct {
+	LibraryName string `json:"libraryName" jsonschema:"the library or package name to look for, e.g. fastapi or next.js"`
+	Query       string `json:"query,omitempty" jsonschema:"optional: the user's question, to break ties between libraries"`
+	MaxResults  int    `json:"maxResults,omitempty" jsonschema:"how many matches to return, 1-50 (default 10)"`
+}
+
+// Match is one library found.
+type Match struct {
+	ID          string   `json:"id"`
+	Title       string   `json:"title"`
+	Description string   `json:"description,omitempty"`
+	Source      string   `json:"source"`
+	Tool        string   `json:"tool"`
+	Versions    []string `json:"versions"`
+	Latest      string   `json:"latest"`
+	Relevance   float64  `json:"relevance"`
+}
+
+// ResolveOutput is resolve-library-id's output.
+type ResolveOutput struct {
+	Matches []Match `json:"matches"`
+}
+
+func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in ResolveInput) (*mcp.CallToolResult, ResolveOutput, error) {
+	name := strings.ToLower(strings.Trim(strings.TrimSpace(in.LibraryName), `"'`))
+	if name == "" {
+		return nil, ResolveOutput{}, errors.New(`libraryName is required, e.g. {"libraryName": "fastapi"}`)
+	}
+	max := in.MaxResults
+	if max <= 0 {
+		max = 10
+	}
+	if max > 50 {
+		max = 50
+	}
+	words := strings.FieldsFunc(name, func(r rune) bool { return r == ' ' || r == '/' || r == '-' || r == '_' || r == '.' || r == '@' })
+	var out ResolveOutput
+	best := 0.0
+	for _, l := range h.engine.Catalog().Libraries {
+		hay := strings.ToLower(strings.Join(append([]string{l.ID, l.Title, l.Description}, l.Aliases...), " "))
+		project := strings.ToLower(l.ID[strings.LastIndex(l.ID, "/")+1:])
+		score := 0.0
+		switch {
+		case strings.EqualFold(l.ID, "/"+strings.Trim(name, "/")), project == name, strings.EqualFold(l.Title, name):
+			score = 10
+		case containsFold(l.Aliases, name):
+			score = 9
+		}
+		for _, w := range words {
+			if len(w) > 1 && strings.Contains(hay, w) {
+				score++
+			}
+		}
+		if score == 0 {
+			continue
+		}
+		var versions []string
+		for _, v := range l.Versions {
+			versions = append(versions, v.Version)
+		}
+		out.Matches = append(out.Matches, Match{ID: l.ID, Title: l.Title, Description: l.Description, Source: "local",
+			Tool: "get-library-docs", Versions: versions, Latest: l.Latest, Relevance: score})
+		if score > best {
+			best = score
+		}
+	}
+	sort.SliceStable(out.Matches, func(i, j int) bool { return out.Matches[i].Relevance > out.Matches[j].Relevance })
+	if len(out.Matches) > max {
+		out.Matches = out.Matches[:max]
+	}
+	var b strings.Builder
+	if len(out.Matches) == 0 {
+		fmt.Fprintf(&b, "No library here matches %q. Only locally indexed libraries exist on this server.\n", in.LibraryName)
+	}
+	for i := range out.Matches {
+		m := &out.Matches[i]
+		m.Relevance /= best
+		fmt.Fprintf(&b, "- id: %s\n  title: %s\n  source: %s, call %s\n  versions: %s (latest %s)\n", m.ID, m.Title, m.Source, m.Tool, strings.Join(m.Versions, ", "), m.Latest)
+		if m.Description != "" {
+			fmt.Fprintf(&b, "  description: %s\n", m.Description)
+		}
+	}
+	if out.Matches == nil {
+		out.Matches = []Match{}
+	}
+	return textResult(b.String()), out, nil
+}
+
+// DocsInput is get-library-docs' input. Context7's parameter names are
+// accepted as aliases.
+type DocsInput struct {
+	LibraryID                   string   `json:"libraryId,omitempty" jsonschema:"the library id from resolve-library-id, e.g. /tiangolo/fastapi or /tiangolo/fastapi@0.115.0"`
+	Context7CompatibleLibraryID string   `json:"context7CompatibleLibraryID,omitempty" jsonschema:"alias of libraryId"`
+	LibraryIDAlt                string   `json:"libraryID,omitempty" jsonschema:"alias of libraryId"`
+	CustomQuery                 string   `json:"customQuery,omitempty" jsonschema:"what you need, in words"`
+	Query                       string   `json:"query,omitempty" jsonschema:"alias of customQuery"`
+	Topic                       string   `json:"topic,omitempty" jsonschema:"alias of customQuery"`
+	Topics                      []string `json:"topics,omitempty" jsonschema:"topic slugs from the library's topic tree; keeps sections in any of them"`
+	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000, 500-50000)"`
+}
+
+// Section is one returned section with its provenance.
+type Section struct {
+	Library     string   `json:"library"`
+	Version     string   `json:"version"`
+	Commit      string   `json:"commit"`
+	Path        string   `json:"path"`
+	Anchor      string   `json:"anchor"`
+	HeadingPath []string `json:"heading_path"`
+	Tokens      int      `json:"tokens"`
+	Relevance   float64  `json:"relevance"`
+	Trimmed     bool     `json:"trimmed,omitempty"`
+}
+
+// DocsOutput is get-library-docs' output.
+type DocsOutput struct {
+	Library  string    `json:"library"`
+	Version  string    `json:"version"`
+	Commit   string    `json:"commit"`
+	Sections []Section `json:"sections"`
+	// LeftOut counts matching sections that did not fit the budget.
+	LeftOut int `json:"left_out"`
+}
+
+func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInput) (*mcp.CallToolResult, DocsOutput, error) {
+	id := firstNonEmpty(in.LibraryID, in.Context7CompatibleLibraryID, in.LibraryIDAlt)
+	if id == "" {
+		return nil, DocsOutput{}, errors.New(`libraryId is required: call resolve-library-id first, then pass its id, e.g. {"libraryId": "/tiangolo/fastapi", "customQuery": "cors"}`)
+	}
+	query := firstNonEmpty(in.CustomQuery, in.Query, in.Topic)
+	budget, note := in.Tokens, ""
+	switch {
+	case budget <= 0:
+		budget = DefaultTokens
+	case budget < MinTokens:
+		budget, note = MinTokens, fmt.Sprintf("tokens raised to the minimum of %d. ", MinTokens)
+	case budget > MaxTokens:
+		budget, note = MaxTokens, fmt.Sprintf("tokens lowered to the maximum of %d. ", MaxTokens)
+	}
+	res, err := h.engine.Search(ctx, search.Request{Library: id, Query: query, Topics: in.Topics, Limit: 50, WithText: true})
+	if err != nil {
+		return nil, DocsOutput{}, agentError(err)
+	}
+	out := DocsOutput{Library: res.Library, Version: res.Version, Commit: res.Commit, Sections: []Section{}}
+	var b strings.Builder
+	if note != "" {
+		b.WriteString("Note: " + note + "\n\n")
+	}
+	left := budget
+	for i, hit := range res.Hits {
+		text, trimmed := hit.Text, false
+		if hit.Tokens > left {
+			if len(out.Sections) > 0 {
+				out.LeftOut = len(res.Hits) - i
+				break
+			}
+			// Never an empty answer because the best section is large.
+			text, trimmed = trimToTokens(hit.Text, left), true
+		}
+		fmt.Fprintf(&b, "## %s\nSource: %s@%s %s#%s (commit %.12s)\n\n%s\n\n", strings.Join(hit.HeadingPath, " › "), res.Library, res.Version, hit.Path, hit.Anchor, res.Commit, text)
+		out.Sections = append(out.Sections, Section{Library: res.Library, Version: res.Version, Commit: res.Commit, Path: hit.Path, Anchor: hit.Anchor,
+			HeadingPath: hit.HeadingPath, Tokens: hit.Tokens, Relevance: hit.Relevance, Trimmed: trimmed})
+		left -= hit.Tokens
+		if trimmed || left <= 0 {
+			out.LeftOut = len(res.Hits) - i - 1
+			break
+		}
+	}
+	if len(out.Sections) == 0 {
+		fmt.Fprintf(&b, "No section of %s@%s matches. Try other words, or fewer topics.\n", res.Library, res.Version)
+	}
+	if out.LeftOut > 0 {
+		fmt.Fprintf(&b, "(%d more matching sections did not fit in %d tokens; ask again with a larger tokens value or a narrower customQuery.)\n", out.LeftOut, budget)
+	}
+	return textResult(b.String()), out, nil
+}
+
+// agentError turns engine errors into messages that say what to do.
+func agentError(err error) error {
+	switch {
+	case errors.Is(err, search.ErrLibraryNotFound):
+		return fmt.Errorf("%v. Call resolve-library-id to find the right id", err)
+	case errors.Is(err, search.ErrVersionNotFound):
+		return fmt.Errorf("%v. Ask for one of those, or omit the version for the latest", err)
+	case errors.Is(err, search.ErrTopicNotFound):
+		return fmt.Errorf("%v. Use those slugs, or drop topics and use customQuery", err)
+	case errors.Is(err, index.ErrEmptyQuery):
+		return errors.New("give customQuery (what you need, in words) or topics")
+	}
+	return err
+}
+
+// trimToTokens cuts text at the last paragraph boundary (a blank line
+// outside code fences) within about budget tokens (4 bytes a token), so a
+// code block is never cut in half; with no such boundary it cuts at the
+// byte limit.
+func trimToTokens(text string, budget int) string {
+	maxBytes := budget * 4
+	if len(text) <= maxBytes {
+		return text
+	}
+	cut, off, inFence := 0, 0, false
+	for _, line := range strings.SplitAfter(text, "\n") {
+		if off+len(line) > maxBytes {
+			break
+		}
+		off += len(line)
+		t := strings.TrimSpace(line)
+		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+			inFence = !inFence
+		}
+		if t == "" && !inFence {
+			cut = off
+		}
+	}
+	if cut == 0 {
+		cut = maxBytes
+		for cut > 0 && !utf8.RuneStart(text[cut]) {
+			cut--
+		}
+	}
+	return strings.TrimRight(text[:cut], "\n") + "\n\n…"
+}
+
+func textResult(s string) *mcp.CallToolResult {
+	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
+}
+
+func firstNonEmpty(ss ...string) string {
+	for _, s := range ss {
+		if s = strings.TrimSpace(s); s != "" {
+			return s
+		}
+	}
+	return ""
+}
+
+func containsFold(list []string, s string) bool {
+	for _, x := range list {
+		if strings.EqualFold(x, s) {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,171 @@
+package server
+
+import (
+	"context"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/pipeline"
+	"github.com/codex7/codex7/search"
+)
+
+// connect builds the fixture libraries, serves them, and returns a real
+// MCP client session over the SDK's in-memory transports.
+func connect(t *testing.T) *mcp.ClientSession {
+	t.Helper()
+	w := gittest.New(t, "main")
+	w.CopyDir("../fixtures/docs/acme-widgets", "")
+	w.Commit("docs")
+	w.Git("tag", "v1.0.0")
+	src := "libraries:\n  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    description: Dashboard widgets\n    repo: " + w.Dir + "\n    versions: [{ref: v1.0.0}, {ref: main}]\n"
+	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out}); err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	engine, err := search.Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { engine.Close() })
+	ctx := context.Background()
+	st, ct := mcp.NewInMemoryTransports()
+	ss, err := New(engine, "test").Connect(ctx, st, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { ss.Close() })
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "test-client", Version: "1"}, nil).Connect(ctx, ct, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cs.Close() })
+	return cs
+}
+
+func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any, out any) (text string, isError bool) {
+	t.Helper()
+	res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tool, Arguments: args})
+	if err != nil {
+		t.Fatalf("%s: %v", tool, err)
+	}
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); ok {
+			text += tc.Text
+		}
+	}
+	if out != nil && !res.IsError {
+		data, _ := json.Marshal(res.StructuredContent)
+		if err := json.Unmarshal(data, out); err != nil {
+			t.Fatal(err)
+		}
+	}
+	return text, res.IsError
+}
+
+func TestTools(t *testing.T) {
+	cs := connect(t)
+	tools, err := cs.ListTools(context.Background(), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	names := map[string]*mcp.Tool{}
+	for _, tool := range tools.Tools {
+		names[tool.Name] = tool
+	}
+	for _, n := range []string{"resolve-library-id", "get-library-docs"} {
+		tool := names[n]
+		if tool == nil || !tool.Annotations.ReadOnlyHint || tool.Description == "" || tool.InputSchema == nil {
+			t.Errorf("tool %s = %+v, want read-only with a description and an input schema", n, tool)
+		}
+	}
+}
+
+func TestResolveLibraryID(t *testing.T) {
+	cs := connect(t)
+	var out ResolveOutput
+	text, isErr := call(t, cs, "resolve-library-id", map[string]any{"libraryName": "widgets"}, &out)
+	if isErr || len(out.Matches) != 1 {
+		t.Fatalf("resolve: %v %q %+v", isErr, text, out)
+	}
+	m := out.Matches[0]
+	if m.ID != "/acme/widgets" || m.Source != "local" || m.Tool != "get-library-docs" || m.Relevance != 1 || m.Latest != "v1.0.0" || len(m.Versions) != 2 {
+		t.Errorf("match = %+v", m)
+	}
+	if !strings.Contains(text, "call get-library-docs") {
+		t.Errorf("text %q does not say which tool to call", text)
+	}
+	text, _ = call(t, cs, "resolve-library-id", map[string]any{"libraryName": "kubernetes"}, &out)
+	if len(out.Matches) != 0 || !strings.Contains(text, "Only locally indexed libraries") {
+		t.Errorf("unknown name: %q %+v", text, out)
+	}
+	if text, isErr := call(t, cs, "resolve-library-id", map[string]any{"libraryName": " "}, nil); !isErr || !strings.Contains(text, "libraryName is required") {
+		t.Errorf("blank name: %v %q", isErr, text)
+	}
+}
+
+func TestGetLibraryDocs(t *testing.T) {
+	cs := connect(t)
+	var out DocsOutput
+	text, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets@main", "customQuery": "stop polling destroy a widget", "tokens": 600}, &out)
+	if isErr {
+		t.Fatalf("error: %s", text)
+	}
+	if out.Version != "main" || len(out.Commit) != 40 || len(out.Sections) == 0 {
+		t.Fatalf("out = %+v", out)
+	}
+	s := out.Sections[0]
+	if s.Path != "docs/api/create-widget.md" || s.Anchor != "widgetdestroy" || s.Library != "/acme/widgets" {
+		t.Errorf("first section = %+v", s)
+	}
+	total := 0
+	for _, s := range out.Sections {
+		total += s.Tokens
+	}
+	if total > 600 && len(out.Sections) > 1 {
+		t.Errorf("%d tokens returned for a budget of 600", total)
+	}
+	if !strings.Contains(text, "Source: /acme/widgets@main docs/api/create-widget.md#widgetdestroy") || !strings.Contains(text, "w.destroy()") {
+		t.Errorf("text lacks provenance or content:\n%s", text)
+	}
+
+	// Context7's parameter names work as aliases; tiny budgets are raised.
+	text, isErr = call(t, cs, "get-library-docs", map[string]any{"context7CompatibleLibraryID": "acme/widgets", "topic": "environment variables", "tokens": 10}, &out)
+	if isErr || out.Version != "v1.0.0" || !strings.Contains(text, "tokens raised to the minimum") || len(out.Sections) == 0 {
+		t.Errorf("aliases: %v %q %+v", isErr, text, out)
+	}
+
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"customQuery": "x"}, "call resolve-library-id first"},
+		{map[string]any{"libraryId": "/acme/nope", "customQuery": "x"}, "Call resolve-library-id"},
+		{map[string]any{"libraryId": "/acme/widgets@v9", "customQuery": "x"}, "built versions: main, v1.0.0"},
+		{map[string]any{"libraryId": "/acme/widgets", "topics": []string{"astrology"}}, "this version has:"},
+		{map[string]any{"libraryId": "/acme/widgets"}, "give customQuery"},
+	} {
+		if text, isErr := call(t, cs, "get-library-docs", tc.args, nil); !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("%v: isError %v, %q; want %q", tc.args, isErr, text, tc.want)
+		}
+	}
+}
+
+func TestTrimToTokens(t *testing.T) {
+	text := "## H\n\nFirst paragraph.\n\n```go\nfunc a() {}\n\nfunc b() {}\n```\n\nLast paragraph that is long enough.\n"
+	got := trimToTokens(text, 12) // 48 bytes: inside the code block
+	if strings.Count(got, "```") != 0 || !strings.HasPrefix(got, "## H\n\nFirst paragraph.") || !strings.HasSuffix(got, "…") {
+		t.Errorf("trimToTokens = %q: want the cut before the code block", got)
+	}
+	if trimToTokens(text, 1000) != text {
+		t.Error("text within budget was changed")
+	}
+}
