@@ -3,6 +3,11 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
 	"strings"
 	"testing"
 
@@ -14,9 +19,9 @@ import (
 	"github.com/codex7/codex7/search"
 )
 
-// connect builds the fixture libraries, serves them, and returns a real
-// MCP client session over the SDK's in-memory transports.
-func connect(t *testing.T) *mcp.ClientSession {
+// fixtureEngine builds the fixture widgets library at v1.0.0 and main and
+// opens an engine on the artifacts.
+func fixtureEngine(t *testing.T) *search.Engine {
 	t.Helper()
 	w := gittest.New(t, "main")
 	w.CopyDir("../fixtures/docs/acme-widgets", "")
@@ -36,6 +41,13 @@ func connect(t *testing.T) *mcp.ClientSession {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.Close() })
+	return engine
+}
+
+// connect serves engine and returns a real MCP client session over the
+// SDK's in-memory transports.
+func connect(t *testing.T, engine *search.Engine) *mcp.ClientSession {
+	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := New(engine, "test").Connect(ctx, st, nil)
@@ -72,7 +84,7 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any,
 }
 
 func TestTools(t *testing.T) {
-	cs := connect(t)
+	cs := connect(t, fixtureEngine(t))
 	tools, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
@@ -90,7 +102,7 @@ func TestTools(t *testing.T) {
 }
 
 func TestResolveLibraryID(t *testing.T) {
-	cs := connect(t)
+	cs := connect(t, fixtureEngine(t))
 	var out ResolveOutput
 	text, isErr := call(t, cs, "resolve-library-id", map[string]any{"libraryName": "widgets"}, &out)
 	if isErr || len(out.Matches) != 1 {
@@ -113,7 +125,7 @@ func TestResolveLibraryID(t *testing.T) {
 }
 
 func TestGetLibraryDocs(t *testing.T) {
-	cs := connect(t)
+	cs := connect(t, fixtureEngine(t))
 	var out DocsOutput
 	text, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets@main", "customQuery": "stop polling destroy a widget", "tokens": 600}, &out)
 	if isErr {
@@ -167,5 +179,58 @@ func TestTrimToTokens(t *testing.T) {
 	}
 	if trimToTokens(text, 1000) != text {
 		t.Error("text within budget was changed")
+	}
+}
+
+func TestHTTP(t *testing.T) {
+	engine := fixtureEngine(t)
+	ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler)))
+	defer ts.Close()
+	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready: 1 libraries, 2 versions"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || !strings.Contains(string(body), want) {
+			t.Errorf("%s: %d %q, want %q", path, resp.StatusCode, body, want)
+		}
+	}
+	ctx := context.Background()
+	hc, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer hc.Close()
+	var out ResolveOutput
+	if text, isErr := call(t, hc, "resolve-library-id", map[string]any{"libraryName": "acme widgets"}, &out); isErr || len(out.Matches) == 0 || out.Matches[0].ID != "/acme/widgets" {
+		t.Errorf("over HTTP: %v %q %+v", isErr, text, out)
+	}
+	// A body over the limit is refused, not read.
+	resp, err := http.Post(ts.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`+strings.Repeat("a", 2<<20)+`"}}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	resp.Body.Close()
+	if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+		t.Errorf("oversized body: status %d, want a 4xx", resp.StatusCode)
+	}
+}
+
+func TestListenAndServeShutsDown(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	addrc := make(chan net.Addr, 1)
+	errc := make(chan error, 1)
+	go func() {
+		errc <- ListenAndServe(ctx, "127.0.0.1:0", http.NotFoundHandler(), slog.New(slog.DiscardHandler), func(a net.Addr) { addrc <- a })
+	}()
+	addr := <-addrc
+	if resp, err := http.Get("http://" + addr.String() + "/"); err != nil || resp.StatusCode != 404 {
+		t.Fatalf("server not answering: %v", err)
+	}
+	cancel()
+	if err := <-errc; err != nil {
+		t.Errorf("shutdown error: %v", err)
 	}
 }

@@ -39,7 +39,7 @@ func TestHelpAndUsage(t *testing.T) {
 		{[]string{"search", "--help"}, exitOK, "comma-separated topic slugs"},
 		{[]string{"version"}, exitOK, "artifact format"},
 		{[]string{"serve", "--help"}, exitOK, "resolve-library-id"},
-		{[]string{"serve"}, exitUsage, "give --stdio"},
+		{[]string{"serve", "--artifacts", "/nonexistent"}, exitUsage, "run 'indexer build' first"},
 		{[]string{"eval", "--help"}, exitOK, "MRR@10"},
 		{[]string{"frobnicate"}, exitUsage, `unknown command "frobnicate"`},
 		{[]string{"build", "--nope"}, exitUsage, "flag provided but not defined"},

@@ -14,18 +14,18 @@ import (
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve --stdio [--artifacts DIR]", `Serves the artifacts to agents over MCP, read-only: the tools
+	fs := newFlags("serve (--stdio | --http ADDR) [--artifacts DIR]", `Serves the artifacts to agents over MCP, read-only: the tools
 resolve-library-id and get-library-docs. With --stdio it speaks MCP on
 stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
-clients. Streamable HTTP is not built yet.`, stdout, stderr)
+clients. Otherwise it serves streamable HTTP at /mcp, with /healthz and
+/readyz, on --http (default `+server.DefaultAddr+`: loopback; give
+0.0.0.0:8080 in a container). SIGTERM or SIGINT shuts it down gracefully.`, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory (as written by indexer build)")
 	stdio := fs.Bool("stdio", false, "speak MCP over stdin and stdout")
+	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
+	verbose := fs.Bool("v", false, "debug logs")
 	if code, done := parse(fs, args, stdout); done {
 		return code
-	}
-	if !*stdio {
-		fmt.Fprintln(stderr, "indexer serve: give --stdio (streamable HTTP comes next)")
-		return exitUsage
 	}
 	engine, err := search.Open(*dir)
 	if err != nil {
@@ -33,7 +33,12 @@ clients. Streamable HTTP is not built yet.`, stdout, stderr)
 		return exitUsage
 	}
 	defer engine.Close()
-	err = server.New(engine, pipeline.IndexerVersion).Run(ctx, &mcp.StdioTransport{})
+	if *stdio {
+		err = server.New(engine, pipeline.IndexerVersion).Run(ctx, &mcp.StdioTransport{})
+	} else {
+		log := newLogger(stderr, *verbose, false)
+		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log), log, nil)
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 		return exitFailed
