@@ -23,16 +23,18 @@ const maxBodyBytes = 1 << 20
 
 // Handler serves MCP over streamable HTTP at /mcp, plus /healthz (the
 // process is up) and /readyz (the catalog is loaded, with its size).
-// The SDK's protections stay on: requests from a browser on another origin
-// and DNS-rebinding Host headers are refused.
+// Requests from a browser on another origin and, on loopback, DNS-rebinding
+// Host headers are refused with 403.
 func Handler(engine *search.Engine, version string, log *slog.Logger) http.Handler {
 	srv := New(engine, version)
 	mux := http.NewServeMux()
-	mux.Handle("/mcp", mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	// The SDK refuses a loopback connection with a foreign Host header (DNS
+	// rebinding) by itself; cross-origin browser requests are refused here.
+	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Logger:              log,
 		SessionTimeout:      30 * time.Minute,
 		MaxRequestBodyBytes: maxBodyBytes,
-	}))
+	})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})

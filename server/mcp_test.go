@@ -207,6 +207,28 @@ func TestHTTP(t *testing.T) {
 	if text, isErr := call(t, hc, "resolve-library-id", map[string]any{"libraryName": "acme widgets"}, &out); isErr || len(out.Matches) == 0 || out.Matches[0].ID != "/acme/widgets" {
 		t.Errorf("over HTTP: %v %q %+v", isErr, text, out)
 	}
+	// A browser page on another origin, and a DNS-rebinding Host header on
+	// a loopback connection, are refused.
+	for name, set := range map[string]func(*http.Request){
+		"cross-origin": func(r *http.Request) {
+			r.Header.Set("Origin", "https://evil.example")
+			r.Header.Set("Sec-Fetch-Site", "cross-site")
+		},
+		"rebinding": func(r *http.Request) { r.Host = "evil.example:80" },
+	} {
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		set(req)
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusForbidden {
+			t.Errorf("%s: status %d, want 403", name, resp.StatusCode)
+		}
+	}
 	// A body over the limit is refused, not read.
 	resp, err := http.Post(ts.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping","params":{"x":"`+strings.Repeat("a", 2<<20)+`"}}`))
 	if err != nil {
