@@ -28,6 +28,14 @@ var (
 	ErrVersionNotFound = errors.New("version not found")
 	// ErrTopicNotFound means a topic names nothing in the version's tree.
 	ErrTopicNotFound = errors.New("topic not found")
+	// ErrInvalidMode means a mode other than "info" or "code".
+	ErrInvalidMode = errors.New(`invalid mode: use "info" (prose) or "code" (examples)`)
+)
+
+// Modes of a search: prose sections or code examples.
+const (
+	ModeInfo = index.KindInfo
+	ModeCode = index.KindCode
 )
 
 // LibraryError is ErrLibraryNotFound with the closest ids that exist.
@@ -227,6 +235,9 @@ type Request struct {
 	Limit int
 	// WithText fills each hit's Text.
 	WithText bool
+	// Mode keeps only prose ("info") or only sections with code examples
+	// ("code"); empty keeps both.
+	Mode string
 }
 
 // Result is a search's answer, with the provenance of every hit.
@@ -241,6 +252,10 @@ type Result struct {
 
 // Search resolves req.Library and ranks the version's sections.
 func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
+	mode := strings.ToLower(strings.TrimSpace(req.Mode))
+	if mode != "" && mode != ModeInfo && mode != ModeCode {
+		return nil, fmt.Errorf("%w (got %q)", ErrInvalidMode, req.Mode)
+	}
 	r, err := e.Resolve(req.Library)
 	if err != nil {
 		return nil, err
@@ -265,7 +280,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	if query == "" && len(slugs) == 0 {
 		return nil, index.ErrEmptyQuery
 	}
-	hits, err := v.reader.Search(ctx, index.Query{Text: query, Topics: slugs, Limit: req.Limit, WithText: req.WithText})
+	hits, err := v.reader.Search(ctx, index.Query{Text: query, Topics: slugs, Kind: mode, Limit: req.Limit, WithText: req.WithText})
 	if err != nil {
 		return nil, err
 	}

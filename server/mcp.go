@@ -57,6 +57,7 @@ Parameters:
 - customQuery: what you need, in words ("how to allow CORS origins"). Aliases: query, topic.
 - topics: topic slugs from the library's topic tree, to keep only those parts (any of them).
 - tokens: the most to return (default 5000, at least 500, at most 50000).
+- mode: "info" for explanations, "code" for code examples with the text around them; omit for both.
 
 Example: {"libraryId": "/tiangolo/fastapi", "customQuery": "allow CORS from my React dev server", "tokens": 3000}.`
 
@@ -164,6 +165,7 @@ type DocsInput struct {
 	Topic                       string   `json:"topic,omitempty" jsonschema:"alias of customQuery"`
 	Topics                      []string `json:"topics,omitempty" jsonschema:"topic slugs from the library's topic tree; keeps sections in any of them"`
 	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000, 500-50000)"`
+	Mode                        string   `json:"mode,omitempty" jsonschema:"info for explanations (prose), code for code examples with the text around them; default both"`
 }
 
 // Section is one returned section with its provenance.
@@ -204,7 +206,7 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 	case budget > MaxTokens:
 		budget, note = MaxTokens, fmt.Sprintf("tokens lowered to the maximum of %d. ", MaxTokens)
 	}
-	res, err := h.engine.Search(ctx, search.Request{Library: id, Query: query, Topics: in.Topics, Limit: 50, WithText: true})
+	res, err := h.engine.Search(ctx, search.Request{Library: id, Query: query, Topics: in.Topics, Mode: in.Mode, Limit: 50, WithText: true})
 	if err != nil {
 		return nil, DocsOutput{}, agentError(err)
 	}
@@ -235,6 +237,12 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 	}
 	if len(out.Sections) == 0 {
 		fmt.Fprintf(&b, "No section of %s@%s matches. Try other words, or fewer topics.\n", res.Library, res.Version)
+		switch strings.ToLower(strings.TrimSpace(in.Mode)) {
+		case search.ModeCode:
+			b.WriteString("Try mode='info'.\n")
+		case search.ModeInfo:
+			b.WriteString("Try mode='code'.\n")
+		}
 	}
 	if out.LeftOut > 0 {
 		fmt.Fprintf(&b, "(%d more matching sections did not fit in %d tokens; ask again with a larger tokens value or a narrower customQuery.)\n", out.LeftOut, budget)
@@ -251,6 +259,8 @@ func agentError(err error) error {
 		return fmt.Errorf("%v. Ask for one of those, or omit the version for the latest", err)
 	case errors.Is(err, search.ErrTopicNotFound):
 		return fmt.Errorf("%v. Use those slugs, or drop topics and use customQuery", err)
+	case errors.Is(err, search.ErrInvalidMode):
+		return err
 	case errors.Is(err, index.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")
 	}

@@ -155,10 +155,29 @@ func TestGetLibraryDocs(t *testing.T) {
 		t.Errorf("aliases: %v %q %+v", isErr, text, out)
 	}
 
+	// mode: code keeps sections with code; an empty mode suggests the other.
+	if _, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "customQuery": "environment variables theme", "mode": "code"}, &out); isErr {
+		t.Fatal("mode code failed")
+	}
+	for _, s := range out.Sections {
+		if s.Path == "docs/getting-started/installation.md" && s.Anchor == "environment-variables" {
+			t.Error("mode code returned a prose-only section")
+		}
+	}
+	// "esbuild" is only in a prose list: info finds it, code does not and
+	// says to try info.
+	if _, _ = call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "customQuery": "esbuild bundler", "mode": "info"}, &out); len(out.Sections) != 1 {
+		t.Errorf("mode info: %d sections, want the Requirements section", len(out.Sections))
+	}
+	if text, _ := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "customQuery": "esbuild bundler", "mode": "code"}, &out); len(out.Sections) != 0 || !strings.Contains(text, "Try mode='info'") {
+		t.Errorf("mode code: %d sections, %q; want none and a suggestion to try info", len(out.Sections), text)
+	}
+
 	for _, tc := range []struct {
 		args map[string]any
 		want string
 	}{
+		{map[string]any{"libraryId": "/acme/widgets", "customQuery": "x", "mode": "poetry"}, `use "info"`},
 		{map[string]any{"customQuery": "x"}, "call resolve-library-id first"},
 		{map[string]any{"libraryId": "/acme/nope", "customQuery": "x"}, "Call resolve-library-id"},
 		{map[string]any{"libraryId": "/acme/widgets@v9", "customQuery": "x"}, "built versions: main, v1.0.0"},
