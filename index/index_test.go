@@ -99,6 +99,8 @@ func TestSearch(t *testing.T) {
 		{"topic only", Query{Topics: []string{"cors"}}, "docs/cors.md#use-corsmiddleware", 2},
 		{"any of topics", Query{Topics: []string{"deployment", "path-parameters"}}, "docs/path-params.md#order-matters", 2},
 		{"kind code", Query{Text: "origin domain", Kind: KindCode}, "docs/cors.md#use-corsmiddleware", 1},
+		{"path only", Query{Path: "docs/path-params.md"}, "docs/path-params.md#order-matters", 1},
+		{"path and text", Query{Path: "docs/cors.md", Text: "docker"}, "", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

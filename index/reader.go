@@ -80,6 +80,8 @@ type Query struct {
 	Topics []string
 	// Kind keeps only sections of this kind ("info" or "code") when set.
 	Kind string
+	// Path keeps only the sections of this document when set.
+	Path string
 	// Limit is the number of hits wanted (default 10).
 	Limit int
 	// WithText fills Hit.Text.
@@ -97,11 +99,11 @@ type Hit struct {
 	Text      string
 }
 
-// Search ranks sections for q. With topics and no text, sections come in
-// index order (document order within the library) with relevance 1.
+// Search ranks sections for q. With topics or a path and no text, sections
+// all have relevance 1, in no particular order.
 func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 	text := strings.TrimSpace(q.Text)
-	if text == "" && len(q.Topics) == 0 {
+	if text == "" && len(q.Topics) == 0 && q.Path == "" {
 		return nil, ErrEmptyQuery
 	}
 	if r.r == nil {
@@ -134,6 +136,9 @@ func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 	}
 	if q.Kind != "" {
 		top.AddMust(bluge.NewTermQuery(q.Kind).SetField(FieldKind).SetBoost(0))
+	}
+	if q.Path != "" {
+		top.AddMust(bluge.NewTermQuery(q.Path).SetField(FieldPath).SetBoost(0))
 	}
 	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top))
 	if err != nil {

@@ -201,3 +201,39 @@ func TestWithoutLibraryName(t *testing.T) {
 		}
 	}
 }
+
+func TestPath(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	l, err := e.Path(ctx, "/acme/widgets", "./docs//guides/data-sources.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var anchors []string
+	for _, s := range l.Sections {
+		anchors = append(anchors, s.Anchor)
+		if s.Text == "" {
+			t.Errorf("%s has no text", s.ID)
+		}
+	}
+	if l.Title != "Data sources" || strings.Join(anchors, ",") != "data-sources,polling,example,streaming,example-1,error-handling" {
+		t.Errorf("document %q sections %v, want all six in document order", l.Title, anchors)
+	}
+	l, err = e.Path(ctx, "/acme/widgets", "docs/getting-started")
+	if err != nil || len(l.Documents) != 2 || l.Sections != nil {
+		t.Fatalf("folder = %+v, %v; want two documents", l, err)
+	}
+	if l, err := e.Path(ctx, "/acme/widgets@v1.0.0", ""); err != nil || len(l.Documents) != 6 {
+		t.Errorf("root listing = %+v, %v; want every document of v1.0.0", l, err)
+	}
+	for _, bad := range []string{"../secrets.md", "/etc/passwd", "docs/../../x.md", `docs\a.md`, "docs/\x00.md", "C:/x.md"} {
+		if _, err := e.Path(ctx, "/acme/widgets", bad); !errors.Is(err, ErrInvalidPath) {
+			t.Errorf("Path(%q) error = %v, want ErrInvalidPath", bad, err)
+		}
+	}
+	_, err = e.Path(ctx, "/acme/widgets", "docs/data-sources.md")
+	var de *DocumentError
+	if !errors.As(err, &de) || !errors.Is(err, ErrDocumentNotFound) || len(de.Closest) == 0 || de.Closest[0] != "docs/guides/data-sources.md" {
+		t.Errorf("missing document error = %v, want a suggestion of docs/guides/data-sources.md", err)
+	}
+}

@@ -58,6 +58,7 @@ Parameters:
 - topics: topic slugs from the library's topic tree, to keep only those parts (any of them).
 - tokens: the most to return (default 5000, at least 500, at most 50000).
 - mode: "info" for explanations, "code" for code examples with the text around them; omit for both.
+- path: a document path ("docs/guide.md") to read it whole, page by page (page: 1, 2, …), or a folder ("docs/api") to list its documents.
 
 Example: {"libraryId": "/tiangolo/fastapi", "customQuery": "allow CORS from my React dev server", "tokens": 3000}.`
 
@@ -166,6 +167,8 @@ type DocsInput struct {
 	Topics                      []string `json:"topics,omitempty" jsonschema:"topic slugs from the library's topic tree; keeps sections in any of them"`
 	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000, 500-50000)"`
 	Mode                        string   `json:"mode,omitempty" jsonschema:"info for explanations (prose), code for code examples with the text around them; default both"`
+	Path                        string   `json:"path,omitempty" jsonschema:"a document path (e.g. docs/guide.md) for the whole document, or a folder (e.g. docs/api) to list its documents"`
+	Page                        int      `json:"page,omitempty" jsonschema:"with path: the page of a long document to return, from 1 (pages are tokens long)"`
 }
 
 // Section is one returned section with its provenance.
@@ -189,7 +192,22 @@ type DocsOutput struct {
 	Sections []Section `json:"sections"`
 	// LeftOut counts matching sections that did not fit the budget.
 	LeftOut int `json:"left_out"`
+	// Page and Pages number the pages of a whole document (path).
+	Page  int `json:"page,omitempty"`
+	Pages int `json:"pages,omitempty"`
+	// Documents lists a folder's documents (path naming a folder).
+	Documents []DocumentEntry `json:"documents,omitempty"`
 }
+
+// DocumentEntry is one document of a folder listing.
+type DocumentEntry struct {
+	Path   string `json:"path"`
+	Title  string `json:"title"`
+	Tokens int    `json:"tokens"`
+}
+
+// maxListed caps a folder listing so one answer stays readable.
+const maxListed = 200
 
 func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInput) (*mcp.CallToolResult, DocsOutput, error) {
 	id := firstNonEmpty(in.LibraryID, in.Context7CompatibleLibraryID, in.LibraryIDAlt)
@@ -205,6 +223,9 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 		budget, note = MinTokens, fmt.Sprintf("tokens raised to the minimum of %d. ", MinTokens)
 	case budget > MaxTokens:
 		budget, note = MaxTokens, fmt.Sprintf("tokens lowered to the maximum of %d. ", MaxTokens)
+	}
+	if strings.TrimSpace(in.Path) != "" {
+		return h.path(ctx, id, in.Path, in.Page, budget, note)
 	}
 	res, err := h.engine.Search(ctx, search.Request{Library: id, Query: query, Topics: in.Topics, Mode: in.Mode, Limit: 50, WithText: true})
 	if err != nil {
@@ -250,6 +271,70 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 	return textResult(b.String()), out, nil
 }
 
+// path answers get-library-docs with a path: one page of a document, or a
+// folder's documents.
+func (h *handlers) path(ctx context.Context, id, p string, page, budget int, note string) (*mcp.CallToolResult, DocsOutput, error) {
+	l, err := h.engine.Path(ctx, id, p)
+	if err != nil {
+		return nil, DocsOutput{}, agentError(err)
+	}
+	out := DocsOutput{Library: l.Library, Version: l.Version, Commit: l.Commit, Sections: []Section{}}
+	var b strings.Builder
+	if note != "" {
+		b.WriteString("Note: " + note + "\n\n")
+	}
+	if l.Sections == nil {
+		fmt.Fprintf(&b, "%d documents under %s in %s@%s:\n", len(l.Documents), l.Path, l.Library, l.Version)
+		for i, d := range l.Documents {
+			if i == maxListed {
+				fmt.Fprintf(&b, "(%d more; give a deeper folder as path)\n", len(l.Documents)-maxListed)
+				break
+			}
+			out.Documents = append(out.Documents, DocumentEntry{Path: d.Path, Title: d.Title, Tokens: d.Tokens})
+			fmt.Fprintf(&b, "- %s — %s (%d tokens)\n", d.Path, d.Title, d.Tokens)
+		}
+		return textResult(b.String()), out, nil
+	}
+	// Pages fill up to the budget in document order; a section larger than
+	// a page is trimmed to it rather than split across pages.
+	var pages [][]int
+	used := budget
+	for i, s := range l.Sections {
+		if used+s.Tokens > budget || pages == nil {
+			pages = append(pages, nil)
+			used = 0
+		}
+		pages[len(pages)-1] = append(pages[len(pages)-1], i)
+		used += s.Tokens
+	}
+	if page <= 0 {
+		page = 1
+	}
+	if len(pages) == 0 {
+		fmt.Fprintf(&b, "%s in %s@%s has no text.\n", l.Path, l.Library, l.Version)
+		return textResult(b.String()), out, nil
+	}
+	if page > len(pages) {
+		return nil, DocsOutput{}, fmt.Errorf("page %d does not exist: %s has %d pages of %d tokens", page, l.Path, len(pages), budget)
+	}
+	out.Page, out.Pages = page, len(pages)
+	fmt.Fprintf(&b, "# %s\nSource: %s@%s %s (commit %.12s), page %d of %d\n\n", l.Title, l.Library, l.Version, l.Path, l.Commit, page, len(pages))
+	for _, i := range pages[page-1] {
+		hit := l.Sections[i]
+		text, trimmed := hit.Text, false
+		if hit.Tokens > budget {
+			text, trimmed = trimToTokens(text, budget), true
+		}
+		b.WriteString(text + "\n\n")
+		out.Sections = append(out.Sections, Section{Library: l.Library, Version: l.Version, Commit: l.Commit, Path: hit.Path, Anchor: hit.Anchor,
+			HeadingPath: hit.HeadingPath, Tokens: hit.Tokens, Relevance: 1, Trimmed: trimmed})
+	}
+	if page < len(pages) {
+		fmt.Fprintf(&b, "(Continued: ask again with page %d.)\n", page+1)
+	}
+	return textResult(b.String()), out, nil
+}
+
 // agentError turns engine errors into messages that say what to do.
 func agentError(err error) error {
 	switch {
@@ -259,8 +344,10 @@ func agentError(err error) error {
 		return fmt.Errorf("%v. Ask for one of those, or omit the version for the latest", err)
 	case errors.Is(err, search.ErrTopicNotFound):
 		return fmt.Errorf("%v. Use those slugs, or drop topics and use customQuery", err)
-	case errors.Is(err, search.ErrInvalidMode):
+	case errors.Is(err, search.ErrInvalidMode), errors.Is(err, search.ErrInvalidPath):
 		return err
+	case errors.Is(err, search.ErrDocumentNotFound):
+		return fmt.Errorf("%v. Give a path from resolve-library-id's documents, or a folder to list", err)
 	case errors.Is(err, index.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")
 	}

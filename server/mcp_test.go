@@ -275,3 +275,40 @@ func TestListenAndServeShutsDown(t *testing.T) {
 		t.Errorf("shutdown error: %v", err)
 	}
 }
+
+func TestGetLibraryDocsPath(t *testing.T) {
+	cs := connect(t, fixtureEngine(t))
+	var out DocsOutput
+	text, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "path": "docs/guides/data-sources.md", "tokens": 500}, &out)
+	if isErr || out.Page != 1 || out.Pages < 1 || !strings.Contains(text, "# Data sources") || !strings.Contains(text, "## Polling") {
+		t.Fatalf("document page 1: %v %+v\n%s", isErr, out, text)
+	}
+	var all []string
+	for page := 1; page <= out.Pages; page++ {
+		var o DocsOutput
+		call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "path": "docs/guides/data-sources.md", "tokens": 500, "page": page}, &o)
+		for _, s := range o.Sections {
+			all = append(all, s.Anchor)
+		}
+	}
+	if strings.Join(all, ",") != "data-sources,polling,example,streaming,example-1,error-handling" {
+		t.Errorf("pages together hold %v, want every section once, in order", all)
+	}
+	text, isErr = call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "path": "docs/api"}, &out)
+	if isErr || len(out.Documents) != 1 || out.Documents[0].Path != "docs/api/create-widget.md" || !strings.Contains(text, "createWidget") {
+		t.Errorf("folder: %v %q %+v", isErr, text, out)
+	}
+	for _, tc := range []struct {
+		args map[string]any
+		want string
+	}{
+		{map[string]any{"libraryId": "/acme/widgets", "path": "../../etc/passwd"}, "may not contain"},
+		{map[string]any{"libraryId": "/acme/widgets", "path": "/etc/passwd"}, "relative to the repository root"},
+		{map[string]any{"libraryId": "/acme/widgets", "path": "docs/nope.md"}, "document not found"},
+		{map[string]any{"libraryId": "/acme/widgets", "path": "README.md", "page": 99}, "page 99 does not exist"},
+	} {
+		if text, isErr := call(t, cs, "get-library-docs", tc.args, nil); !isErr || !strings.Contains(text, tc.want) {
+			t.Errorf("%v: isError %v, %q; want %q", tc.args, isErr, text, tc.want)
+		}
+	}
+}
