@@ -898,15 +898,7 @@ func (c *cleaner) bracesEnd(i, limit int) int {
 				return i + 1
 			}
 		case '"', '\'', '`':
-			j := i + 1
-			for j < limit && src[j] != ch {
-				if src[j] == '\\' {
-					j++
-				} else if src[j] == '\n' && ch != '`' {
-					break
-				}
-				j++
-			}
+			j := quotedEnd(src, i, limit)
 			if j >= limit {
 				c.spend(j - start)
 				return -1
@@ -948,6 +940,23 @@ func (c *cleaner) braceConstructEnd(p, end int, heading bool) int {
 		c.noCloseShortcode[k] = end
 	}
 	return p
+}
+
+// quotedEnd returns the index of the quote closing the JS string or
+// template literal opened at src[i] (escapes skipped; a newline ends an
+// unterminated ” or "" string and is returned), or a value >= limit.
+func quotedEnd(src []byte, i, limit int) int {
+	ch := src[i]
+	j := i + 1
+	for j < limit && src[j] != ch {
+		if src[j] == '\\' {
+			j++
+		} else if src[j] == '\n' && ch != '`' {
+			break
+		}
+		j++
+	}
+	return j
 }
 
 func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
@@ -1025,15 +1034,7 @@ func (c *cleaner) esmEnd(p, end int) int {
 				}
 			}
 		case '"', '\'', '`':
-			j := i + 1
-			for j < limit && src[j] != ch {
-				if src[j] == '\\' {
-					j++
-				} else if src[j] == '\n' && ch != '`' {
-					break
-				}
-				j++
-			}
+			j := quotedEnd(src, i, limit)
 			if j >= limit {
 				i = limit
 				continue
