@@ -92,7 +92,14 @@ type Engine struct {
 	catalog *artifacts.Catalog
 
 	mu       sync.Mutex
-	versions map[string]*version // by path
+	versions map[string]*slot // by path
+}
+
+// slot holds one library version, opened once; its own lock keeps a slow
+// first open (documents.json, the index) from stalling other versions.
+type slot struct {
+	mu sync.Mutex
+	v  *version
 }
 
 // version is one opened library version.
@@ -109,7 +116,7 @@ func Open(dir string) (*Engine, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Engine{dir: dir, catalog: cat, versions: map[string]*version{}}, nil
+	return &Engine{dir: dir, catalog: cat, versions: map[string]*slot{}}, nil
 }
 
 // Close closes every open index.
@@ -117,10 +124,15 @@ func (e *Engine) Close() error {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	var errs []error
-	for _, v := range e.versions {
-		errs = append(errs, v.reader.Close())
+	for _, sl := range e.versions {
+		sl.mu.Lock()
+		if sl.v != nil {
+			errs = append(errs, sl.v.reader.Close())
+			sl.v = nil
+		}
+		sl.mu.Unlock()
 	}
-	e.versions = map[string]*version{}
+	e.versions = map[string]*slot{}
 	return errors.Join(errs...)
 }
 
@@ -208,12 +220,20 @@ func (e *Engine) closest(key Key) []string {
 	return out
 }
 
-// open returns the opened library version, opening it on first use.
+// open returns the opened library version, opening it on first use. A
+// failed open is not remembered: the next request tries again.
 func (e *Engine) open(r *Resolved) (*version, error) {
 	e.mu.Lock()
-	defer e.mu.Unlock()
-	if v, ok := e.versions[r.Version.Path]; ok {
-		return v, nil
+	sl := e.versions[r.Version.Path]
+	if sl == nil {
+		sl = &slot{}
+		e.versions[r.Version.Path] = sl
+	}
+	e.mu.Unlock()
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	if sl.v != nil {
+		return sl.v, nil
 	}
 	dir := filepath.Join(e.dir, filepath.FromSlash(r.Version.Path))
 	tree, err := artifacts.ReadTopics(dir)
@@ -233,7 +253,7 @@ func (e *Engine) open(r *Resolved) (*version, error) {
 	for _, s := range tree.Slugs() {
 		v.slugs[s] = true
 	}
-	e.versions[r.Version.Path] = v
+	sl.v = v
 	return v, nil
 }
 
@@ -385,9 +405,17 @@ func (e *Engine) Path(ctx context.Context, library, p string) (*Listing, error) 
 	if clean != "." && i < len(v.docs) && v.docs[i].Path == clean {
 		d := v.docs[i]
 		l.Title = d.Title
-		hits, err := v.reader.Search(ctx, index.Query{Path: clean, Limit: len(d.Outline)*8 + 64, WithText: true})
-		if err != nil {
-			return nil, err
+		// documents.json does not count chunks: ask until fewer come back
+		// than were asked for.
+		var hits []index.Hit
+		for limit := 4*len(d.Outline) + 16; ; limit *= 4 {
+			hits, err = v.reader.Search(ctx, index.Query{Path: clean, Limit: limit, WithText: true})
+			if err != nil {
+				return nil, err
+			}
+			if len(hits) < limit {
+				break
+			}
 		}
 		sort.Slice(hits, func(a, b int) bool {
 			if hits[a].Line != hits[b].Line {

@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"errors"
+	"fmt"
 	"strings"
 	"sync"
 	"testing"
@@ -235,5 +236,44 @@ func TestPath(t *testing.T) {
 	var de *DocumentError
 	if !errors.As(err, &de) || !errors.Is(err, ErrDocumentNotFound) || len(de.Closest) == 0 || de.Closest[0] != "docs/guides/data-sources.md" {
 		t.Errorf("missing document error = %v, want a suggestion of docs/guides/data-sources.md", err)
+	}
+}
+
+// TestPathReturnsEveryChunk reads back a document whose one section is
+// split into far more chunks than its outline suggests.
+func TestPathReturnsEveryChunk(t *testing.T) {
+	r := gittest.New(t, "main")
+	var big strings.Builder
+	big.WriteString("# Huge\n\n## Everything\n\n")
+	for i := 0; i < 150; i++ {
+		fmt.Fprintf(&big, "Paragraph %d. %s\n\n", i, strings.Repeat("word ", 1000))
+	}
+	r.Write(map[string]string{"huge.md": big.String()})
+	r.Commit("huge")
+	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: /acme/huge\n    repo: "+r.Dir+"\n"), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out}); err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	e, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	l, err := e.Path(context.Background(), "/acme/huge", "huge.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := ""
+	for _, s := range l.Sections {
+		text += s.Text
+	}
+	for _, want := range []string{"Paragraph 0.", "Paragraph 75.", "Paragraph 149."} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%d sections returned; %q missing", len(l.Sections), want)
+		}
 	}
 }
