@@ -72,13 +72,12 @@ type Stage string
 
 // Stages reported through Options.Progress.
 const (
-	StageFetching   Stage = "fetching"
-	StageSplitting  Stage = "splitting"
-	StageIndexing   Stage = "indexing"
-	StageBuilt      Stage = "built"
-	StageUpToDate   Stage = "up-to-date"
-	StageFailed     Stage = "failed"
-	StageDiscovered Stage = "discovered"
+	StageFetching  Stage = "fetching"
+	StageSplitting Stage = "splitting"
+	StageIndexing  Stage = "indexing"
+	StageBuilt     Stage = "built"
+	StageUpToDate  Stage = "up-to-date"
+	StageFailed    Stage = "failed"
 )
 
 // Event reports progress on one library version.
@@ -358,7 +357,7 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 				j.snap = headSnap
 			}
 		}
-		if !b.opts.Force && b.upToDate(j) {
+		if !b.opts.Force && b.publishedUpToDate(j) != nil {
 			p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: name, Ref: v.Ref, Commit: res.Commit, Stage: StageUpToDate})
 			b.opts.Progress(Event{Library: lib.ID, Version: name, Stage: StageUpToDate})
 			continue
@@ -380,11 +379,8 @@ func (b *builder) recordedContext7Versions(lib config.Library, head config.Versi
 	}
 	name := lib.VersionName(head)
 	j := &job{lib: lib, name: name, resolved: fetch.Resolved{Commit: commit}, configHash: b.configHash(lib, head, name)}
-	if !b.upToDate(j) {
-		return nil, false
-	}
-	m, err := artifacts.ReadManifest(artifacts.Dir(b.opts.Out, lib.ID, name))
-	if err != nil {
+	m := b.publishedUpToDate(j)
+	if m == nil {
 		return nil, false
 	}
 	return m.Context7Versions, true
@@ -405,15 +401,14 @@ func context7Versions(c7 *config.Context7) []string {
 	return refs
 }
 
-// upToDate reports whether the published version was built from the same
-// commit, config and indexer, and is still sound on disk.
-func (b *builder) upToDate(j *job) bool {
-	dir := artifacts.Dir(b.opts.Out, j.lib.ID, j.name)
-	m, err := artifacts.ReadManifest(dir)
-	if err != nil {
-		return false
+// publishedUpToDate returns the manifest of the published version when it
+// was built from the same commit, config and indexer, else nil.
+func (b *builder) publishedUpToDate(j *job) *artifacts.Manifest {
+	m, err := artifacts.ReadManifest(artifacts.Dir(b.opts.Out, j.lib.ID, j.name))
+	if err != nil || m.Commit != j.resolved.Commit || m.ConfigHash != j.configHash || m.IndexerVersion != IndexerVersion {
+		return nil
 	}
-	return m.Commit == j.resolved.Commit && m.ConfigHash == j.configHash && m.IndexerVersion == IndexerVersion
+	return m
 }
 
 // configHash digests everything the config says that shapes this version's
