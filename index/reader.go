@@ -17,20 +17,6 @@ import (
 // ErrEmptyQuery means a search had neither text nor topics to go on.
 var ErrEmptyQuery = errors.New("empty query: give query text or topics")
 
-// Field boosts: a match in the heading says more than one in the body; code
-// and path matches are exact identifiers and weigh more than prose.
-var boosts = []struct {
-	field string
-	boost float64
-	code  bool
-}{
-	{FieldHeading, 2, false},
-	{FieldHeadingPath, 1.5, false},
-	{FieldBody, 1, false},
-	{FieldCode, 1.5, true},
-	{FieldPathText, 1.5, true},
-}
-
 // Reader searches one index read-only. It is safe for concurrent use.
 type Reader struct {
 	r     *bluge.Reader
@@ -113,33 +99,7 @@ func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	top := bluge.NewBooleanQuery()
-	if text != "" {
-		fields := bluge.NewBooleanQuery()
-		for _, b := range boosts {
-			a := r.prose
-			if b.code {
-				a = r.code
-			}
-			fields.AddShould(bluge.NewMatchQuery(text).SetField(b.field).SetAnalyzer(a).SetBoost(b.boost))
-		}
-		top.AddMust(fields)
-	} else {
-		top.AddMust(bluge.NewMatchAllQuery())
-	}
-	if len(q.Topics) > 0 {
-		topics := bluge.NewBooleanQuery()
-		for _, t := range q.Topics {
-			topics.AddShould(bluge.NewTermQuery(t).SetField(FieldTopics))
-		}
-		top.AddMust(topics.SetBoost(0))
-	}
-	if q.Kind != "" {
-		top.AddMust(bluge.NewTermQuery(q.Kind).SetField(FieldKind).SetBoost(0))
-	}
-	if q.Path != "" {
-		top.AddMust(bluge.NewTermQuery(q.Path).SetField(FieldPath).SetBoost(0))
-	}
+	top := r.query(text, q)
 	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top))
 	if err != nil {
 		return nil, fmt.Errorf("search: %w", err)

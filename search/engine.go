@@ -9,8 +9,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io/fs"
-	"path"
 	"path/filepath"
 	"sort"
 	"strings"
@@ -93,6 +91,9 @@ type Engine struct {
 
 	mu       sync.Mutex
 	versions map[string]*slot // by path
+
+	libsOnce sync.Once
+	libs     *libraryIndex
 }
 
 // slot holds one library version, opened once; its own lock keeps a slow
@@ -309,7 +310,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	if len(unknown) > 0 {
 		return nil, &TopicError{Topics: unknown, Available: v.tree.Slugs()}
 	}
-	query := withoutLibraryName(normalizeQuery(req.Query), r.Library)
+	query := prepareQuery(req.Query, r.Library)
 	if query == "" && len(slugs) == 0 {
 		return nil, index.ErrEmptyQuery
 	}
@@ -320,162 +321,31 @@ func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	return &Result{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Hits: hits, TopicsCapped: capped}, nil
 }
 
-// normalizeQuery applies the topic rules to a one-word query ("app/routing",
-// "partial-pre-rendering") but only drops placeholders and stray quotes from
-// a question, whose slashes and hyphens carry meaning ("GET /users/me").
-func normalizeQuery(q string) string {
-	n := NormalizeTopic(q)
-	if n == "" || !strings.ContainsAny(strings.TrimSpace(q), " \t\n") {
-		return n
-	}
-	return strings.Trim(strings.TrimSpace(q), "\"'`")
-}
-
-// withoutLibraryName drops the library's own name from a question of
-// several words ("my fastapi backend" asked of /tiangolo/fastapi): every
-// section is about the library, so the name only rewards headings that
-// happen to repeat it.
-func withoutLibraryName(q string, lib *artifacts.CatalogLib) string {
-	words := strings.Fields(q)
-	if len(words) < 2 {
-		return q
-	}
-	names := map[string]bool{strings.ToLower(lib.ID[strings.LastIndex(lib.ID, "/")+1:]): true}
-	for _, a := range append([]string{lib.Title}, lib.Aliases...) {
-		if a != "" && !strings.Contains(a, " ") {
-			names[strings.ToLower(a)] = true
-		}
-	}
-	kept := words[:0:0]
-	for _, w := range words {
-		if !names[strings.ToLower(strings.Trim(w, ".,;:!?'\"`()"))] {
-			kept = append(kept, w)
-		}
-	}
-	if len(kept) == 0 {
-		return q
-	}
-	return strings.Join(kept, " ")
-}
-
-// DocumentError is ErrDocumentNotFound with the closest paths that exist.
-type DocumentError struct {
-	Path    string
-	Closest []string
-}
-
-func (e *DocumentError) Error() string {
-	msg := fmt.Sprintf("%s: %q", ErrDocumentNotFound, e.Path)
-	if len(e.Closest) > 0 {
-		msg += "; did you mean: " + strings.Join(e.Closest, ", ")
-	}
-	return msg
-}
-
-func (e *DocumentError) Unwrap() error { return ErrDocumentNotFound }
-
-// Listing is what a path names: a whole document (Sections in document
-// order, with text) or a folder (Documents under it).
-type Listing struct {
-	Library, Version, Commit string
-	Path                     string
-	Title                    string                   // a document's title
-	Sections                 []index.Hit              // a document's sections
-	Documents                []artifacts.DocumentInfo // a folder's documents
-}
-
-// Path returns the document or folder at p in a library version. Paths are
-// relative to the repository root, as documents.json lists them; "" or "."
-// lists every document.
-func (e *Engine) Path(ctx context.Context, library, p string) (*Listing, error) {
-	clean, err := cleanPath(p)
+// Topics returns the topic tree of the library version id names (the
+// latest when id has no version). The tree is shared: callers must not
+// modify it.
+func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
+	r, err := e.Resolve(id)
 	if err != nil {
-		return nil, err
-	}
-	r, err := e.Resolve(library)
-	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	v, err := e.open(r)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
-	l := &Listing{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean}
-	i := sort.Search(len(v.docs), func(i int) bool { return v.docs[i].Path >= clean })
-	if clean != "." && i < len(v.docs) && v.docs[i].Path == clean {
-		d := v.docs[i]
-		l.Title = d.Title
-		// documents.json does not count chunks: ask until fewer come back
-		// than were asked for.
-		var hits []index.Hit
-		for limit := 4*len(d.Outline) + 16; ; limit *= 4 {
-			hits, err = v.reader.Search(ctx, index.Query{Path: clean, Limit: limit, WithText: true})
-			if err != nil {
-				return nil, err
-			}
-			if len(hits) < limit {
-				break
-			}
-		}
-		sort.Slice(hits, func(a, b int) bool {
-			if hits[a].Line != hits[b].Line {
-				return hits[a].Line < hits[b].Line
-			}
-			return hits[a].Part < hits[b].Part
-		})
-		l.Sections = hits
-		return l, nil
-	}
-	for _, d := range v.docs {
-		if clean == "." || strings.HasPrefix(d.Path, clean+"/") {
-			l.Documents = append(l.Documents, d)
-		}
-	}
-	if len(l.Documents) == 0 {
-		return nil, &DocumentError{Path: clean, Closest: closestPaths(v.docs, clean)}
-	}
-	return l, nil
+	return r, v.tree, nil
 }
 
-// cleanPath refuses paths that could leave the library and normalizes the
-// rest ("./docs//a.md" → "docs/a.md").
-func cleanPath(p string) (string, error) {
-	p = strings.Trim(strings.TrimSpace(p), "\"'`")
-	if p == "" || p == "." || p == "./" {
-		return ".", nil
+// Documents returns the documents of the library version id names, sorted
+// by path. The slice is shared: callers must not modify it.
+func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifacts.DocumentInfo, error) {
+	r, err := e.Resolve(id)
+	if err != nil {
+		return nil, nil, err
 	}
-	if strings.HasPrefix(p, "/") || strings.ContainsAny(p, "\\\x00") || strings.Contains(p, ":") {
-		return "", fmt.Errorf("%w %q: give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, p)
+	v, err := e.open(r)
+	if err != nil {
+		return nil, nil, err
 	}
-	for _, seg := range strings.Split(p, "/") {
-		if seg == ".." {
-			return "", fmt.Errorf("%w %q: paths may not contain \"..\"", ErrInvalidPath, p)
-		}
-		for _, c := range seg {
-			if c < 0x20 {
-				return "", fmt.Errorf("%w %q: control characters", ErrInvalidPath, p)
-			}
-		}
-	}
-	clean := strings.TrimPrefix(path.Clean(p), "./")
-	if !fs.ValidPath(clean) {
-		return "", fmt.Errorf("%w %q", ErrInvalidPath, p)
-	}
-	return clean, nil
-}
-
-// closestPaths suggests up to three documents sharing the file name, or
-// the path's last word.
-func closestPaths(docs []artifacts.DocumentInfo, p string) []string {
-	base := strings.ToLower(strings.TrimSuffix(path.Base(p), path.Ext(p)))
-	var out []string
-	for _, d := range docs {
-		if strings.Contains(strings.ToLower(d.Path), base) {
-			out = append(out, d.Path)
-			if len(out) == 3 {
-				break
-			}
-		}
-	}
-	return out
+	return r, v.docs, nil
 }
