@@ -28,7 +28,9 @@ import (
 // would misread.
 //
 //	1: first format: manifest, topics, documents, bluge index with meta/text stored fields.
-const FormatVersion = 1
+//	2: sections.bin v2: metadata as one stream decoded at open, text in
+//	   16 KiB blocks, text and similarity hashes per section.
+const FormatVersion = 2
 
 // File names inside a version directory.
 const (

@@ -142,12 +142,23 @@ func TestSearchReturnsStoredSection(t *testing.T) {
 	h := hits[0]
 	want := Meta{Path: "docs/cors.md", Anchor: "use-corsmiddleware", Heading: "Use CORSMiddleware", Title: "Use CORSMiddleware",
 		HeadingPath: []string{"Doc", "Use CORSMiddleware"}, Level: 2, Parts: 1, Tokens: h.Tokens,
-		Topics: []string{"cors", "tutorial"}, Kinds: []string{KindInfo, KindCode}, Langs: []string{"py"}}
+		Topics: []string{"cors", "tutorial"}, Kinds: []string{KindInfo, KindCode}, Langs: []string{"py"},
+		Hash: TextHash(h.Text), SimHash: SimHash(h.Text)}
 	if fmt.Sprint(h.Meta) != fmt.Sprint(want) {
 		t.Errorf("meta = %+v\nwant %+v", h.Meta, want)
 	}
 	if !strings.HasPrefix(h.Text, "## Use CORSMiddleware") {
 		t.Errorf("text = %q", h.Text)
+	}
+	if text, err := r.Text(h.Record); err != nil || text != h.Text {
+		t.Errorf("Text(%d) = %.30q, %v; want the hit's text", h.Record, text, err)
+	}
+	doc, err := r.Document("docs/cors.md", true)
+	if err != nil || len(doc) != 2 || doc[0].Anchor != "use-corsmiddleware" || doc[1].Anchor != "origin" || doc[1].Text == "" {
+		t.Errorf("Document(docs/cors.md) = %d sections, err %v; want both, in order, with text", len(doc), err)
+	}
+	if doc, err := r.Document("docs/none.md", false); err != nil || len(doc) != 0 {
+		t.Errorf("Document(docs/none.md) = %v, %v; want none", doc, err)
 	}
 	if _, err := r.Search(context.Background(), Query{Text: "  "}); !errors.Is(err, ErrEmptyQuery) {
 		t.Errorf("empty query error = %v, want ErrEmptyQuery", err)

@@ -25,12 +25,18 @@ type Reader struct {
 	code  *analysis.Analyzer
 }
 
-// Open opens the index in dir read-only.
+// Open opens the index in dir read-only, with a cache of its own.
 func Open(dir string) (*Reader, error) {
+	return OpenCached(dir, NewCache(0))
+}
+
+// OpenCached opens the index in dir read-only, keeping text blocks in cache
+// (which may be shared by many readers).
+func OpenCached(dir string, cache *Cache) (*Reader, error) {
 	if _, err := os.Stat(filepath.Join(dir, emptyMarker)); err == nil {
 		return &Reader{}, nil
 	}
-	store, err := openStore(filepath.Join(dir, storeFile))
+	store, err := openStore(filepath.Join(dir, storeFile), cache)
 	if err != nil {
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
@@ -77,6 +83,8 @@ type Query struct {
 // Hit is one section found.
 type Hit struct {
 	ID string
+	// Record is the section's number in the index, for Reader.Text.
+	Record uint32
 	Meta
 	// Score is the raw BM25 score; Relevance is Score divided by the best
 	// score of the search, so the top hit has 1.
@@ -88,34 +96,41 @@ type Hit struct {
 // Search ranks sections for q. With topics or a path and no text, sections
 // all have relevance 1, in no particular order.
 func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
+	hits, _, err := r.SearchCount(ctx, q)
+	return hits, err
+}
+
+// SearchCount is Search that also returns how many sections match in all,
+// beyond the q.Limit returned.
+func (r *Reader) SearchCount(ctx context.Context, q Query) ([]Hit, int, error) {
 	text := strings.TrimSpace(q.Text)
 	if text == "" && len(q.Topics) == 0 && q.Path == "" {
-		return nil, ErrEmptyQuery
+		return nil, 0, ErrEmptyQuery
 	}
 	if r.r == nil {
-		return nil, nil
+		return nil, 0, nil
 	}
 	limit := q.Limit
 	if limit <= 0 {
 		limit = 10
 	}
 	top := r.query(text, q)
-	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top))
+	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top).WithStandardAggregations())
 	if err != nil {
-		return nil, fmt.Errorf("search: %w", err)
+		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	var hits []Hit
 	for {
 		m, err := it.Next()
 		if err != nil {
-			return nil, fmt.Errorf("search: %w", err)
+			return nil, 0, fmt.Errorf("search: %w", err)
 		}
 		if m == nil {
 			break
 		}
 		h, err := r.hit(m, q.WithText)
 		if err != nil {
-			return nil, err
+			return nil, 0, err
 		}
 		hits = append(hits, h)
 	}
@@ -129,7 +144,7 @@ func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 			}
 		}
 	}
-	return hits, nil
+	return hits, int(it.Aggregations().Count()), nil
 }
 
 func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
@@ -149,14 +164,45 @@ func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
 	if err != nil {
 		return h, fmt.Errorf("%w: bad section id %q", ErrCorruptStore, id)
 	}
-	rec, err := r.store.get(uint32(n))
-	if err != nil {
+	h.Record = uint32(n)
+	if h.Meta, err = r.store.meta(h.Record); err != nil {
 		return h, err
 	}
-	h.Meta = rec.Meta
-	h.ID = ID(rec.Path, rec.Anchor, rec.Part)
+	h.ID = ID(h.Path, h.Anchor, h.Part)
 	if withText {
-		h.Text = rec.Text
+		h.Text, err = r.store.text(h.Record)
 	}
-	return h, nil
+	return h, err
+}
+
+// Text returns the text of section number record (Hit.Record).
+func (r *Reader) Text(record uint32) (string, error) {
+	if r.store == nil {
+		return "", fmt.Errorf("%w: record %d of an empty index", ErrCorruptStore, record)
+	}
+	return r.store.text(record)
+}
+
+// Document returns every section of the document at path, in document
+// order, with text when withText is set; none when no document has that
+// path.
+func (r *Reader) Document(path string, withText bool) ([]Hit, error) {
+	if r.store == nil {
+		return nil, nil
+	}
+	var hits []Hit
+	for _, n := range r.store.recordsIn(path) {
+		m, err := r.store.meta(n)
+		if err != nil {
+			return nil, err
+		}
+		h := Hit{ID: ID(m.Path, m.Anchor, m.Part), Record: n, Meta: m, Relevance: 1}
+		if withText {
+			if h.Text, err = r.store.text(n); err != nil {
+				return nil, err
+			}
+		}
+		hits = append(hits, h)
+	}
+	return hits, nil
 }

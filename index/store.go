@@ -5,62 +5,83 @@ import (
 	"bytes"
 	"compress/flate"
 	"encoding/binary"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
 	"os"
-	"sort"
-	"sync"
 )
 
 // The section store, sections.bin, keeps every section's metadata and text
 // beside the bluge index, in record order (the order Write was given, which
-// is document order), compressed in blocks of about storeBlockSize bytes so
-// one section is read by inflating one block. bluge's own stored fields
-// compress markdown poorly and copy it through every segment merge.
+// is document order). Metadata is one DEFLATE stream decoded into memory
+// when the store opens (a few bytes a section, strings interned), so ranking
+// and packing never touch the disk; text is DEFLATE blocks of about
+// textBlockSize bytes, inflated only for the sections an answer returns.
 //
-//	magic | block... | table: (offset u64, length u32, first record u32) per block |
-//	trailer: table offset u64, blocks u32, records u32, trailerMagic
+//	magic | text block... | meta stream | table: (offset u64, length u32) per block |
+//	trailer: meta offset u64, meta length u32, table offset u64, blocks u32, records u32, trailerMagic
 //
-// Integers are little-endian; a block is DEFLATE of records, each a uvarint
-// length and the JSON of a record.
+// Integers in the table and trailer are little-endian. The meta stream
+// inflates to: uvarint string count, then each string as a uvarint length
+// and bytes; uvarint record count, then each record as uvarints: path,
+// anchor, heading, title (string ids), heading path (count, ids), level,
+// line, part, parts, tokens, topics (count, ids), kinds (bit 0 info, bit 1
+// code), langs (count, ids), text block, offset and length in the inflated
+// block; then its text's exact and similarity hashes, 8 bytes each.
 const (
-	storeFile      = "sections.bin"
-	storeMagic     = "codex7-sections\n"
-	trailerMagic   = "C7S1"
-	storeBlockSize = 64 << 10
-	trailerSize    = 8 + 4 + 4 + len(trailerMagic)
-	tableEntrySize = 8 + 4 + 4
-	blockCacheSize = 64
+	storeFile     = "sections.bin"
+	storeMagic    = "codex7-sections2\n"
+	trailerMagic  = "C7S2"
+	textBlockSize = 16 << 10
+	trailerSize   = 8 + 4 + 8 + 4 + 4 + len(trailerMagic)
+	tableEntry    = 8 + 4
+	// maxMetaBytes bounds the inflated meta stream, so a damaged or hostile
+	// file cannot make a reader allocate without limit.
+	maxMetaBytes = 1 << 30
 )
 
 // ErrCorruptStore means sections.bin is damaged.
 var ErrCorruptStore = errors.New("corrupt section store")
 
-// record is one section in the store.
+// record is one section as the writer receives it.
 type record struct {
 	Meta
-	Text string `json:"text"`
+	Text string
 }
 
-type blockEntry struct {
-	offset uint64
-	length uint32
-	first  uint32
+// metaRec is one section's metadata in memory: string ids into
+// storeReader.strs and spans of storeReader.lists.
+type metaRec struct {
+	path, anchor, heading, title uint32
+	headingPath, topics, langs   span
+	line, tokens                 uint32
+	part, parts                  uint16
+	level, kinds                 uint8
+	block, off, length           uint32
+	hash, sim                    uint64
 }
 
-// storeWriter writes sections.bin sequentially.
+// span is a slice of storeReader.lists.
+type span struct{ start, n uint32 }
+
+const (
+	kindInfoBit = 1 << iota
+	kindCodeBit
+)
+
 type storeWriter struct {
-	f       *os.File
-	w       *bufio.Writer
-	off     uint64
-	raw     bytes.Buffer
-	zbuf    bytes.Buffer
-	zw      *flate.Writer
-	first   uint32
+	f     *os.File
+	w     *bufio.Writer
+	off   uint64
+	raw   bytes.Buffer
+	zbuf  bytes.Buffer
+	zw    *flate.Writer
+	table []uint64 // offset, length pairs flattened: offsets at even indexes
+
+	strs    map[string]uint32
+	strList []string
+	meta    []byte
 	records uint32
-	table   []blockEntry
 }
 
 func newStoreWriter(path string) (*storeWriter, error) {
@@ -68,7 +89,7 @@ func newStoreWriter(path string) (*storeWriter, error) {
 	if err != nil {
 		return nil, err
 	}
-	s := &storeWriter{f: f, w: bufio.NewWriterSize(f, 256<<10)}
+	s := &storeWriter{f: f, w: bufio.NewWriterSize(f, 256<<10), strs: map[string]uint32{}}
 	s.zw, _ = flate.NewWriter(&s.zbuf, flate.DefaultCompression) // level is valid: cannot fail
 	if _, err := s.w.WriteString(storeMagic); err != nil {
 		f.Close()
@@ -78,53 +99,111 @@ func newStoreWriter(path string) (*storeWriter, error) {
 	return s, nil
 }
 
-func (s *storeWriter) add(r *record) error {
-	data, err := json.Marshal(r)
-	if err != nil {
-		return err
+func (s *storeWriter) str(v string) uint64 {
+	id, ok := s.strs[v]
+	if !ok {
+		id = uint32(len(s.strList))
+		s.strs[v] = id
+		s.strList = append(s.strList, v)
 	}
-	s.raw.Write(binary.AppendUvarint(nil, uint64(len(data))))
-	s.raw.Write(data)
+	return uint64(id)
+}
+
+func (s *storeWriter) strs64(list []string) {
+	s.meta = binary.AppendUvarint(s.meta, uint64(len(list)))
+	for _, v := range list {
+		s.meta = binary.AppendUvarint(s.meta, s.str(v))
+	}
+}
+
+func (s *storeWriter) add(r *record) error {
+	m := &r.Meta
+	for _, v := range []uint64{s.str(m.Path), s.str(m.Anchor), s.str(m.Heading), s.str(m.Title)} {
+		s.meta = binary.AppendUvarint(s.meta, v)
+	}
+	s.strs64(m.HeadingPath)
+	for _, v := range []int{m.Level, m.Line, m.Part, m.Parts, m.Tokens} {
+		s.meta = binary.AppendUvarint(s.meta, uint64(max(v, 0)))
+	}
+	s.strs64(m.Topics)
+	var kinds byte
+	for _, k := range m.Kinds {
+		switch k {
+		case KindInfo:
+			kinds |= kindInfoBit
+		case KindCode:
+			kinds |= kindCodeBit
+		}
+	}
+	s.meta = append(s.meta, kinds)
+	s.strs64(m.Langs)
+	s.meta = binary.AppendUvarint(s.meta, uint64(len(s.table)/2))
+	s.meta = binary.AppendUvarint(s.meta, uint64(s.raw.Len()))
+	s.meta = binary.AppendUvarint(s.meta, uint64(len(r.Text)))
+	s.meta = binary.LittleEndian.AppendUint64(s.meta, TextHash(r.Text))
+	s.meta = binary.LittleEndian.AppendUint64(s.meta, SimHash(r.Text))
+	s.raw.WriteString(r.Text)
 	s.records++
-	if s.raw.Len() >= storeBlockSize {
+	if s.raw.Len() >= textBlockSize {
 		return s.flush()
 	}
 	return nil
+}
+
+// deflate compresses data into s.zbuf.
+func (s *storeWriter) deflate(data []byte) error {
+	s.zbuf.Reset()
+	s.zw.Reset(&s.zbuf)
+	if _, err := s.zw.Write(data); err != nil {
+		return err
+	}
+	return s.zw.Close()
 }
 
 func (s *storeWriter) flush() error {
 	if s.raw.Len() == 0 {
 		return nil
 	}
-	s.zbuf.Reset()
-	s.zw.Reset(&s.zbuf)
-	if _, err := s.zw.Write(s.raw.Bytes()); err != nil {
-		return err
-	}
-	if err := s.zw.Close(); err != nil {
+	if err := s.deflate(s.raw.Bytes()); err != nil {
 		return err
 	}
 	if _, err := s.w.Write(s.zbuf.Bytes()); err != nil {
 		return err
 	}
-	s.table = append(s.table, blockEntry{offset: s.off, length: uint32(s.zbuf.Len()), first: s.first})
+	s.table = append(s.table, s.off, uint64(s.zbuf.Len()))
 	s.off += uint64(s.zbuf.Len())
-	s.first = s.records
 	s.raw.Reset()
 	return nil
 }
 
 func (s *storeWriter) close() error {
 	err := s.flush()
-	tableOff := s.off
-	var buf []byte
-	for _, b := range s.table {
-		buf = binary.LittleEndian.AppendUint64(buf, b.offset)
-		buf = binary.LittleEndian.AppendUint32(buf, b.length)
-		buf = binary.LittleEndian.AppendUint32(buf, b.first)
+	var head []byte
+	head = binary.AppendUvarint(head, uint64(len(s.strList)))
+	for _, v := range s.strList {
+		head = binary.AppendUvarint(head, uint64(len(v)))
+		head = append(head, v...)
 	}
+	head = binary.AppendUvarint(head, uint64(s.records))
+	metaOff := s.off
+	var metaLen int
+	if err == nil {
+		err = s.deflate(append(head, s.meta...))
+	}
+	if err == nil {
+		metaLen = s.zbuf.Len()
+		_, err = s.w.Write(s.zbuf.Bytes())
+	}
+	tableOff := metaOff + uint64(metaLen)
+	var buf []byte
+	for i := 0; i < len(s.table); i += 2 {
+		buf = binary.LittleEndian.AppendUint64(buf, s.table[i])
+		buf = binary.LittleEndian.AppendUint32(buf, uint32(s.table[i+1]))
+	}
+	buf = binary.LittleEndian.AppendUint64(buf, metaOff)
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(metaLen))
 	buf = binary.LittleEndian.AppendUint64(buf, tableOff)
-	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(s.table)))
+	buf = binary.LittleEndian.AppendUint32(buf, uint32(len(s.table)/2))
 	buf = binary.LittleEndian.AppendUint32(buf, s.records)
 	buf = append(buf, trailerMagic...)
 	if err == nil {
@@ -139,24 +218,29 @@ func (s *storeWriter) close() error {
 	return err
 }
 
-// storeReader reads sections.bin; it is safe for concurrent use and keeps a
-// few inflated blocks cached.
+// storeReader reads sections.bin. Metadata is in memory; text blocks are
+// read from the file and kept in the shared cache. It is safe for
+// concurrent use.
 type storeReader struct {
-	f       *os.File
-	table   []blockEntry
-	records uint32
-
-	mu    sync.Mutex
-	cache map[int][][]byte // block → its records' JSON
-	order []int            // cached blocks, oldest first
+	f      *os.File
+	blocks []blockEntry
+	strs   []string
+	lists  []uint32
+	recs   []metaRec
+	cache  *Cache
 }
 
-func openStore(path string) (*storeReader, error) {
+type blockEntry struct {
+	offset uint64
+	length uint32
+}
+
+func openStore(path string, cache *Cache) (*storeReader, error) {
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := readStoreTable(f)
+	s, err := readStore(f, cache)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
@@ -164,14 +248,14 @@ func openStore(path string) (*storeReader, error) {
 	return s, nil
 }
 
-func readStoreTable(f *os.File) (*storeReader, error) {
+func readStore(f *os.File, cache *Cache) (*storeReader, error) {
 	fi, err := f.Stat()
 	if err != nil {
 		return nil, err
 	}
 	size := fi.Size()
 	if size < int64(len(storeMagic)+trailerSize) {
-		return nil, ErrCorruptStore
+		return nil, fmt.Errorf("%w: too short", ErrCorruptStore)
 	}
 	head := make([]byte, len(storeMagic))
 	trailer := make([]byte, trailerSize)
@@ -181,88 +265,224 @@ func readStoreTable(f *os.File) (*storeReader, error) {
 	if _, err := f.ReadAt(trailer, size-int64(trailerSize)); err != nil {
 		return nil, err
 	}
-	if string(head) != storeMagic || string(trailer[16:]) != trailerMagic {
-		return nil, ErrCorruptStore
+	if string(head) != storeMagic || string(trailer[trailerSize-len(trailerMagic):]) != trailerMagic {
+		return nil, fmt.Errorf("%w: bad magic", ErrCorruptStore)
 	}
-	tableOff := binary.LittleEndian.Uint64(trailer)
-	blocks := binary.LittleEndian.Uint32(trailer[8:])
-	records := binary.LittleEndian.Uint32(trailer[12:])
-	if tableOff+uint64(blocks)*tableEntrySize != uint64(size)-uint64(trailerSize) {
-		return nil, ErrCorruptStore
+	le := binary.LittleEndian
+	metaOff, metaLen := le.Uint64(trailer), le.Uint32(trailer[8:])
+	tableOff, nblocks, records := le.Uint64(trailer[12:]), le.Uint32(trailer[20:]), le.Uint32(trailer[24:])
+	end := uint64(size) - uint64(trailerSize)
+	if tableOff > end || uint64(nblocks)*tableEntry != end-tableOff || metaOff+uint64(metaLen) != tableOff || metaOff < uint64(len(storeMagic)) {
+		return nil, fmt.Errorf("%w: bad trailer", ErrCorruptStore)
 	}
-	raw := make([]byte, int(blocks)*tableEntrySize)
+	raw := make([]byte, int(nblocks)*tableEntry)
 	if _, err := f.ReadAt(raw, int64(tableOff)); err != nil {
 		return nil, err
 	}
-	s := &storeReader{f: f, records: records, cache: map[int][][]byte{}}
-	for i := 0; i < int(blocks); i++ {
-		e := raw[i*tableEntrySize:]
-		b := blockEntry{offset: binary.LittleEndian.Uint64(e), length: binary.LittleEndian.Uint32(e[8:]), first: binary.LittleEndian.Uint32(e[12:])}
-		if b.offset+uint64(b.length) > tableOff || b.first > records || (i > 0 && b.first < s.table[i-1].first) {
-			return nil, ErrCorruptStore
+	s := &storeReader{f: f, cache: cache}
+	for i := 0; i < int(nblocks); i++ {
+		b := blockEntry{offset: le.Uint64(raw[i*tableEntry:]), length: le.Uint32(raw[i*tableEntry+8:])}
+		if b.offset < uint64(len(storeMagic)) || b.offset+uint64(b.length) > metaOff {
+			return nil, fmt.Errorf("%w: bad block table", ErrCorruptStore)
 		}
-		s.table = append(s.table, b)
+		s.blocks = append(s.blocks, b)
+	}
+	z := make([]byte, metaLen)
+	if _, err := f.ReadAt(z, int64(metaOff)); err != nil {
+		return nil, err
+	}
+	meta, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), maxMetaBytes))
+	if err != nil {
+		return nil, fmt.Errorf("%w: metadata: %v", ErrCorruptStore, err)
+	}
+	if err := s.decodeMeta(meta, records); err != nil {
+		return nil, err
 	}
 	return s, nil
 }
 
-func (s *storeReader) close() error { return s.f.Close() }
-
-// get returns record n.
-func (s *storeReader) get(n uint32) (*record, error) {
-	if n >= s.records {
-		return nil, fmt.Errorf("%w: record %d of %d", ErrCorruptStore, n, s.records)
-	}
-	b := sort.Search(len(s.table), func(i int) bool { return s.table[i].first > n }) - 1
-	recs, err := s.block(b)
-	if err != nil {
-		return nil, err
-	}
-	i := int(n - s.table[b].first)
-	if i >= len(recs) {
-		return nil, fmt.Errorf("%w: record %d missing from block %d", ErrCorruptStore, n, b)
-	}
-	var r record
-	if err := json.Unmarshal(recs[i], &r); err != nil {
-		return nil, fmt.Errorf("%w: record %d: %v", ErrCorruptStore, n, err)
-	}
-	return &r, nil
+// metaDecoder reads the meta stream, remembering the first error.
+type metaDecoder struct {
+	b   []byte
+	err error
 }
 
-func (s *storeReader) block(b int) ([][]byte, error) {
-	s.mu.Lock()
-	if recs, ok := s.cache[b]; ok {
-		s.mu.Unlock()
-		return recs, nil
+func (d *metaDecoder) uvarint() uint64 {
+	if d.err != nil {
+		return 0
 	}
-	s.mu.Unlock()
-	e := s.table[b]
+	v, n := binary.Uvarint(d.b)
+	if n <= 0 {
+		d.err = fmt.Errorf("%w: truncated metadata", ErrCorruptStore)
+		return 0
+	}
+	d.b = d.b[n:]
+	return v
+}
+
+func (d *metaDecoder) u32(limit uint64) uint32 {
+	v := d.uvarint()
+	if d.err == nil && v >= limit {
+		d.err = fmt.Errorf("%w: value %d out of range", ErrCorruptStore, v)
+		return 0
+	}
+	return uint32(v)
+}
+
+func (d *metaDecoder) bytes(n int) []byte {
+	if d.err != nil {
+		return nil
+	}
+	if n > len(d.b) {
+		d.err = fmt.Errorf("%w: truncated metadata", ErrCorruptStore)
+		return nil
+	}
+	out := d.b[:n]
+	d.b = d.b[n:]
+	return out
+}
+
+func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
+	d := &metaDecoder{b: meta}
+	nstr := d.uvarint()
+	if nstr > uint64(len(meta)) {
+		return fmt.Errorf("%w: string count", ErrCorruptStore)
+	}
+	s.strs = make([]string, 0, nstr)
+	for range nstr {
+		n := d.uvarint()
+		if n > uint64(len(d.b)) {
+			return fmt.Errorf("%w: string length", ErrCorruptStore)
+		}
+		s.strs = append(s.strs, string(d.bytes(int(n))))
+	}
+	if n := d.uvarint(); d.err == nil && n != uint64(records) {
+		return fmt.Errorf("%w: %d records in metadata, %d in trailer", ErrCorruptStore, n, records)
+	}
+	if uint64(records) > uint64(len(d.b)) {
+		return fmt.Errorf("%w: record count", ErrCorruptStore)
+	}
+	nstrs := uint64(len(s.strs))
+	list := func() span {
+		n := d.uvarint()
+		if n > uint64(len(d.b)) {
+			d.err = fmt.Errorf("%w: list length", ErrCorruptStore)
+			return span{}
+		}
+		sp := span{start: uint32(len(s.lists)), n: uint32(n)}
+		for range n {
+			s.lists = append(s.lists, d.u32(nstrs))
+		}
+		return sp
+	}
+	s.recs = make([]metaRec, records)
+	for i := range s.recs {
+		r := &s.recs[i]
+		r.path, r.anchor, r.heading, r.title = d.u32(nstrs), d.u32(nstrs), d.u32(nstrs), d.u32(nstrs)
+		r.headingPath = list()
+		r.level = uint8(d.u32(256))
+		r.line = d.u32(1 << 32)
+		r.part, r.parts = uint16(d.u32(1<<16)), uint16(d.u32(1<<16))
+		r.tokens = d.u32(1 << 32)
+		r.topics = list()
+		if k := d.bytes(1); k != nil {
+			r.kinds = k[0]
+		}
+		r.langs = list()
+		r.block = d.u32(uint64(len(s.blocks)))
+		r.off, r.length = d.u32(1<<32), d.u32(1<<32)
+		if h := d.bytes(16); h != nil {
+			r.hash, r.sim = binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
+		}
+		if d.err != nil {
+			return d.err
+		}
+	}
+	if len(d.b) != 0 {
+		return fmt.Errorf("%w: %d trailing metadata bytes", ErrCorruptStore, len(d.b))
+	}
+	return nil
+}
+
+func (s *storeReader) close() error {
+	s.cache.drop(s)
+	return s.f.Close()
+}
+
+func (s *storeReader) strings(sp span) []string {
+	if sp.n == 0 {
+		return nil
+	}
+	out := make([]string, sp.n)
+	for i, id := range s.lists[sp.start : sp.start+sp.n] {
+		out[i] = s.strs[id]
+	}
+	return out
+}
+
+// meta returns record n's metadata. The caller owns the slices.
+func (s *storeReader) meta(n uint32) (Meta, error) {
+	if n >= uint32(len(s.recs)) {
+		return Meta{}, fmt.Errorf("%w: record %d of %d", ErrCorruptStore, n, len(s.recs))
+	}
+	r := &s.recs[n]
+	m := Meta{
+		Path: s.strs[r.path], Anchor: s.strs[r.anchor], Heading: s.strs[r.heading], Title: s.strs[r.title],
+		HeadingPath: s.strings(r.headingPath), Level: int(r.level), Line: int(r.line),
+		Part: int(r.part), Parts: int(r.parts), Tokens: int(r.tokens),
+		Topics: s.strings(r.topics), Langs: s.strings(r.langs),
+		Hash: r.hash, SimHash: r.sim,
+	}
+	if r.kinds&kindInfoBit != 0 {
+		m.Kinds = append(m.Kinds, KindInfo)
+	}
+	if r.kinds&kindCodeBit != 0 {
+		m.Kinds = append(m.Kinds, KindCode)
+	}
+	return m, nil
+}
+
+// text returns record n's text.
+func (s *storeReader) text(n uint32) (string, error) {
+	if n >= uint32(len(s.recs)) {
+		return "", fmt.Errorf("%w: record %d of %d", ErrCorruptStore, n, len(s.recs))
+	}
+	r := &s.recs[n]
+	block, err := s.block(r.block)
+	if err != nil {
+		return "", err
+	}
+	if uint64(r.off)+uint64(r.length) > uint64(len(block)) {
+		return "", fmt.Errorf("%w: record %d outside block %d", ErrCorruptStore, n, r.block)
+	}
+	return string(block[r.off : r.off+r.length]), nil
+}
+
+func (s *storeReader) block(b uint32) ([]byte, error) {
+	if data, ok := s.cache.get(s, b); ok {
+		return data, nil
+	}
+	e := s.blocks[b]
 	z := make([]byte, e.length)
 	if _, err := s.f.ReadAt(z, int64(e.offset)); err != nil {
 		return nil, fmt.Errorf("%w: block %d: %v", ErrCorruptStore, b, err)
 	}
-	raw, err := io.ReadAll(flate.NewReader(bytes.NewReader(z)))
+	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), maxMetaBytes))
 	if err != nil {
 		return nil, fmt.Errorf("%w: block %d: %v", ErrCorruptStore, b, err)
 	}
-	var recs [][]byte
-	for len(raw) > 0 {
-		n, k := binary.Uvarint(raw)
-		if k <= 0 || uint64(len(raw)-k) < n {
-			return nil, fmt.Errorf("%w: block %d: bad record length", ErrCorruptStore, b)
-		}
-		recs = append(recs, raw[k:k+int(n)])
-		raw = raw[k+int(n):]
-	}
-	s.mu.Lock()
-	if _, ok := s.cache[b]; !ok {
-		s.cache[b] = recs
-		s.order = append(s.order, b)
-		if len(s.order) > blockCacheSize {
-			delete(s.cache, s.order[0])
-			s.order = s.order[1:]
+	s.cache.put(s, b, data)
+	return data, nil
+}
+
+// recordsIn returns the record numbers of path's sections in document
+// order (record order).
+func (s *storeReader) recordsIn(path string) []uint32 {
+	var out []uint32
+	for i := range s.recs {
+		if s.strs[s.recs[i].path] == path {
+			out = append(out, uint32(i))
 		}
 	}
-	s.mu.Unlock()
-	return recs, nil
+	return out
 }

@@ -55,6 +55,10 @@ type Meta struct {
 	Topics      []string `json:"topics,omitempty"`
 	Kinds       []string `json:"kinds"`
 	Langs       []string `json:"langs,omitempty"`
+	// Hash and SimHash identify the text for near-duplicate detection
+	// (see NearDuplicate).
+	Hash    uint64 `json:"-"`
+	SimHash uint64 `json:"-"`
 }
 
 // Kinds returns what a section offers: "info" when it has prose beyond its
