@@ -1,144 +1,332 @@
 // Package search is Codex7's search engine over published artifacts: it
-// resolves what agents send as a library id (normalized, with an explicit
-// version honoured or refused, never silently replaced), checks topics
-// against the version's topic tree, and ranks sections through the
-// version's index. The CLI, the MCP tools and the HTTP API all use it.
+// loads an artifact directory read-only (verifying what it serves and
+// picking up new builds without a restart), resolves what agents send as a
+// library id (normalized, with an explicit version honoured or refused,
+// never silently replaced), checks topics against the version's topic tree,
+// ranks sections through the version's index and packs them under a token
+// budget. The CLI, the MCP tools and the HTTP API all use it.
 package search
 
 import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"log/slog"
+	"os"
 	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
+	"sync/atomic"
+	"syscall"
+	"time"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/topics"
 )
 
-// Errors callers branch on (errors.Is); the errors returned also say what
-// exists, for messages to agents.
-var (
-	// ErrLibraryNotFound means no built library matches the id.
-	ErrLibraryNotFound = errors.New("library not found")
-	// ErrVersionNotFound means the library exists but not at that version.
-	ErrVersionNotFound = errors.New("version not found")
-	// ErrTopicNotFound means a topic names nothing in the version's tree.
-	ErrTopicNotFound = errors.New("topic not found")
-	// ErrInvalidPath means a path that could leave the library: absolute,
-	// with "..", backslashes or control characters.
-	ErrInvalidPath = errors.New("invalid path")
-	// ErrDocumentNotFound means no document or folder has that path.
-	ErrDocumentNotFound = errors.New("document not found")
-	// ErrInvalidMode means a mode other than "info" or "code".
-	ErrInvalidMode = errors.New(`invalid mode: use "info" (prose) or "code" (examples)`)
-)
-
-// Modes of a search: prose sections or code examples.
-const (
-	ModeInfo = index.KindInfo
-	ModeCode = index.KindCode
-)
-
-// LibraryError is ErrLibraryNotFound with the closest ids that exist.
-type LibraryError struct {
-	Key     string
-	Closest []string
+// Options tune an Engine. The zero value suits the CLI.
+type Options struct {
+	// Logger receives reloads and refused versions; nil discards them.
+	Logger *slog.Logger
+	// CacheBytes bounds the inflated section text kept in memory across
+	// all libraries (default index.DefaultCacheBytes).
+	CacheBytes int
+	// VerifyInBackground checksums every served version after each load,
+	// one at a time, so first requests rarely wait for verification. A
+	// version is always verified before its first use either way.
+	VerifyInBackground bool
+	// AllowEmpty starts the engine without a catalog (not ready) instead
+	// of failing, for servers whose artifacts arrive after start.
+	AllowEmpty bool
 }
-
-func (e *LibraryError) Error() string {
-	msg := fmt.Sprintf("%s: %q", ErrLibraryNotFound, e.Key)
-	if len(e.Closest) > 0 {
-		msg += "; closest: " + strings.Join(e.Closest, ", ")
-	}
-	return msg
-}
-
-func (e *LibraryError) Unwrap() error { return ErrLibraryNotFound }
-
-// VersionError is ErrVersionNotFound with the versions that are built.
-type VersionError struct {
-	Library, Version string
-	Available        []string
-}
-
-func (e *VersionError) Error() string {
-	return fmt.Sprintf("%s: %s has no version %q; built versions: %s", ErrVersionNotFound, e.Library, e.Version, strings.Join(e.Available, ", "))
-}
-
-func (e *VersionError) Unwrap() error { return ErrVersionNotFound }
-
-// TopicError is ErrTopicNotFound with the topics that exist.
-type TopicError struct {
-	Topics    []string
-	Available []string
-}
-
-func (e *TopicError) Error() string {
-	return fmt.Sprintf("%s: %s; this version has: %s", ErrTopicNotFound, strings.Join(e.Topics, ", "), strings.Join(e.Available, ", "))
-}
-
-func (e *TopicError) Unwrap() error { return ErrTopicNotFound }
 
 // Engine searches one artifact directory read-only. It is safe for
-// concurrent use; indexes open on first use and stay open until Close.
+// concurrent use. Each request works on one immutable snapshot of the
+// catalog (a state), so a reload never shows a request half of an update;
+// indexes open on first use and close once no state serves them.
 type Engine struct {
-	dir     string
-	catalog *artifacts.Catalog
+	dir   string
+	log   *slog.Logger
+	cache *index.Cache
+	opts  Options
 
-	mu       sync.Mutex
-	versions map[string]*slot // by path
+	state    atomic.Pointer[state]
+	reloadMu sync.Mutex // serializes loads
+	lastErr  atomic.Pointer[string]
 
-	libsOnce sync.Once
-	libs     *libraryIndex
+	verifyKick chan struct{}
+	stop       context.CancelFunc
+	done       sync.WaitGroup
 }
 
-// slot holds one library version, opened once; its own lock keeps a slow
-// first open (documents.json, the index) from stalling other versions.
-type slot struct {
-	mu sync.Mutex
-	v  *version
-}
-
-// version is one opened library version.
-type version struct {
-	reader *index.Reader
-	tree   *topics.Tree
-	slugs  map[string]bool
-	docs   []artifacts.DocumentInfo // sorted by path
-}
-
-// Open reads the catalog of the artifact directory dir.
+// Open loads the catalog of the artifact directory dir with default options.
 func Open(dir string) (*Engine, error) {
-	cat, err := artifacts.ReadCatalog(dir)
-	if err != nil {
-		return nil, err
-	}
-	return &Engine{dir: dir, catalog: cat, versions: map[string]*slot{}}, nil
+	return OpenWith(dir, Options{})
 }
 
-// Close closes every open index.
-func (e *Engine) Close() error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
-	var errs []error
-	for _, sl := range e.versions {
-		sl.mu.Lock()
-		if sl.v != nil {
-			errs = append(errs, sl.v.reader.Close())
-			sl.v = nil
+// OpenWith loads the catalog of the artifact directory dir. Manifests are
+// read and checked now; indexes open, after checksum verification, on
+// first use.
+func OpenWith(dir string, opts Options) (*Engine, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.NewTextHandler(io.Discard, nil))
+	}
+	e := &Engine{dir: dir, log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1)}
+	if _, err := e.reload(false); err != nil {
+		if !opts.AllowEmpty {
+			return nil, err
 		}
-		sl.mu.Unlock()
+		log.Warn("no artifacts loaded yet", "dir", dir, "err", err)
+		e.state.Store(emptyState())
 	}
-	e.versions = map[string]*slot{}
-	return errors.Join(errs...)
+	ctx, cancel := context.WithCancel(context.Background())
+	e.stop = cancel
+	if opts.VerifyInBackground {
+		e.done.Add(1)
+		go e.verifyLoop(ctx)
+		e.kickVerify()
+	}
+	return e, nil
 }
 
-// Catalog returns the catalog the engine serves; callers must not modify it.
-func (e *Engine) Catalog() *artifacts.Catalog { return e.catalog }
+// Close stops background work and closes every index once the requests
+// using it end.
+func (e *Engine) Close() error {
+	if e.stop != nil {
+		e.stop()
+	}
+	e.done.Wait()
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	if old := e.state.Swap(emptyState()); old != nil {
+		old.retire()
+	}
+	return nil
+}
+
+// Dir returns the artifact directory.
+func (e *Engine) Dir() string { return e.dir }
+
+// Catalog returns the catalog served now: refused versions, and libraries
+// left with none, are not in it. It is immutable: callers must not modify it.
+func (e *Engine) Catalog() *artifacts.Catalog { return e.state.Load().catalog }
+
+// Refused is a library version the engine will not serve, and why.
+type Refused struct {
+	Library string `json:"library"`
+	Version string `json:"version"`
+	Path    string `json:"path"`
+	Reason  string `json:"reason"`
+}
+
+// Status describes what the engine serves, for readiness checks and metrics.
+type Status struct {
+	// Ready is true once a catalog is loaded.
+	Ready     bool      `json:"ready"`
+	Dir       string    `json:"dir"`
+	LoadedAt  time.Time `json:"loaded_at"`
+	Libraries int       `json:"libraries"`
+	Versions  int       `json:"versions"`
+	// Open counts the versions whose index is open.
+	Open    int       `json:"open"`
+	Refused []Refused `json:"refused,omitempty"`
+	// LastError is why the newest catalog on disk could not be loaded (the
+	// previous one is still served), or "".
+	LastError string `json:"last_error,omitempty"`
+	// Reloads counts catalogs loaded since start.
+	Reloads int64 `json:"reloads"`
+}
+
+// Status reports what the engine serves now.
+func (e *Engine) Status() Status {
+	st := e.state.Load()
+	s := Status{Ready: st.ready, Dir: e.dir, LoadedAt: st.loadedAt, Libraries: len(st.catalog.Libraries), Reloads: st.generation}
+	for _, l := range st.catalog.Libraries {
+		s.Versions += len(l.Versions)
+	}
+	s.Refused = append(s.Refused, st.refused...)
+	for _, path := range st.paths {
+		sl := st.slots[path]
+		if err := sl.refusal(); err != nil && !st.isRefused(path) {
+			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: err.Error()})
+		}
+		if sl.isOpen() {
+			s.Open++
+		}
+	}
+	sort.Slice(s.Refused, func(i, j int) bool { return s.Refused[i].Path < s.Refused[j].Path })
+	if p := e.lastErr.Load(); p != nil {
+		s.LastError = *p
+	}
+	return s
+}
+
+// Reload reads the catalog again now, even if catalog.json looks
+// unchanged (SIGHUP). On error the previous catalog stays served.
+func (e *Engine) Reload(ctx context.Context) error {
+	_, err := e.reload(true)
+	return err
+}
+
+// Watch polls catalog.json every interval until ctx ends and loads it when
+// it changes (a build replaced it). Errors are logged and the previous
+// catalog stays served.
+func (e *Engine) Watch(ctx context.Context, interval time.Duration) {
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			e.reload(false)
+		}
+	}
+}
+
+// reload loads the catalog into a new state and swaps it in, unless
+// catalog.json is the file already loaded and force is false. It reports
+// whether a new state was swapped in.
+func (e *Engine) reload(force bool) (bool, error) {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	prev := e.state.Load()
+	id, err := statCatalog(e.dir)
+	if err == nil && !force && prev != nil && prev.ready && id == prev.id {
+		return false, nil
+	}
+	if err != nil {
+		return false, e.loadFailed(prev, err)
+	}
+	start := time.Now()
+	st, err := load(e.dir, id, prev, e.cache)
+	if err != nil {
+		return false, e.loadFailed(prev, err)
+	}
+	e.lastErr.Store(nil)
+	st.acquireSlots()
+	if prev != nil {
+		st.generation = prev.generation + 1
+	}
+	e.state.Store(st)
+	if prev != nil {
+		prev.retire()
+	}
+	e.log.Info("catalog loaded", "dir", e.dir, "libraries", len(st.catalog.Libraries), "refused", len(st.refused), "duration_ms", time.Since(start).Milliseconds())
+	for _, r := range st.refused {
+		e.log.Warn("version refused", "library", r.Library, "version", r.Version, "reason", r.Reason)
+	}
+	e.kickVerify()
+	return true, nil
+}
+
+// loadFailed records and logs a failed load; the previous state stays.
+func (e *Engine) loadFailed(prev *state, err error) error {
+	msg := err.Error()
+	if p := e.lastErr.Swap(&msg); p == nil || *p != msg {
+		e.log.Error("catalog not loaded; serving the previous one", "dir", e.dir, "err", err, "previous", prev != nil && prev.ready)
+	}
+	return err
+}
+
+// catalogID identifies one catalog.json file: a build replaces it by
+// rename, which changes the inode.
+type catalogID struct {
+	ino, size int64
+	mtime     time.Time
+}
+
+func statCatalog(dir string) (catalogID, error) {
+	fi, err := os.Stat(filepath.Join(dir, artifacts.CatalogFile))
+	if err != nil {
+		return catalogID{}, fmt.Errorf("read catalog: %w", err)
+	}
+	id := catalogID{size: fi.Size(), mtime: fi.ModTime()}
+	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
+		id.ino = int64(st.Ino)
+	}
+	return id, nil
+}
+
+// acquire returns the current state with a reference held; release it.
+// The loop makes sure the reference is taken on a state that was current
+// after the increment, so a retiring state is never resurrected.
+func (e *Engine) acquire() *state {
+	for {
+		st := e.state.Load()
+		st.refs.Add(1)
+		if e.state.Load() == st {
+			return st
+		}
+		st.release()
+	}
+}
+
+// maxStaleRetries bounds how often a request is retried on a newer state
+// after finding its version republished on disk under it.
+const maxStaleRetries = 3
+
+// with runs fn on the current state. When fn finds a version directory
+// replaced on disk since the state was loaded (a build published between
+// two polls), the catalog is reloaded and fn runs again on the new state,
+// so a publish never fails a request.
+func (e *Engine) with(fn func(*state) error) error {
+	for i := 0; ; i++ {
+		st := e.acquire()
+		if !st.ready {
+			st.release()
+			return ErrNotReady
+		}
+		err := fn(st)
+		st.release()
+		if !errors.Is(err, errStale) || i == maxStaleRetries {
+			return err
+		}
+		e.log.Info("version republished under a request; reloading", "err", err)
+		if _, rerr := e.reload(true); rerr != nil {
+			return err
+		}
+	}
+}
+
+func (e *Engine) kickVerify() {
+	select {
+	case e.verifyKick <- struct{}{}:
+	default:
+	}
+}
+
+// verifyLoop checksums the current state's versions after every load.
+func (e *Engine) verifyLoop(ctx context.Context) {
+	defer e.done.Done()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-e.verifyKick:
+		}
+		st := e.acquire()
+		refusedNow := false
+		for _, path := range st.paths {
+			if ctx.Err() != nil || e.state.Load() != st {
+				break
+			}
+			sl := st.slots[path]
+			if err := sl.verify(); err != nil && !errors.Is(err, errStale) {
+				refusedNow = true
+			}
+		}
+		st.release()
+		if refusedNow && ctx.Err() == nil {
+			// A new state leaves the refused versions out of the catalog.
+			e.reload(true)
+		}
+	}
+}
 
 // Resolved is a library version an id resolved to.
 type Resolved struct {
@@ -151,57 +339,58 @@ type Resolved struct {
 // is a *VersionError, never replaced by another. A bare name ("fastapi")
 // matches a library's project name, title or alias.
 func (e *Engine) Resolve(id string) (*Resolved, error) {
-	key, err := ParseKey(id)
-	if err != nil {
-		return nil, err
-	}
-	lib := e.findLibrary(key)
-	if lib == nil {
-		return nil, &LibraryError{Key: key.String(), Closest: e.closest(key)}
-	}
-	name := key.Version
-	if name == "" {
-		name = lib.Latest
-	}
-	v := lib.Version(name)
-	if v == nil {
-		var names []string
-		for _, x := range lib.Versions {
-			names = append(names, x.Version)
-		}
-		return nil, &VersionError{Library: lib.ID, Version: name, Available: names}
-	}
-	return &Resolved{Library: lib, Version: v}, nil
+	var r *Resolved
+	err := e.with(func(st *state) (err error) {
+		r, _, err = st.resolve(id)
+		return err
+	})
+	return r, err
 }
 
-func (e *Engine) findLibrary(key Key) *artifacts.CatalogLib {
-	if key.ID != "" {
-		return e.catalog.Library(key.ID)
-	}
-	want := strings.ToLower(key.Name)
-	for i := range e.catalog.Libraries {
-		l := &e.catalog.Libraries[i]
-		if strings.ToLower(l.ID[strings.LastIndex(l.ID, "/")+1:]) == want || strings.ToLower(l.Title) == want {
-			return l
+// Topics returns the topic tree of the library version id names (the
+// latest when id has no version). The tree is shared: callers must not
+// modify it.
+func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
+	var r *Resolved
+	var tree *topics.Tree
+	err := e.with(func(st *state) error {
+		var v *version
+		var err error
+		r, v, err = st.open(id)
+		if err == nil {
+			tree = v.tree
 		}
-		for _, a := range l.Aliases {
-			if strings.ToLower(a) == want {
-				return l
-			}
+		return err
+	})
+	return r, tree, err
+}
+
+// Documents returns the documents of the library version id names, sorted
+// by path. The slice is shared: callers must not modify it.
+func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifacts.DocumentInfo, error) {
+	var r *Resolved
+	var docs []artifacts.DocumentInfo
+	err := e.with(func(st *state) error {
+		var v *version
+		var err error
+		r, v, err = st.open(id)
+		if err == nil {
+			docs = v.docs
 		}
-	}
-	return nil
+		return err
+	})
+	return r, docs, err
 }
 
 // closest suggests up to three library ids sharing the most with key.
-func (e *Engine) closest(key Key) []string {
+func closest(cat *artifacts.Catalog, key Key) []string {
 	want := strings.ToLower(key.ID + " " + key.Name)
 	type scored struct {
 		id    string
 		score int
 	}
 	var all []scored
-	for _, l := range e.catalog.Libraries {
+	for _, l := range cat.Libraries {
 		s := 0
 		for _, part := range strings.FieldsFunc(strings.ToLower(l.ID+" "+l.Title+" "+strings.Join(l.Aliases, " ")), func(r rune) bool { return r == '/' || r == ' ' || r == '-' || r == '.' }) {
 			if len(part) > 1 && strings.Contains(want, part) {
@@ -219,133 +408,4 @@ func (e *Engine) closest(key Key) []string {
 		out = append(out, s.id)
 	}
 	return out
-}
-
-// open returns the opened library version, opening it on first use. A
-// failed open is not remembered: the next request tries again.
-func (e *Engine) open(r *Resolved) (*version, error) {
-	e.mu.Lock()
-	sl := e.versions[r.Version.Path]
-	if sl == nil {
-		sl = &slot{}
-		e.versions[r.Version.Path] = sl
-	}
-	e.mu.Unlock()
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	if sl.v != nil {
-		return sl.v, nil
-	}
-	dir := filepath.Join(e.dir, filepath.FromSlash(r.Version.Path))
-	tree, err := artifacts.ReadTopics(dir)
-	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", r.Library.ID, r.Version.Version, err)
-	}
-	reader, err := index.Open(filepath.Join(dir, artifacts.IndexDir))
-	if err != nil {
-		return nil, fmt.Errorf("%s@%s: %w", r.Library.ID, r.Version.Version, err)
-	}
-	docs, err := artifacts.ReadDocuments(dir)
-	if err != nil {
-		reader.Close()
-		return nil, fmt.Errorf("%s@%s: %w", r.Library.ID, r.Version.Version, err)
-	}
-	v := &version{reader: reader, tree: tree, slugs: map[string]bool{}, docs: docs}
-	for _, s := range tree.Slugs() {
-		v.slugs[s] = true
-	}
-	sl.v = v
-	return v, nil
-}
-
-// Request is one search.
-type Request struct {
-	// Library is an agent's library id ("/org/project", "org/project@v1", a URL…).
-	Library string
-	Query   string
-	// Topics keeps sections tagged with any of them (names or slugs).
-	Topics []string
-	// Limit is the number of hits (default 10).
-	Limit int
-	// WithText fills each hit's Text.
-	WithText bool
-	// Mode keeps only prose ("info") or only sections with code examples
-	// ("code"); empty keeps both.
-	Mode string
-}
-
-// Result is a search's answer, with the provenance of every hit.
-type Result struct {
-	Library string
-	Version string
-	Commit  string
-	Hits    []index.Hit
-	// TopicsCapped says the request named more topics than are used.
-	TopicsCapped bool
-}
-
-// Search resolves req.Library and ranks the version's sections.
-func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
-	mode := strings.ToLower(strings.TrimSpace(req.Mode))
-	if mode != "" && mode != ModeInfo && mode != ModeCode {
-		return nil, fmt.Errorf("%w (got %q)", ErrInvalidMode, req.Mode)
-	}
-	r, err := e.Resolve(req.Library)
-	if err != nil {
-		return nil, err
-	}
-	v, err := e.open(r)
-	if err != nil {
-		return nil, err
-	}
-	names, capped := NormalizeTopics(req.Topics)
-	var slugs, unknown []string
-	for _, t := range names {
-		if s := topics.Slug(t); v.slugs[s] {
-			slugs = append(slugs, s)
-		} else {
-			unknown = append(unknown, t)
-		}
-	}
-	if len(unknown) > 0 {
-		return nil, &TopicError{Topics: unknown, Available: v.tree.Slugs()}
-	}
-	query := prepareQuery(req.Query, r.Library)
-	if query == "" && len(slugs) == 0 {
-		return nil, index.ErrEmptyQuery
-	}
-	hits, err := v.reader.Search(ctx, index.Query{Text: query, Topics: slugs, Kind: mode, Limit: req.Limit, WithText: req.WithText})
-	if err != nil {
-		return nil, err
-	}
-	return &Result{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Hits: hits, TopicsCapped: capped}, nil
-}
-
-// Topics returns the topic tree of the library version id names (the
-// latest when id has no version). The tree is shared: callers must not
-// modify it.
-func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
-	r, err := e.Resolve(id)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := e.open(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, v.tree, nil
-}
-
-// Documents returns the documents of the library version id names, sorted
-// by path. The slice is shared: callers must not modify it.
-func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifacts.DocumentInfo, error) {
-	r, err := e.Resolve(id)
-	if err != nil {
-		return nil, nil, err
-	}
-	v, err := e.open(r)
-	if err != nil {
-		return nil, nil, err
-	}
-	return r, v.docs, nil
 }

@@ -2,7 +2,6 @@ package search
 
 import (
 	"context"
-	"path/filepath"
 	"strings"
 
 	"github.com/codex7/codex7/artifacts"
@@ -78,21 +77,8 @@ func (e *Engine) Libraries(ctx context.Context, name, query string, max int) []L
 	return e.libraryIndex().search(name, query, max)
 }
 
-// libraryIndex returns the index of the engine's catalog, built on first use.
-func (e *Engine) libraryIndex() *libraryIndex {
-	e.libsOnce.Do(func() {
-		trees := map[string]*topics.Tree{}
-		for _, l := range e.catalog.Libraries {
-			if v := l.Version(l.Latest); v != nil {
-				if t, err := artifacts.ReadTopics(filepath.Join(e.dir, filepath.FromSlash(v.Path))); err == nil {
-					trees[l.ID] = t
-				}
-			}
-		}
-		e.libs = newLibraryIndex(e.catalog, trees)
-	})
-	return e.libs
-}
+// libraryIndex returns the index of the catalog served now.
+func (e *Engine) libraryIndex() *libraryIndex { return e.state.Load().libs }
 
 func sortMatches(m []LibraryMatch) {
 	for i := 1; i < len(m); i++ {

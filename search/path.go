@@ -12,22 +12,6 @@ import (
 	"github.com/codex7/codex7/index"
 )
 
-// DocumentError is ErrDocumentNotFound with the closest paths that exist.
-type DocumentError struct {
-	Path    string
-	Closest []string
-}
-
-func (e *DocumentError) Error() string {
-	msg := fmt.Sprintf("%s: %q", ErrDocumentNotFound, e.Path)
-	if len(e.Closest) > 0 {
-		msg += "; did you mean: " + strings.Join(e.Closest, ", ")
-	}
-	return msg
-}
-
-func (e *DocumentError) Unwrap() error { return ErrDocumentNotFound }
-
 // Listing is what a path names: a whole document (Sections in document
 // order, with text) or a folder (Documents under it).
 type Listing struct {
@@ -46,37 +30,28 @@ func (e *Engine) Path(ctx context.Context, library, p string) (*Listing, error) 
 	if err != nil {
 		return nil, err
 	}
-	r, err := e.Resolve(library)
-	if err != nil {
-		return nil, err
-	}
-	v, err := e.open(r)
-	if err != nil {
-		return nil, err
-	}
-	l := &Listing{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean}
-	i := sort.Search(len(v.docs), func(i int) bool { return v.docs[i].Path >= clean })
-	if clean != "." && i < len(v.docs) && v.docs[i].Path == clean {
-		d := v.docs[i]
-		l.Title = d.Title
-		// documents.json does not count chunks: ask until fewer come back
-		// than were asked for.
-		var hits []index.Hit
-		for limit := 4*len(d.Outline) + 16; ; limit *= 4 {
-			hits, err = v.reader.Search(ctx, index.Query{Path: clean, Limit: limit, WithText: true})
-			if err != nil {
-				return nil, err
-			}
-			if len(hits) < limit {
-				break
-			}
+	var l *Listing
+	err = e.with(func(st *state) error {
+		r, v, err := st.open(library)
+		if err != nil {
+			return err
 		}
-		sort.Slice(hits, func(a, b int) bool {
-			if hits[a].Line != hits[b].Line {
-				return hits[a].Line < hits[b].Line
-			}
-			return hits[a].Part < hits[b].Part
-		})
+		l, err = v.listing(r, clean, true)
+		return err
+	})
+	return l, err
+}
+
+// listing returns what clean names in v: a document's sections (with text
+// when withText is set) or a folder's documents.
+func (v *version) listing(r *Resolved, clean string, withText bool) (*Listing, error) {
+	l := &Listing{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean}
+	if d := v.document(clean); d != nil {
+		l.Title = d.Title
+		hits, err := v.reader.Document(clean, withText)
+		if err != nil {
+			return nil, err
+		}
 		l.Sections = hits
 		return l, nil
 	}
@@ -89,6 +64,15 @@ func (e *Engine) Path(ctx context.Context, library, p string) (*Listing, error) 
 		return nil, &DocumentError{Path: clean, Closest: closestPaths(v.docs, clean)}
 	}
 	return l, nil
+}
+
+// document returns the document at path, or nil.
+func (v *version) document(path string) *artifacts.DocumentInfo {
+	i := sort.Search(len(v.docs), func(i int) bool { return v.docs[i].Path >= path })
+	if path != "." && i < len(v.docs) && v.docs[i].Path == path {
+		return &v.docs[i]
+	}
+	return nil
 }
 
 // cleanPath refuses paths that could leave the library and normalizes the

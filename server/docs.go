@@ -5,241 +5,133 @@ import (
 	"errors"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/search"
 )
 
-// Token budget bounds for get-library-docs.
-const (
-	DefaultTokens = 5000
-	MinTokens     = 500
-	MaxTokens     = 50000
-)
-const docsDescription = `Fetches up-to-date documentation sections of a library indexed by Codex7, best first, within a token budget.
+const docsDescription = `Fetches up-to-date documentation of a library indexed by Codex7: the sections that best answer a question, packed within a token budget, or a whole document page by page.
 
-Only call this with an id from resolve-library-id (or one the user gave as /org/project). Each section comes with its library, version, commit, file path and anchor.
+Only call this when resolve-library-id returned tool "get-library-docs" for the library (or the user gave an id of the form /org/project). Every section comes with its library, version, commit, file path and anchor.
 
 Parameters:
-- libraryId: "/org/project", or "/org/project@version" for an exact version (an unbuilt version is an error listing the built ones; without a version you get the latest).
-- customQuery: what you need, in words ("how to allow CORS origins"). Aliases: query, topic.
-- topics: topic slugs from the library's topic tree, to keep only those parts (any of them).
-- tokens: the most to return (default 5000, at least 500, at most 50000).
-- mode: "info" for explanations, "code" for code examples with the text around them; omit for both.
-- path: a document path ("docs/guide.md") to read it whole, page by page (page: 1, 2, …), or a folder ("docs/api") to list its documents.
+- libraryId (required): "/org/project", or "/org/project@version" for an exact version. An unbuilt version is an error listing the built ones, never replaced by another; without a version you get the latest.
+- customQuery: what you need, in words or as a pasted error message ("allow CORS from my React dev server"). Aliases: query, topic.
+- topics: topic slugs from the library's topic tree (resolve-library-id with detail "topics"), to search only those parts; a section in any of them counts. With topics, customQuery is optional.
+- mode: "info" for explanations and guides, "code" for code examples with the text that explains them; omit for both.
+- tokens: the most to return, default 5000 (100 to 50000; other values are clamped, with a note).
+- page: 1, 2, … for more of the same answer; the answer says when more pages exist.
+- path: a document path ("docs/guide.md") to read it whole, page by page, or a folder ("docs/api", "." for all) to list its documents with titles.
+- outline: with path naming a document, its heading tree with each part's size in tokens, to pick what to read.
 
-Example: {"libraryId": "/tiangolo/fastapi", "customQuery": "allow CORS from my React dev server", "tokens": 3000}.`
+Examples:
+{"libraryId": "/tiangolo/fastapi", "customQuery": "allow CORS from my React dev server", "tokens": 3000}
+{"libraryId": "/vitejs/vite@v5.0.0", "topics": ["config"], "customQuery": "proxy websocket", "mode": "code"}
+{"libraryId": "/tiangolo/fastapi", "path": "docs/en/docs/tutorial/cors.md"}`
 
 // DocsInput is get-library-docs' input. Context7's parameter names are
 // accepted as aliases.
 type DocsInput struct {
-	LibraryID                   string   `json:"libraryId,omitempty" jsonschema:"the library id from resolve-library-id, e.g. /tiangolo/fastapi or /tiangolo/fastapi@0.115.0"`
+	LibraryID                   string   `json:"libraryId,omitempty" jsonschema:"the library id from resolve-library-id, e.g. /tiangolo/fastapi or /tiangolo/fastapi@0.115.0 for an exact version"`
 	Context7CompatibleLibraryID string   `json:"context7CompatibleLibraryID,omitempty" jsonschema:"alias of libraryId"`
 	LibraryIDAlt                string   `json:"libraryID,omitempty" jsonschema:"alias of libraryId"`
-	CustomQuery                 string   `json:"customQuery,omitempty" jsonschema:"what you need, in words"`
+	CustomQuery                 string   `json:"customQuery,omitempty" jsonschema:"what you need, in words or as a pasted error message"`
 	Query                       string   `json:"query,omitempty" jsonschema:"alias of customQuery"`
 	Topic                       string   `json:"topic,omitempty" jsonschema:"alias of customQuery"`
 	Topics                      []string `json:"topics,omitempty" jsonschema:"topic slugs from the library's topic tree; keeps sections in any of them"`
-	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000, 500-50000)"`
-	Mode                        string   `json:"mode,omitempty" jsonschema:"info for explanations (prose), code for code examples with the text around them; default both"`
-	Path                        string   `json:"path,omitempty" jsonschema:"a document path (e.g. docs/guide.md) for the whole document, or a folder (e.g. docs/api) to list its documents"`
-	Page                        int      `json:"page,omitempty" jsonschema:"with path: the page of a long document to return, from 1 (pages are tokens long)"`
+	Mode                        string   `json:"mode,omitempty" jsonschema:"info for explanations (prose), code for code examples with the text that explains them; default both"`
+	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000; 100 to 50000)"`
+	Page                        int      `json:"page,omitempty" jsonschema:"the page of the answer, from 1; the answer says when there are more"`
+	Path                        string   `json:"path,omitempty" jsonschema:"a document path (e.g. docs/guide.md) to read it whole, or a folder (e.g. docs/api, or . for all) to list its documents"`
+	Outline                     bool     `json:"outline,omitempty" jsonschema:"with path naming a document: its heading tree with token sizes instead of its text"`
 }
 
-// Section is one returned section with its provenance.
-type Section struct {
-	Library     string   `json:"library"`
-	Version     string   `json:"version"`
-	Commit      string   `json:"commit"`
-	Path        string   `json:"path"`
-	Anchor      string   `json:"anchor"`
-	HeadingPath []string `json:"heading_path"`
-	Tokens      int      `json:"tokens"`
-	Relevance   float64  `json:"relevance"`
-	Trimmed     bool     `json:"trimmed,omitempty"`
-}
-
-// DocsOutput is get-library-docs' output.
-type DocsOutput struct {
-	Library  string    `json:"library"`
-	Version  string    `json:"version"`
-	Commit   string    `json:"commit"`
-	Sections []Section `json:"sections"`
-	// LeftOut counts matching sections that did not fit the budget.
-	LeftOut int `json:"left_out"`
-	// Page and Pages number the pages of a whole document (path).
-	Page  int `json:"page,omitempty"`
-	Pages int `json:"pages,omitempty"`
-	// Documents lists a folder's documents (path naming a folder).
-	Documents []DocumentEntry `json:"documents,omitempty"`
-}
-
-// DocumentEntry is one document of a folder listing.
-type DocumentEntry struct {
-	Path   string `json:"path"`
-	Title  string `json:"title"`
-	Tokens int    `json:"tokens"`
-}
-
-// maxListed caps a folder listing so one answer stays readable.
-const maxListed = 200
+// DocsOutput is get-library-docs' structured output: the packed answer,
+// each section with its text and provenance.
+type DocsOutput = search.Answer
 
 func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInput) (*mcp.CallToolResult, DocsOutput, error) {
 	id := firstNonEmpty(in.LibraryID, in.Context7CompatibleLibraryID, in.LibraryIDAlt)
 	if id == "" {
 		return nil, DocsOutput{}, errors.New(`libraryId is required: call resolve-library-id first, then pass its id, e.g. {"libraryId": "/tiangolo/fastapi", "customQuery": "cors"}`)
 	}
-	query := firstNonEmpty(in.CustomQuery, in.Query, in.Topic)
-	budget, note := in.Tokens, ""
-	switch {
-	case budget <= 0:
-		budget = DefaultTokens
-	case budget < MinTokens:
-		budget, note = MinTokens, fmt.Sprintf("tokens raised to the minimum of %d. ", MinTokens)
-	case budget > MaxTokens:
-		budget, note = MaxTokens, fmt.Sprintf("tokens lowered to the maximum of %d. ", MaxTokens)
-	}
-	if strings.TrimSpace(in.Path) != "" {
-		return h.path(ctx, id, in.Path, in.Page, budget, note)
-	}
-	res, err := h.engine.Search(ctx, search.Request{Library: id, Query: query, Topics: in.Topics, Mode: in.Mode, Limit: 50, WithText: true})
+	req := search.DocsRequest{Library: id, Query: firstNonEmpty(in.CustomQuery, in.Query, in.Topic), Topics: in.Topics,
+		Mode: in.Mode, Path: in.Path, Outline: in.Outline, Tokens: in.Tokens, Page: in.Page}
+	ans, err := h.engine.Docs(ctx, req)
 	if err != nil {
 		return nil, DocsOutput{}, agentError(err)
 	}
-	out := DocsOutput{Library: res.Library, Version: res.Version, Commit: res.Commit, Sections: []Section{}}
-	var b strings.Builder
-	if note != "" {
-		b.WriteString("Note: " + note + "\n\n")
-	}
-	left := budget
-	for i, hit := range res.Hits {
-		text, trimmed := hit.Text, false
-		if hit.Tokens > left {
-			if len(out.Sections) > 0 {
-				out.LeftOut = len(res.Hits) - i
-				break
-			}
-			// Never an empty answer because the best section is large.
-			text, trimmed = trimToTokens(hit.Text, left), true
-		}
-		fmt.Fprintf(&b, "## %s\nSource: %s@%s %s#%s (commit %.12s)\n\n%s\n\n", strings.Join(hit.HeadingPath, " › "), res.Library, res.Version, hit.Path, hit.Anchor, res.Commit, text)
-		out.Sections = append(out.Sections, Section{Library: res.Library, Version: res.Version, Commit: res.Commit, Path: hit.Path, Anchor: hit.Anchor,
-			HeadingPath: hit.HeadingPath, Tokens: hit.Tokens, Relevance: hit.Relevance, Trimmed: trimmed})
-		left -= hit.Tokens
-		if trimmed || left <= 0 {
-			out.LeftOut = len(res.Hits) - i - 1
-			break
-		}
-	}
-	if len(out.Sections) == 0 {
-		fmt.Fprintf(&b, "No section of %s@%s matches. Try other words, or fewer topics.\n", res.Library, res.Version)
-		switch strings.ToLower(strings.TrimSpace(in.Mode)) {
-		case search.ModeCode:
-			b.WriteString("Try mode='info'.\n")
-		case search.ModeInfo:
-			b.WriteString("Try mode='code'.\n")
-		}
-	}
-	if out.LeftOut > 0 {
-		fmt.Fprintf(&b, "(%d more matching sections did not fit in %d tokens; ask again with a larger tokens value or a narrower customQuery.)\n", out.LeftOut, budget)
-	}
-	return textResult(b.String()), out, nil
+	return textResult(renderAnswer(ans, req)), *ans, nil
 }
 
-// path answers get-library-docs with a path: one page of a document, or a
-// folder's documents.
-func (h *handlers) path(ctx context.Context, id, p string, page, budget int, note string) (*mcp.CallToolResult, DocsOutput, error) {
-	l, err := h.engine.Path(ctx, id, p)
-	if err != nil {
-		return nil, DocsOutput{}, agentError(err)
-	}
-	out := DocsOutput{Library: l.Library, Version: l.Version, Commit: l.Commit, Sections: []Section{}}
+// renderAnswer writes an answer as markdown for an agent to read: a header
+// line, any notes, the sections with their provenance, and what was left
+// out with the call that gets it.
+func renderAnswer(a *search.Answer, req search.DocsRequest) string {
 	var b strings.Builder
-	if note != "" {
-		b.WriteString("Note: " + note + "\n\n")
+	at := a.Library + "@" + a.Version
+	for _, n := range a.Notes {
+		fmt.Fprintf(&b, "Note: %s.\n", n)
 	}
-	if l.Sections == nil {
-		fmt.Fprintf(&b, "%d documents under %s in %s@%s:\n", len(l.Documents), l.Path, l.Library, l.Version)
-		for i, d := range l.Documents {
-			if i == maxListed {
-				fmt.Fprintf(&b, "(%d more; give a deeper folder as path)\n", len(l.Documents)-maxListed)
-				break
-			}
-			out.Documents = append(out.Documents, DocumentEntry{Path: d.Path, Title: d.Title, Tokens: d.Tokens})
+	if len(a.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	switch a.Kind {
+	case search.KindFolder:
+		fmt.Fprintf(&b, "# Documents under %s in %s (page %d of %d)\n\n", a.Path, at, a.Page, a.Pages)
+		for _, d := range a.Documents {
 			fmt.Fprintf(&b, "- %s — %s (%d tokens)\n", d.Path, d.Title, d.Tokens)
 		}
-		return textResult(b.String()), out, nil
-	}
-	// Pages fill up to the budget in document order; a section larger than
-	// a page is trimmed to it rather than split across pages.
-	var pages [][]int
-	used := budget
-	for i, s := range l.Sections {
-		if used+s.Tokens > budget || pages == nil {
-			pages = append(pages, nil)
-			used = 0
+		b.WriteString("\nRead one with {\"path\": \"<its path>\"}, or its outline with {\"path\": \"<its path>\", \"outline\": true}.\n")
+	case search.KindOutline:
+		fmt.Fprintf(&b, "# Outline of %s (%s) in %s, commit %.12s (page %d of %d)\n\n", a.Path, a.Title, at, a.Commit, a.Page, a.Pages)
+		for _, o := range a.Outline {
+			fmt.Fprintf(&b, "%s- %s #%s (%d tokens)\n", strings.Repeat("  ", max(o.Level-1, 0)), o.Title, o.Anchor, o.Tokens)
 		}
-		pages[len(pages)-1] = append(pages[len(pages)-1], i)
-		used += s.Tokens
-	}
-	if page <= 0 {
-		page = 1
-	}
-	if len(pages) == 0 {
-		fmt.Fprintf(&b, "%s in %s@%s has no text.\n", l.Path, l.Library, l.Version)
-		return textResult(b.String()), out, nil
-	}
-	if page > len(pages) {
-		return nil, DocsOutput{}, fmt.Errorf("page %d does not exist: %s has %d pages of %d tokens", page, l.Path, len(pages), budget)
-	}
-	out.Page, out.Pages = page, len(pages)
-	fmt.Fprintf(&b, "# %s\nSource: %s@%s %s (commit %.12s), page %d of %d\n\n", l.Title, l.Library, l.Version, l.Path, l.Commit, page, len(pages))
-	for _, i := range pages[page-1] {
-		hit := l.Sections[i]
-		text, trimmed := hit.Text, false
-		if hit.Tokens > budget {
-			text, trimmed = trimToTokens(text, budget), true
+	case search.KindDocument:
+		fmt.Fprintf(&b, "# %s\nSource: %s %s (commit %.12s), page %d of %d\n\n", a.Title, at, a.Path, a.Commit, a.Page, a.Pages)
+		for _, s := range a.Sections {
+			b.WriteString(s.Text)
+			b.WriteString("\n\n")
 		}
-		b.WriteString(text + "\n\n")
-		out.Sections = append(out.Sections, Section{Library: l.Library, Version: l.Version, Commit: l.Commit, Path: hit.Path, Anchor: hit.Anchor,
-			HeadingPath: hit.HeadingPath, Tokens: hit.Tokens, Relevance: 1, Trimmed: trimmed})
-	}
-	if page < len(pages) {
-		fmt.Fprintf(&b, "(Continued: ask again with page %d.)\n", page+1)
-	}
-	return textResult(b.String()), out, nil
-}
-
-// trimToTokens cuts text at the last paragraph boundary (a blank line
-// outside code fences) within about budget tokens (4 bytes a token), so a
-// code block is never cut in half; with no such boundary it cuts at the
-// byte limit.
-func trimToTokens(text string, budget int) string {
-	maxBytes := budget * 4
-	if len(text) <= maxBytes {
-		return text
-	}
-	cut, off, inFence := 0, 0, false
-	for _, line := range strings.SplitAfter(text, "\n") {
-		if off+len(line) > maxBytes {
-			break
+	default:
+		if len(a.Sections) == 0 {
+			fmt.Fprintf(&b, "No section of %s matches. Try other words, or fewer topics.\n", at)
+			switch a.Mode {
+			case search.ModeCode:
+				b.WriteString("Nothing matched in mode 'code' (code examples). Try mode='info'.\n")
+			case search.ModeInfo:
+				b.WriteString("Nothing matched in mode 'info' (prose). Try mode='code'.\n")
+			}
+			return b.String()
 		}
-		off += len(line)
-		t := strings.TrimSpace(line)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			inFence = !inFence
-		}
-		if t == "" && !inFence {
-			cut = off
+		fmt.Fprintf(&b, "# %s: %d sections, %d of %d tokens (page %d of %d)\n\n", at, len(a.Sections), a.Tokens, a.Budget, a.Page, a.Pages)
+		for _, s := range a.Sections {
+			fmt.Fprintf(&b, "## %s\nSource: %s %s#%s (commit %.12s), relevance %.2f", strings.Join(s.HeadingPath, " › "), at, s.Path, s.Anchor, s.Commit, s.Relevance)
+			if len(s.Langs) > 0 {
+				fmt.Fprintf(&b, ", code: %s", strings.Join(s.Langs, ", "))
+			}
+			b.WriteString("\n\n")
+			b.WriteString(s.Text)
+			b.WriteString("\n\n")
+			if s.Trimmed {
+				fmt.Fprintf(&b, "(This section was cut to fit the budget: read it whole with {\"libraryId\": %q, \"path\": %q}.)\n\n", at, s.Path)
+			}
 		}
 	}
-	if cut == 0 {
-		cut = maxBytes
-		for cut > 0 && !utf8.RuneStart(text[cut]) {
-			cut--
+	if a.Page < a.Pages {
+		more := ""
+		if a.Kind == search.KindSearch && a.LeftOut > 0 {
+			more = fmt.Sprintf("%d more matching sections did not fit. ", a.LeftOut)
 		}
+		fmt.Fprintf(&b, "---\n%sPage %d of %d: for the next, call get-library-docs again with the same arguments and \"page\": %d", more, a.Page, a.Pages, a.Page+1)
+		if a.Kind == search.KindSearch {
+			b.WriteString(", or a larger tokens value, or a narrower customQuery or topics")
+		}
+		b.WriteString(".\n")
+	} else if a.Kind == search.KindSearch && a.Duplicates > 0 {
+		fmt.Fprintf(&b, "---\n%d near-duplicate sections (the same text elsewhere) were left out.\n", a.Duplicates)
 	}
-	return strings.TrimRight(text[:cut], "\n") + "\n\n…"
+	return b.String()
 }

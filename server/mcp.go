@@ -42,12 +42,17 @@ func agentError(err error) error {
 		return fmt.Errorf("%v. Call resolve-library-id to find the right id", err)
 	case errors.Is(err, search.ErrVersionNotFound):
 		return fmt.Errorf("%v. Ask for one of those, or omit the version for the latest", err)
+	case errors.Is(err, search.ErrVersionUnavailable):
+		return fmt.Errorf("%v. Ask for one of the versions served, or try again later", err)
 	case errors.Is(err, search.ErrTopicNotFound):
 		return fmt.Errorf("%v. Use those slugs, or drop topics and use customQuery", err)
-	case errors.Is(err, search.ErrInvalidMode), errors.Is(err, search.ErrInvalidPath):
-		return err
 	case errors.Is(err, search.ErrDocumentNotFound):
-		return fmt.Errorf("%v. Give a path from resolve-library-id's documents, or a folder to list", err)
+		return fmt.Errorf("%v. Give a path from resolve-library-id's documents (detail \"full\"), or a folder to list (\".\" for all)", err)
+	case errors.Is(err, search.ErrPageNotFound):
+		return fmt.Errorf("%v. Ask for a page from 1 to the last", err)
+	case errors.Is(err, search.ErrInvalidKey), errors.Is(err, search.ErrInvalidMode), errors.Is(err, search.ErrInvalidPath),
+		errors.Is(err, search.ErrInvalidRequest), errors.Is(err, search.ErrNotReady):
+		return err
 	case errors.Is(err, index.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")
 	}

@@ -8,6 +8,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -73,6 +74,12 @@ func call(t *testing.T, cs *mcp.ClientSession, tool string, args map[string]any,
 		if tc, ok := c.(*mcp.TextContent); ok {
 			text += tc.Text
 		}
+	}
+	if out != nil {
+		// Decode into a zero value: json.Unmarshal keeps fields a previous
+		// call set that this answer omits.
+		v := reflect.ValueOf(out).Elem()
+		v.Set(reflect.Zero(v.Type()))
 	}
 	if out != nil && !res.IsError {
 		data, _ := json.Marshal(res.StructuredContent)
@@ -151,7 +158,7 @@ func TestGetLibraryDocs(t *testing.T) {
 
 	// Context7's parameter names work as aliases; tiny budgets are raised.
 	text, isErr = call(t, cs, "get-library-docs", map[string]any{"context7CompatibleLibraryID": "acme/widgets", "topic": "environment variables", "tokens": 10}, &out)
-	if isErr || out.Version != "v1.0.0" || !strings.Contains(text, "tokens raised to the minimum") || len(out.Sections) == 0 {
+	if isErr || out.Version != "v1.0.0" || !strings.Contains(text, "raised to the minimum of 100") || len(out.Sections) == 0 {
 		t.Errorf("aliases: %v %q %+v", isErr, text, out)
 	}
 
@@ -187,17 +194,6 @@ func TestGetLibraryDocs(t *testing.T) {
 		if text, isErr := call(t, cs, "get-library-docs", tc.args, nil); !isErr || !strings.Contains(text, tc.want) {
 			t.Errorf("%v: isError %v, %q; want %q", tc.args, isErr, text, tc.want)
 		}
-	}
-}
-
-func TestTrimToTokens(t *testing.T) {
-	text := "## H\n\nFirst paragraph.\n\n```go\nfunc a() {}\n\nfunc b() {}\n```\n\nLast paragraph that is long enough.\n"
-	got := trimToTokens(text, 12) // 48 bytes: inside the code block
-	if strings.Count(got, "```") != 0 || !strings.HasPrefix(got, "## H\n\nFirst paragraph.") || !strings.HasSuffix(got, "…") {
-		t.Errorf("trimToTokens = %q: want the cut before the code block", got)
-	}
-	if trimToTokens(text, 1000) != text {
-		t.Error("text within budget was changed")
 	}
 }
 
@@ -288,7 +284,9 @@ func TestGetLibraryDocsPath(t *testing.T) {
 		var o DocsOutput
 		call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "path": "docs/guides/data-sources.md", "tokens": 500, "page": page}, &o)
 		for _, s := range o.Sections {
-			all = append(all, s.Anchor)
+			if len(all) == 0 || all[len(all)-1] != s.Anchor { // a section continued across pages
+				all = append(all, s.Anchor)
+			}
 		}
 	}
 	if strings.Join(all, ",") != "data-sources,polling,example,streaming,example-1,error-handling" {
@@ -305,7 +303,7 @@ func TestGetLibraryDocsPath(t *testing.T) {
 		{map[string]any{"libraryId": "/acme/widgets", "path": "../../etc/passwd"}, "may not contain"},
 		{map[string]any{"libraryId": "/acme/widgets", "path": "/etc/passwd"}, "relative to the repository root"},
 		{map[string]any{"libraryId": "/acme/widgets", "path": "docs/nope.md"}, "document not found"},
-		{map[string]any{"libraryId": "/acme/widgets", "path": "README.md", "page": 99}, "page 99 does not exist"},
+		{map[string]any{"libraryId": "/acme/widgets", "path": "README.md", "page": 99}, "page 99 of README.md"},
 	} {
 		if text, isErr := call(t, cs, "get-library-docs", tc.args, nil); !isErr || !strings.Contains(text, tc.want) {
 			t.Errorf("%v: isError %v, %q; want %q", tc.args, isErr, text, tc.want)

@@ -1,0 +1,108 @@
+package search
+
+import (
+	"errors"
+	"fmt"
+	"strings"
+)
+
+// Errors callers branch on (errors.Is); the errors returned also say what
+// exists, for messages to agents.
+var (
+	// ErrLibraryNotFound means no built library matches the id.
+	ErrLibraryNotFound = errors.New("library not found")
+	// ErrVersionNotFound means the library exists but not at that version.
+	ErrVersionNotFound = errors.New("version not found")
+	// ErrVersionUnavailable means the version is built but this server
+	// refused it (a damaged or unreadable artifact); the error says why.
+	ErrVersionUnavailable = errors.New("version unavailable")
+	// ErrTopicNotFound means a topic names nothing in the version's tree.
+	ErrTopicNotFound = errors.New("topic not found")
+	// ErrInvalidPath means a path that could leave the library: absolute,
+	// with "..", backslashes or control characters.
+	ErrInvalidPath = errors.New("invalid path")
+	// ErrDocumentNotFound means no document or folder has that path.
+	ErrDocumentNotFound = errors.New("document not found")
+	// ErrInvalidMode means a mode other than "info" or "code".
+	ErrInvalidMode = errors.New(`invalid mode: use "info" (prose) or "code" (examples)`)
+	// ErrPageNotFound means a page past the last one of an answer.
+	ErrPageNotFound = errors.New("page not found")
+	// ErrInvalidRequest means a parameter out of its limits (a query too
+	// long, too many topics); the error names the limit.
+	ErrInvalidRequest = errors.New("invalid request")
+	// ErrNotReady means the engine has no catalog yet (the artifact
+	// directory is empty or still being published).
+	ErrNotReady = errors.New("no artifacts loaded yet")
+)
+
+// LibraryError is ErrLibraryNotFound with the closest ids that exist.
+type LibraryError struct {
+	Key     string
+	Closest []string
+}
+
+func (e *LibraryError) Error() string {
+	msg := fmt.Sprintf("%s: %q", ErrLibraryNotFound, e.Key)
+	if len(e.Closest) > 0 {
+		msg += "; closest: " + strings.Join(e.Closest, ", ")
+	}
+	return msg
+}
+
+func (e *LibraryError) Unwrap() error { return ErrLibraryNotFound }
+
+// VersionError is ErrVersionNotFound (or, with Reason set,
+// ErrVersionUnavailable) with the versions that can be served.
+type VersionError struct {
+	Library, Version string
+	Available        []string
+	// Reason says why a built version was refused; empty when the version
+	// was never built.
+	Reason string
+}
+
+func (e *VersionError) Error() string {
+	avail := strings.Join(e.Available, ", ")
+	if avail == "" {
+		avail = "none"
+	}
+	if e.Reason != "" {
+		return fmt.Sprintf("%s: %s@%s is not served (%s); versions served: %s", ErrVersionUnavailable, e.Library, e.Version, e.Reason, avail)
+	}
+	return fmt.Sprintf("%s: %s has no version %q; built versions: %s", ErrVersionNotFound, e.Library, e.Version, avail)
+}
+
+func (e *VersionError) Unwrap() error {
+	if e.Reason != "" {
+		return ErrVersionUnavailable
+	}
+	return ErrVersionNotFound
+}
+
+// TopicError is ErrTopicNotFound with the topics that exist.
+type TopicError struct {
+	Topics    []string
+	Available []string
+}
+
+func (e *TopicError) Error() string {
+	return fmt.Sprintf("%s: %s; this version has: %s", ErrTopicNotFound, strings.Join(e.Topics, ", "), strings.Join(e.Available, ", "))
+}
+
+func (e *TopicError) Unwrap() error { return ErrTopicNotFound }
+
+// DocumentError is ErrDocumentNotFound with the closest paths that exist.
+type DocumentError struct {
+	Path    string
+	Closest []string
+}
+
+func (e *DocumentError) Error() string {
+	msg := fmt.Sprintf("%s: %q", ErrDocumentNotFound, e.Path)
+	if len(e.Closest) > 0 {
+		msg += "; did you mean: " + strings.Join(e.Closest, ", ")
+	}
+	return msg
+}
+
+func (e *DocumentError) Unwrap() error { return ErrDocumentNotFound }
