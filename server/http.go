@@ -22,7 +22,8 @@ const DefaultAddr = "127.0.0.1:8080"
 const maxBodyBytes = 1 << 20
 
 // Handler serves MCP over streamable HTTP at /mcp, plus /healthz (the
-// process is up) and /readyz (the catalog is loaded, with its size).
+// process is up) and /readyz (200 once a catalog is loaded, with its size
+// and the versions refused; 503 before).
 // Requests from a browser on another origin and, on loopback, DNS-rebinding
 // Host headers are refused with 403.
 func Handler(engine *search.Engine, version string, log *slog.Logger) http.Handler {
@@ -39,12 +40,23 @@ func Handler(engine *search.Engine, version string, log *slog.Logger) http.Handl
 		fmt.Fprintln(w, "ok")
 	})
 	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
-		cat := engine.Catalog()
-		versions := 0
-		for _, l := range cat.Libraries {
-			versions += len(l.Versions)
+		st := engine.Status()
+		if !st.Ready {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintf(w, "not ready: no catalog loaded from %s", st.Dir)
+			if st.LastError != "" {
+				fmt.Fprintf(w, " (%s)", st.LastError)
+			}
+			fmt.Fprintln(w)
+			return
 		}
-		fmt.Fprintf(w, "ready: %d libraries, %d versions\n", len(cat.Libraries), versions)
+		fmt.Fprintf(w, "ready: %d libraries, %d versions, %d refused\n", st.Libraries, st.Versions, len(st.Refused))
+		for _, r := range st.Refused {
+			fmt.Fprintf(w, "refused %s@%s: %s\n", r.Library, r.Version, r.Reason)
+		}
+		if st.LastError != "" {
+			fmt.Fprintf(w, "newest catalog not loaded: %s\n", st.LastError)
+		}
 	})
 	return mux
 }

@@ -5,6 +5,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
+	"syscall"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -19,24 +23,61 @@ resolve-library-id and get-library-docs. With --stdio it speaks MCP on
 stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
 clients. Otherwise it serves streamable HTTP at /mcp, with /healthz and
 /readyz, on --http (default `+server.DefaultAddr+`: loopback; give
-0.0.0.0:8080 in a container). SIGTERM or SIGINT shuts it down gracefully.`, stdout, stderr)
+0.0.0.0:8080 in a container).
+
+It never writes under the artifact directory. Manifests are checked at
+start; each version's files are checksummed in the background and before
+first use, and a version that fails is refused (logged, listed by /readyz)
+while the rest is served. A rebuilt catalog.json is picked up without a
+restart (checked every --reload-interval) and SIGHUP reloads at once;
+requests in flight finish on the catalog they started with. SIGTERM or
+SIGINT shuts down gracefully.`, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory (as written by indexer build)")
 	stdio := fs.Bool("stdio", false, "speak MCP over stdin and stdout")
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
+	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json (0: only on SIGHUP)")
+	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
 	verbose := fs.Bool("v", false, "debug logs")
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
-	engine, err := search.Open(*dir)
+	if *interval < 0 || *cacheMiB < 1 {
+		fmt.Fprintln(stderr, "indexer serve: --reload-interval must be >= 0 and --cache-mib >= 1")
+		return exitUsage
+	}
+	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
+		fmt.Fprintf(stderr, "indexer serve: no artifact directory at %s (run 'indexer build' first?)\n", *dir)
+		return exitUsage
+	}
+	log := newLogger(stderr, *verbose, isTerminal(stderr))
+	// Over HTTP an empty directory is served as not ready until a build
+	// publishes into it (a container may start before its artifacts).
+	engine, err := search.OpenWith(*dir, search.Options{Logger: log, CacheBytes: *cacheMiB << 20, VerifyInBackground: true, AllowEmpty: !*stdio})
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer serve: %v (run 'indexer build' first?)\n", err)
 		return exitUsage
 	}
 	defer engine.Close()
+	if *interval > 0 {
+		go engine.Watch(ctx, *interval)
+	}
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	go func() {
+		for {
+			select {
+			case <-ctx.Done():
+				return
+			case <-hup:
+				log.Info("SIGHUP: reloading the catalog")
+				engine.Reload(ctx)
+			}
+		}
+	}()
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion).Run(ctx, &mcp.StdioTransport{})
 	} else {
-		log := newLogger(stderr, *verbose, false)
 		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log), log, nil)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
@@ -45,3 +86,6 @@ clients. Otherwise it serves streamable HTTP at /mcp, with /healthz and
 	}
 	return exitOK
 }
+
+// defaultCacheMiB is the default size of the section text cache.
+const defaultCacheMiB = 16
