@@ -5,8 +5,10 @@ package server
 import (
 	"errors"
 	"fmt"
+	"reflect"
 	"strings"
 
+	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/index"
@@ -21,13 +23,30 @@ func New(engine *search.Engine, version string) *mcp.Server {
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "resolve-library-id",
 		Description: resolveDescription,
+		InputSchema: inputSchema[ResolveInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Find a library's id"},
 	}, h.resolve)
 	mcp.AddTool(s, &mcp.Tool{
 		Name:        "get-library-docs",
 		Description: docsDescription,
+		InputSchema: inputSchema[DocsInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Get a library's documentation"},
 	}, h.docs)
+	return s
+}
+
+// inputSchema is the input schema the SDK would infer for In, except that a
+// []string is {"type": "array"} rather than {"type": ["null", "array"]}:
+// Gemini's function declarations, which agents build from input schemas,
+// take a single type and reject the whole tool otherwise. null is then
+// refused, as it already is for every other parameter.
+func inputSchema[In any]() *jsonschema.Schema {
+	s, err := jsonschema.For[In](&jsonschema.ForOptions{TypeSchemas: map[reflect.Type]*jsonschema.Schema{
+		reflect.TypeFor[[]string](): {Type: "array", Items: &jsonschema.Schema{Type: "string"}},
+	}})
+	if err != nil {
+		panic(fmt.Sprintf("input schema of %T: %v", *new(In), err))
+	}
 	return s
 }
 

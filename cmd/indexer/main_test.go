@@ -110,7 +110,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 		t.Fatal("no results")
 	}
 	r := got.Results[0]
-	if r.Library != "/acme/widgets" || r.Version != "main" || r.Heading != "Environment variables" || r.Relevance != 1 ||
+	if r.Library != "/acme/widgets" || r.Version != fixtureVersion(t, root) || r.Heading != "Environment variables" || r.Relevance != 1 ||
 		!strings.HasPrefix(r.Path, "fixtures/docs/acme-widgets/docs/getting-started/") || len(r.HeadingPath) != 2 || r.Tokens <= 0 {
 		t.Errorf("first result = %+v", r)
 	}
@@ -123,7 +123,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "brew install acme/tap/acme") || strings.Contains(stdout, "<Tab") {
 		t.Errorf("--text: exit %d, output %s; want the section's cleaned markdown", code, stdout)
 	}
-	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--version", "v9", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "built versions: main") {
+	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--version", "v9", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "built versions: "+fixtureVersion(t, root)) {
 		t.Errorf("unknown version: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/nope", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "closest: /acme/") {
@@ -144,9 +144,9 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	}
 
 	// Corrupt one file: verify names it and fails.
-	topics := filepath.Join(out, "acme", "cli", "main", "topics.json")
+	topics := filepath.Join(out, "acme", "cli", fixtureVersion(t, root), "topics.json")
 	os.WriteFile(topics, []byte("{}"), 0o644)
-	if code, stdout, _ := runCLI(t, "verify", out); code != exitFailed || !strings.Contains(stdout, "acme/cli/main/topics.json") {
+	if code, stdout, _ := runCLI(t, "verify", out); code != exitFailed || !strings.Contains(stdout, "acme/cli/"+fixtureVersion(t, root)+"/topics.json") {
 		t.Errorf("verify after corruption: exit %d, %q", code, stdout)
 	}
 }

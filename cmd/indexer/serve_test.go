@@ -31,7 +31,7 @@ func TestServeStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError || !strings.Contains(text, "Source: /acme/cli@main fixtures/docs/acme-cli/") || !strings.Contains(text, "deploy:prod") {
+	if res.IsError || !strings.Contains(text, "Source: /acme/cli@"+fixtureVersion(t, "../..")+" fixtures/docs/acme-cli/") || !strings.Contains(text, "deploy:prod") {
 		t.Errorf("get-library-docs over stdio: isError %v\n%s", res.IsError, text)
 	}
 }
@@ -53,6 +53,19 @@ func serveFixtures(t *testing.T) (bin, out string) {
 		t.Fatalf("build: %v\n%s", err, msg)
 	}
 	return bin, out
+}
+
+// fixtureVersion is the version name the fixture config gives its
+// libraries: the branch checked out at root (the default branch of the
+// repository it indexes), '/' replaced by '-'. It is "main" on main but not
+// in a worktree on another branch.
+func fixtureVersion(t *testing.T, root string) string {
+	t.Helper()
+	out, err := exec.Command("git", "-C", root, "symbolic-ref", "--short", "HEAD").Output()
+	if err != nil {
+		t.Fatalf("git symbolic-ref HEAD: %v (the fixtures are built from the checkout's branch)", err)
+	}
+	return strings.ReplaceAll(strings.TrimSpace(string(out)), "/", "-")
 }
 
 // TestServeHTTP runs the built binary as a streamable HTTP server and
