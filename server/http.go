@@ -7,10 +7,14 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"runtime/debug"
+	"strconv"
+	"sync/atomic"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/metrics"
 	"github.com/codex7/codex7/search"
 )
 
@@ -18,16 +22,85 @@ import (
 // loopback, so nothing is exposed by accident.
 const DefaultAddr = "127.0.0.1:8080"
 
-// maxBodyBytes bounds an MCP request body.
-const maxBodyBytes = 1 << 20
+// DefaultMaxInFlight is how many requests the HTTP server serves at once
+// unless told otherwise. A tool call takes a few milliseconds of CPU, so
+// on two cores a full server answers the last of them within a few hundred
+// milliseconds; more would only queue.
+const DefaultMaxInFlight = 128
+
+// DefaultToolTimeout bounds one MCP tool call unless told otherwise.
+const DefaultToolTimeout = 30 * time.Second
+
+// Limits of the HTTP server. Every phase of a request has a deadline:
+// reading the headers, reading the whole request, running a tool
+// (HTTPOptions.ToolTimeout), writing the response, waiting idle for the
+// next request on a kept-alive connection, and shutting down.
+const (
+	maxBodyBytes      = 1 << 20  // an MCP request body
+	maxHeaderBytes    = 64 << 10 // all request headers together; more gets 431
+	readHeaderTimeout = 10 * time.Second
+	readTimeout       = 30 * time.Second
+	writeTimeout      = 2 * time.Minute
+	idleTimeout       = 2 * time.Minute
+	shutdownTimeout   = 10 * time.Second
+	retryAfterSeconds = 1 // what a 503 asks the client to wait
+)
+
+// HTTPOptions configures Handler. The zero value gives the defaults.
+type HTTPOptions struct {
+	// Metrics receives the server's series, served at /metrics. nil means
+	// a registry of the handler's own. A registry can back one Handler
+	// only: the second would register the same names and panic.
+	Metrics *metrics.Registry
+	// Catalog reports the size of the catalog being served. /metrics calls
+	// it once per catalog gauge at each scrape, from the scraping
+	// goroutine, so it must be safe for concurrent use. nil means counting
+	// the engine's catalog.
+	Catalog func() CatalogStats
+	// MaxInFlight caps the requests served at once, probes and /metrics
+	// aside; more are refused with 503 and Retry-After. 0 means
+	// DefaultMaxInFlight, a negative value no cap.
+	MaxInFlight int
+	// ToolTimeout bounds one MCP tool call; 0 means DefaultToolTimeout.
+	ToolTimeout time.Duration
+	// Start is reported as codex7_process_start_time_seconds; the zero
+	// value means when Handler is called.
+	Start time.Time
+}
 
 // Handler serves MCP over streamable HTTP at /mcp, plus /healthz (the
-// process is up) and /readyz (200 once a catalog is loaded, with its size
-// and the versions refused; 503 before).
-// Requests from a browser on another origin and, on loopback, DNS-rebinding
-// Host headers are refused with 403.
-func Handler(engine *search.Engine, version string, log *slog.Logger) http.Handler {
+// process is up), /readyz (200 once a catalog is loaded, with its size and
+// the versions refused; 503 before) and
+// /metrics (Prometheus text format). Requests from a browser on another
+// origin and, on loopback, DNS-rebinding Host headers are refused with 403;
+// bodies over 1 MiB with 413; requests beyond opts.MaxInFlight with 503.
+// Errors are answered with a short text/plain line, never a stack trace.
+func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPOptions) http.Handler {
+	reg := opts.Metrics
+	if reg == nil {
+		reg = metrics.NewRegistry()
+	}
+	stats := opts.Catalog
+	if stats == nil {
+		stats = func() CatalogStats { return catalogStats(engine) }
+	}
+	start := opts.Start
+	if start.IsZero() {
+		start = time.Now()
+	}
+	toolTimeout := opts.ToolTimeout
+	if toolTimeout == 0 {
+		toolTimeout = DefaultToolTimeout
+	}
+	lim := &limiter{max: int64(opts.MaxInFlight)}
+	if opts.MaxInFlight == 0 {
+		lim.max = DefaultMaxInFlight
+	}
+	m := newServerMetrics(reg, stats, lim.n.Load, start)
+	lim.busy = m.observe(http.HandlerFunc(busy))
+
 	srv := New(engine, version)
+	srv.AddReceivingMiddleware(m.toolCalls, timeoutToolCalls(toolTimeout))
 	mux := http.NewServeMux()
 	// The SDK refuses a loopback connection with a foreign Host header (DNS
 	// rebinding) by itself; cross-origin browser requests are refused here.
@@ -36,6 +109,14 @@ func Handler(engine *search.Engine, version string, log *slog.Logger) http.Handl
 		SessionTimeout:      30 * time.Minute,
 		MaxRequestBodyBytes: maxBodyBytes,
 	})))
+	// GET opens the optional stream for messages the server sends
+	// unprompted. This server sends none, and an open stream would hold an
+	// in-flight slot and outlive the write timeout, so it answers 405 as the
+	// MCP spec allows; clients then carry on over POST alone.
+	mux.HandleFunc("GET /mcp", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Allow", "POST, DELETE")
+		http.Error(w, "this server sends no unprompted messages: use POST", http.StatusMethodNotAllowed)
+	})
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
@@ -58,7 +139,101 @@ func Handler(engine *search.Engine, version string, log *slog.Logger) http.Handl
 			fmt.Fprintf(w, "newest catalog not loaded: %s\n", st.LastError)
 		}
 	})
-	return mux
+	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+		w.Header().Set("Content-Type", metrics.ContentType)
+		if err := reg.WriteText(w); err != nil {
+			log.Debug("metrics scrape not delivered", "err", err)
+		}
+	})
+	lim.next = m.observe(recoverPanics(log, mux))
+	return lim
+}
+
+// limiter serves at most max requests at once and gives the rest to busy.
+// /healthz, /readyz and /metrics bypass it: a busy server is alive, and
+// its metrics matter most then. It is the outermost layer, so that n drops
+// only once next has recorded a request's metrics: when the in-flight
+// gauge reads 0, every answered request has been counted.
+type limiter struct {
+	max        int64 // negative: no cap
+	n          atomic.Int64
+	next, busy http.Handler
+}
+
+func (l *limiter) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	switch r.URL.Path {
+	case "/healthz", "/readyz", "/metrics":
+		l.next.ServeHTTP(w, r)
+		return
+	}
+	n := l.n.Add(1)
+	defer l.n.Add(-1)
+	if l.max >= 0 && n > l.max {
+		l.busy.ServeHTTP(w, r)
+		return
+	}
+	l.next.ServeHTTP(w, r)
+}
+
+// busy answers 503 with Retry-After.
+func busy(w http.ResponseWriter, _ *http.Request) {
+	w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
+	http.Error(w, "server busy: too many requests in flight; retry in "+strconv.Itoa(retryAfterSeconds)+" s", http.StatusServiceUnavailable)
+}
+
+// recoverPanics answers a request whose handler panicked with a short 500
+// and logs the panic with its stack; the client never sees the stack. If
+// the response had begun, the connection is cut instead, so the client
+// cannot mistake a truncated body for a whole one. http.ErrAbortHandler
+// passes through. It knows whether the response had begun from the
+// statusWriter that serverMetrics.observe passes down.
+func recoverPanics(log *slog.Logger, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		defer func() {
+			v := recover()
+			if v == nil {
+				return
+			}
+			if v == http.ErrAbortHandler {
+				panic(v)
+			}
+			log.Error("panic serving HTTP", "method", r.Method, "path", r.URL.Path, "panic", fmt.Sprint(v), "stack", string(debug.Stack()))
+			if sw, ok := w.(*statusWriter); ok && sw.code != 0 {
+				panic(http.ErrAbortHandler)
+			}
+			http.Error(w, "internal server error", http.StatusInternalServerError)
+		}()
+		next.ServeHTTP(w, r)
+	})
+}
+
+// timeoutToolCalls is MCP receiving middleware that gives each tools/call
+// a deadline of d.
+func timeoutToolCalls(d time.Duration) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if method != "tools/call" {
+				return next(ctx, method, req)
+			}
+			ctx, cancel := context.WithTimeout(ctx, d)
+			defer cancel()
+			return next(ctx, method, req)
+		}
+	}
+}
+
+// newHTTPServer returns the http.Server ListenAndServe runs: h behind a
+// deadline for every phase and a cap on header size.
+func newHTTPServer(h http.Handler, log *slog.Logger) *http.Server {
+	return &http.Server{
+		Handler:           h,
+		ReadHeaderTimeout: readHeaderTimeout,
+		ReadTimeout:       readTimeout,
+		WriteTimeout:      writeTimeout,
+		IdleTimeout:       idleTimeout,
+		MaxHeaderBytes:    maxHeaderBytes,
+		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
+	}
 }
 
 // ListenAndServe serves h on addr until ctx ends, then shuts down
@@ -69,15 +244,7 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.
 	if err != nil {
 		return err
 	}
-	hs := &http.Server{
-		Handler:           h,
-		ReadHeaderTimeout: 10 * time.Second,
-		ReadTimeout:       30 * time.Second,
-		WriteTimeout:      2 * time.Minute,
-		IdleTimeout:       2 * time.Minute,
-		MaxHeaderBytes:    64 << 10,
-		ErrorLog:          slog.NewLogLogger(log.Handler(), slog.LevelWarn),
-	}
+	hs := newHTTPServer(h, log)
 	if ready != nil {
 		ready(ln.Addr())
 	}
@@ -89,10 +256,10 @@ func ListenAndServe(ctx context.Context, addr string, h http.Handler, log *slog.
 		return err
 	case <-ctx.Done():
 	}
-	sctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
+	sctx, cancel := context.WithTimeout(context.Background(), shutdownTimeout)
 	defer cancel()
 	if err := hs.Shutdown(sctx); err != nil {
-		return err
+		return fmt.Errorf("shutdown within %v: %w", shutdownTimeout, err)
 	}
 	if err := <-errc; !errors.Is(err, http.ErrServerClosed) {
 		return err

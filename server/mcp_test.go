@@ -199,7 +199,7 @@ func TestGetLibraryDocs(t *testing.T) {
 
 func TestHTTP(t *testing.T) {
 	engine := fixtureEngine(t)
-	ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler)))
+	ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{}))
 	defer ts.Close()
 	for path, want := range map[string]string{"/healthz": "ok", "/readyz": "ready: 1 libraries, 2 versions"} {
 		resp, err := http.Get(ts.URL + path)

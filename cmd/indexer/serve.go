@@ -21,8 +21,8 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlags("serve (--stdio | --http ADDR) [--artifacts DIR]", `Serves the artifacts to agents over MCP, read-only: the tools
 resolve-library-id and get-library-docs. With --stdio it speaks MCP on
 stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
-clients. Otherwise it serves streamable HTTP at /mcp, with /healthz and
-/readyz, on --http (default `+server.DefaultAddr+`: loopback; give
+clients. Otherwise it serves streamable HTTP at /mcp, with /healthz,
+/readyz and /metrics (Prometheus), on --http (default `+server.DefaultAddr+`: loopback; give
 0.0.0.0:8080 in a container).
 
 It never writes under the artifact directory. Manifests are checked at
@@ -37,6 +37,7 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
 	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json (0: only on SIGHUP)")
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
+	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	verbose := fs.Bool("v", false, "debug logs")
 	if code, done := parse(fs, args, stdout); done {
 		return code
@@ -78,7 +79,7 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion).Run(ctx, &mcp.StdioTransport{})
 	} else {
-		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log), log, nil)
+		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, server.HTTPOptions{MaxInFlight: *maxInFlight}), log, nil)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
