@@ -512,7 +512,7 @@ func sdkCases(version string) []sdkCase {
 		{name: "docs topics", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "example", "topics": []string{"data-sources"}}, check: docs("/acme/widgets", widgetsDocs+"docs/guides/data-sources.md")},
 		{name: "docs topics without query", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "topics": []string{"configuration"}}, check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs mode code", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "create a widget", "mode": "code"}, check: docs("/acme/widgets", widgetsDocs)},
-		{name: "docs tokens below minimum", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "widgets", "tokens": 10}, wantText: "raised to the minimum of 500", check: docs("/acme/widgets", widgetsDocs)},
+		{name: "docs tokens below minimum", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "widgets", "tokens": 10}, wantText: "raised to the minimum of 100", check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs tokens above maximum", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "widgets", "tokens": 1000000}, wantText: "lowered to the maximum of 50000", check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs folder listing", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "path": "fixtures/docs/acme-widgets/docs/guides"}, check: func(t *testing.T, raw json.RawMessage) {
 			var got docsOutput
