@@ -18,19 +18,75 @@ import (
 // folder whose files are mostly also in a bigger sibling (pages.fr/ beside
 // pages/, docs/ar/ beside docs/en/) is a translation, whatever its name.
 
-// addDocuments lists docs (sorted by path, as the engine keeps them) while
-// they fit budget and MaxDocumentsPerLibrary. When they do not all fit,
-// the biggest folders are listed first, then as many documents as fit the
-// rest. It returns the budget left.
-func addDocuments(info *LibraryInfo, docs []artifacts.DocumentInfo, question []string, budget int) int {
-	info.Docs = []DocumentRef{}
-	total := 0
-	for _, d := range docs {
-		total += documentCost(d.Path, truncateRunes(d.Title, MaxTitleRunes))
-	}
+// listing is how a version's documents are listed, worked out once per
+// version (see libraryIndex.listingOf) and then only read.
+type listing struct {
+	docs []artifacts.DocumentInfo
+	// order is the documents' listing order without a question (see
+	// documentOrder); rank is each document's position in it.
+	order, rank []int
+	// folders are the biggest folders, for when documents are left out.
+	folders []*folder
+	// cost is the estimated size of every document listed, in tokens.
+	cost int
+}
+
+func newListing(docs []artifacts.DocumentInfo) *listing {
 	root := folderTree(docs)
-	if len(docs) > MaxDocumentsPerLibrary || total > budget {
-		for _, f := range biggestFolders(root, MaxFoldersPerLibrary) {
+	l := &listing{docs: docs, order: documentOrder(docs, root), rank: make([]int, len(docs)), folders: biggestFolders(root, MaxFoldersPerLibrary)}
+	for k, i := range l.order {
+		l.rank[i] = k
+	}
+	for _, d := range docs {
+		l.cost += documentCost(d.Path, truncateRunes(d.Title, MaxTitleRunes))
+	}
+	return l
+}
+
+// orderFor returns the listing order for a question: the documents it
+// names best first (see docQuestion.score), then the others in l.order.
+func (l *listing) orderFor(q *docQuestion) []int {
+	if q == nil || len(q.terms) == 0 {
+		return l.order
+	}
+	type hit struct{ doc, score int }
+	var hits []hit
+	for i, d := range l.docs {
+		if s := q.score(d); s > 0 {
+			hits = append(hits, hit{i, s})
+		}
+	}
+	if len(hits) == 0 {
+		return l.order
+	}
+	sort.Slice(hits, func(a, b int) bool {
+		if hits[a].score != hits[b].score {
+			return hits[a].score > hits[b].score
+		}
+		return l.rank[hits[a].doc] < l.rank[hits[b].doc]
+	})
+	out := make([]int, 0, len(l.order))
+	named := make([]bool, len(l.docs))
+	for _, h := range hits {
+		out = append(out, h.doc)
+		named[h.doc] = true
+	}
+	for _, i := range l.order {
+		if !named[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// addDocuments lists l's documents while they fit budget and
+// MaxDocumentsPerLibrary. When they do not all fit, the biggest folders
+// are listed first, then as many documents as fit the rest. It returns
+// the budget left.
+func addDocuments(info *LibraryInfo, l *listing, q *docQuestion, budget int) int {
+	info.Docs = []DocumentRef{}
+	if len(l.docs) > MaxDocumentsPerLibrary || l.cost > budget {
+		for _, f := range l.folders {
 			if cost := folderCost(f.path); len(info.Folders) < MaxFoldersPerLibrary && cost <= budget {
 				budget -= cost
 				info.Folders = append(info.Folders, FolderInfo{Path: f.path, Documents: f.count})
@@ -39,16 +95,18 @@ func addDocuments(info *LibraryInfo, docs []artifacts.DocumentInfo, question []s
 			}
 		}
 	}
-	for _, i := range documentOrder(docs, root, question) {
-		d := docs[i]
+	for _, i := range l.orderFor(q) {
+		if len(info.Docs) == MaxDocumentsPerLibrary || budget < documentCost("", "") {
+			break
+		}
+		d := l.docs[i]
 		title := truncateRunes(d.Title, MaxTitleRunes)
-		if cost := documentCost(d.Path, title); len(info.Docs) < MaxDocumentsPerLibrary && cost <= budget {
+		if cost := documentCost(d.Path, title); cost <= budget {
 			budget -= cost
 			info.Docs = append(info.Docs, DocumentRef{Path: d.Path, Title: title})
-		} else {
-			info.DocsLeftOut++
 		}
 	}
+	info.DocsLeftOut = len(l.docs) - len(info.Docs)
 	return budget
 }
 
@@ -118,19 +176,23 @@ func folderTree(docs []artifacts.DocumentInfo) *folder {
 
 // markTranslations marks, under f, the folders whose documents are at
 // least half found, by path relative to the folder, in their biggest
-// sibling.
+// sibling (docs/fr/ beside docs/en/) or in the rest of their parent
+// (docs/fr/ beside docs/guide/).
 func markTranslations(f *folder, docs []artifacts.DocumentInfo) {
-	if len(f.subs) >= 2 {
+	if len(f.subs) >= 2 || len(f.subs) == 1 && len(f.files) > 0 {
 		bySize(f.subs)
 		main := f.subs[0]
 		have := map[string]bool{}
+		for _, i := range f.all(nil) {
+			have[relativeTo(docs[i].Path, f.path)] = true
+		}
 		for _, i := range main.all(nil) {
-			have[docs[i].Path[len(main.path)+1:]] = true
+			have[relativeTo(docs[i].Path, main.path)] = true
 		}
 		for _, s := range f.subs[1:] {
 			shared := 0
 			for _, i := range s.all(nil) {
-				if have[docs[i].Path[len(s.path)+1:]] {
+				if have[relativeTo(docs[i].Path, s.path)] {
 					shared++
 				}
 			}
@@ -144,6 +206,14 @@ func markTranslations(f *folder, docs []artifacts.DocumentInfo) {
 			markTranslations(s, docs)
 		}
 	}
+}
+
+// relativeTo returns p relative to the folder dir ("" for the root).
+func relativeTo(p, dir string) string {
+	if dir == "" {
+		return p
+	}
+	return p[len(dir)+1:]
 }
 
 // all appends the indexes of every document under f to out.
@@ -172,15 +242,15 @@ func bySize(fs []*folder) {
 	})
 }
 
-// documentOrder returns the indexes of docs in the order they are listed:
-// those whose title or path have the most of the question's words first;
-// then translations last; then breadth first (shallow documents before
-// deep ones), documents of bigger folders before those of smaller ones at
-// the same depth, and by path.
-func documentOrder(docs []artifacts.DocumentInfo, root *folder, question []string) []int {
+// documentOrder returns the indexes of docs in the order they are listed
+// without a question: translations last; then breadth first (shallow
+// documents before deep ones), documents of bigger folders before those of
+// smaller ones at the same depth, names before symbols ("tar.md" before
+// "!.md"), and by path.
+func documentOrder(docs []artifacts.DocumentInfo, root *folder) []int {
 	type entry struct {
-		doc, hits, depth, folderSize int
-		translation, symbol          bool
+		doc, depth, folderSize int
+		translation, symbol    bool
 	}
 	entries := make([]entry, 0, len(docs))
 	var walk func(f *folder)
@@ -195,36 +265,9 @@ func documentOrder(docs []artifacts.DocumentInfo, root *folder, question []strin
 		}
 	}
 	walk(root)
-	if len(question) > 0 {
-		// Only documents that have a question word as a substring are
-		// split into words: on a big library, most have none.
-		probes := make([]string, len(question))
-		for i, q := range question {
-			probes[i] = q
-			if len(q) > 3 {
-				probes[i] = q[:len(q)-1] // "library" in "libraries"
-			}
-		}
-		for k := range entries {
-			d := docs[entries[k].doc]
-			text := d.Title + " " + strings.TrimSuffix(d.Path, path.Ext(d.Path))
-			lower := strings.ToLower(text)
-			if !slices.ContainsFunc(probes, func(p string) bool { return strings.Contains(lower, p) }) {
-				continue
-			}
-			words := textTerms(text)
-			for _, q := range question {
-				if contains(words, q) {
-					entries[k].hits++
-				}
-			}
-		}
-	}
 	sort.Slice(entries, func(i, j int) bool {
 		a, b := entries[i], entries[j]
 		switch {
-		case a.hits != b.hits:
-			return a.hits > b.hits
 		case a.translation != b.translation:
 			return !a.translation
 		case a.depth != b.depth:
@@ -232,7 +275,7 @@ func documentOrder(docs []artifacts.DocumentInfo, root *folder, question []strin
 		case a.folderSize != b.folderSize:
 			return a.folderSize > b.folderSize
 		case a.symbol != b.symbol:
-			return !a.symbol // "tar.md" before "!.md"
+			return !a.symbol
 		}
 		return docs[a.doc].Path < docs[b.doc].Path
 	})
@@ -300,4 +343,61 @@ func biggestFolders(root *folder, limit int) []*folder {
 	bySize(main)
 	bySize(translated)
 	return append(main, translated...)
+}
+
+// docQuestion is the user's question as documents are matched against it.
+type docQuestion struct {
+	terms   []string // stemmed words, without stop words
+	phrases []string // compact forms of its whitespace-separated words ("useeffect" for "useEffect")
+	probes  []string // substrings of the terms, to skip documents cheaply
+}
+
+func newDocQuestion(query string) *docQuestion {
+	q := &docQuestion{terms: dedupeTerms(textTerms(query))}
+	if len(q.terms) > maxQuestionWords {
+		q.terms = q.terms[:maxQuestionWords]
+	}
+	for _, t := range q.terms {
+		p := t
+		if len(p) > 3 {
+			p = p[:len(p)-1] // "library" in "libraries"
+		}
+		q.probes = append(q.probes, p)
+	}
+	for _, f := range strings.Fields(query) {
+		if c := compact(f); len(c) >= 3 && !stopWords[c] {
+			q.phrases = appendNew(q.phrases, c)
+		}
+	}
+	return q
+}
+
+// score says how well d answers the question: two points per question
+// word in its title or file name, one per word only in its folders, and
+// three more when its title or file name is a word of the question as
+// written ("useEffect"). Documents without any question word as a
+// substring score 0 without being split into words: on a big library,
+// most have none.
+func (q *docQuestion) score(d artifacts.DocumentInfo) int {
+	dir, file := path.Split(d.Path)
+	file = strings.TrimSuffix(file, path.Ext(file))
+	title, p := strings.ToLower(d.Title), strings.ToLower(d.Path) // no copies when already lower case
+	if !slices.ContainsFunc(q.probes, func(s string) bool { return strings.Contains(p, s) || strings.Contains(title, s) }) {
+		return 0
+	}
+	named := textTerms(d.Title + " " + file)
+	folders := textTerms(dir)
+	score := 0
+	for _, t := range q.terms {
+		switch {
+		case contains(named, t):
+			score += 2
+		case contains(folders, t):
+			score++
+		}
+	}
+	if contains(q.phrases, compact(d.Title)) || contains(q.phrases, compact(file)) {
+		score += 3
+	}
+	return score
 }

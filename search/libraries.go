@@ -6,6 +6,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"sync"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/topics"
@@ -95,6 +96,10 @@ type libraryIndex struct {
 	// postings maps a term to the libraries that have it, with the term's
 	// BM25F score in each (idf × saturated weighted frequency).
 	postings map[string][]posting
+	// listings caches the listing of each version's documents, by the
+	// address of the first document of the engine's shared slice; it
+	// lives as long as the index, that is until the next catalog load.
+	listings sync.Map // *artifacts.DocumentInfo → *listing
 }
 
 type posting struct {
@@ -170,6 +175,19 @@ func newLibraryIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *lib
 		}
 	}
 	return x
+}
+
+// listingOf returns the listing of docs, a version's documents as the
+// engine shares them, working it out on first use.
+func (x *libraryIndex) listingOf(docs []artifacts.DocumentInfo) *listing {
+	if len(docs) == 0 {
+		return newListing(docs)
+	}
+	if l, ok := x.listings.Load(&docs[0]); ok && len(l.(*listing).docs) == len(docs) {
+		return l.(*listing)
+	}
+	l, _ := x.listings.LoadOrStore(&docs[0], newListing(docs))
+	return l.(*listing)
 }
 
 // splitID returns the org and project of "/org/project".

@@ -69,6 +69,7 @@ func testCatalog() (*artifacts.Catalog, map[string]*topics.Tree) {
 		"/vitejs/vite":             tree("Guide: Features, Plugin API, Server-Side Rendering", "Config: Server Options"),
 		"/withastro/docs":          tree("Guides: Routing"),
 		"/acme/widgets":            tree("Guides: Themes, Data sources"),
+		"/acme/bundler-guide":      tree("Bundlers: Vite, Webpack"),
 		"/other/widgets":           tree("Guides: Charts, Validation"),
 		"/denoland/docs":           tree("Runtime: Deno KV, Permissions", "Examples: Vue app"),
 		"/expressjs/expressjs.com": tree("Guide: Routing, Middleware"),
@@ -489,6 +490,28 @@ func TestFindLibrariesSmallLibraryWhole(t *testing.T) {
 	if m.Topics[0].Topics[2] != (TopicRef{Slug: "server-side-rendering", Name: "Server-Side Rendering"}) {
 		t.Errorf("topic = %+v", m.Topics[0].Topics[2])
 	}
+	// A library that only mentions the name gets no details beside a
+	// better match: its version is not even opened.
+	opened := map[string]bool{}
+	res, err = x.find(context.Background(), LibraryRequest{Name: "vite"}, DetailFull, func(id string) ([]artifacts.DocumentInfo, error) {
+		opened[id] = true
+		return docs, nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range res.Matches {
+		if m.Library.ID != "/acme/bundler-guide" {
+			continue
+		}
+		if m.Match != MatchText || m.Topics != nil || m.TopicsLeftOut != 3 || m.Docs != nil || m.DocsLeftOut != 3 || opened[m.Library.ID] {
+			t.Errorf("text match beside a name match: %+v, opened %v", m, opened[m.Library.ID])
+		}
+	}
+	if !opened["/vitejs/vite"] {
+		t.Error("the name match's documents were not read")
+	}
+
 	// A library without a readable tree says so.
 	res, err = x.find(context.Background(), LibraryRequest{Name: "react", Max: 1}, DetailTopics, nil)
 	if err != nil {
@@ -518,16 +541,29 @@ func TestSummarizeCaps(t *testing.T) {
 	}
 }
 
+// TestLibraryIndexConcurrent runs answers at once on a fresh index, so
+// that the first listing of a version is worked out concurrently too, and
+// compares them with the same answer from another index.
 func TestLibraryIndexConcurrent(t *testing.T) {
+	docs := bigLibrary(2000)
+	docsOf := func(string) ([]artifacts.DocumentInfo, error) { return docs, nil }
+	answerOf := func(x *libraryIndex) string {
+		res, err := x.find(context.Background(), LibraryRequest{Name: "react", Query: "routing cmd00042"}, DetailFull, docsOf)
+		if err != nil {
+			return err.Error()
+		}
+		data, _ := json.Marshal(res)
+		return string(data)
+	}
+	want := answerOf(newLibraryIndex(testCatalog()))
 	x := newLibraryIndex(testCatalog())
-	want := ids(x.search("react", "routing", 10))
-	done := make(chan []string)
+	done := make(chan string)
 	for range 8 {
-		go func() { done <- ids(x.search("react", "routing", 10)) }()
+		go func() { done <- answerOf(x) }()
 	}
 	for range 8 {
-		if got := <-done; !slices.Equal(got, want) {
-			t.Errorf("concurrent search: %v, want %v", got, want)
+		if got := <-done; got != want {
+			t.Errorf("concurrent answers differ:\n%s\n%s", got, want)
 		}
 	}
 }
@@ -589,5 +625,38 @@ func BenchmarkFindLibrariesFull(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+func TestDocumentOrder(t *testing.T) {
+	docs := []artifacts.DocumentInfo{
+		{Path: "src/content/es/learn/effects.md", Title: "Efectos"},
+		{Path: "src/content/es/reference/useEffect.md", Title: "useEffect"},
+		{Path: "src/content/learn/effects.md", Title: "Synchronizing with Effects"},
+		{Path: "src/content/learn/index.md", Title: "Quick Start"},
+		{Path: "src/content/reference/eslint-plugin-react-hooks/lints/set-state-in-effect.md", Title: "set-state-in-effect"},
+		{Path: "src/content/reference/react/useEffect.md", Title: "useEffect"},
+		{Path: "src/content/reference/react/useState.md", Title: "useState"},
+		{Path: "src/index.md", Title: "React"},
+	}
+	tests := []struct {
+		query string
+		want  []string // the first paths, in order
+	}{
+		// Breadth first, main documentation before the translation.
+		{"", []string{"src/index.md", "src/content/learn/effects.md", "src/content/learn/index.md", "src/content/reference/react/useEffect.md", "src/content/reference/react/useState.md", "src/content/reference/eslint-plugin-react-hooks/lints/set-state-in-effect.md", "src/content/es/learn/effects.md"}},
+		// The document named as written first, then titles before folders.
+		{"how do I clean up in a useEffect hook", []string{"src/content/reference/react/useEffect.md", "src/content/es/reference/useEffect.md", "src/content/reference/eslint-plugin-react-hooks/lints/set-state-in-effect.md"}},
+		{"quick start", []string{"src/content/learn/index.md"}},
+	}
+	for _, tt := range tests {
+		order := newListing(docs).orderFor(newDocQuestion(tt.query))
+		var got []string
+		for _, i := range order[:len(tt.want)] {
+			got = append(got, docs[i].Path)
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("%q: order starts\n%q\nwant\n%q", tt.query, got, tt.want)
+		}
 	}
 }

@@ -71,8 +71,10 @@ const (
 	// documents and folders. Both are spent best match first: the best
 	// match gets its whole tree (real trees take 500-1,000 tokens) and its
 	// first documents, the next ones what is left, and a match that gets
-	// nothing has everything counted as left out. The JSON of a full
-	// answer thus stays near 3,500 tokens whatever the catalog holds.
+	// nothing has everything counted as left out. Matches that only
+	// mention the name (MatchText) get nothing when a better one exists.
+	// The JSON of a full answer thus stays near 3,500 tokens whatever the
+	// catalog holds.
 	TopicsBudget    = 1500
 	DocumentsBudget = 1500
 )
@@ -192,22 +194,29 @@ func (e *Engine) FindLibraries(ctx context.Context, req LibraryRequest) (*Librar
 func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Detail, docsOf func(id string) ([]artifacts.DocumentInfo, error)) (*LibraryResult, error) {
 	res := &LibraryResult{Detail: detail, Matches: []LibraryInfo{}}
 	topicBudget, docBudget := TopicsBudget, DocumentsBudget
-	question := dedupeTerms(textTerms(req.Query))
-	for _, m := range x.search(req.Name, req.Query, req.Max) {
+	question := newDocQuestion(req.Query)
+	matches := x.search(req.Name, req.Query, req.Max)
+	for _, m := range matches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
 		info := summarize(m)
-		if detail == DetailTopics || detail == DetailFull {
-			if tree := x.trees[m.Library.ID]; tree != nil {
-				topicBudget = addTopics(&info, tree, topicBudget)
-			} else {
-				info.Problem = "topic tree unavailable"
-			}
+		tree := x.trees[m.Library.ID]
+		// Libraries that only mention the name get no details when a
+		// better match exists: they are rarely the one asked for.
+		skip := m.Match == MatchText && matches[0].Match != MatchText
+		switch {
+		case detail != DetailTopics && detail != DetailFull:
+		case tree == nil:
+			info.Problem = "topic tree unavailable"
+		case skip:
+			info.TopicsLeftOut = len(tree.Slugs())
+		default:
+			topicBudget = addTopics(&info, tree, topicBudget)
 		}
 		switch {
 		case detail != DetailFull:
-		case docBudget < documentCost("", ""):
+		case skip || docBudget < documentCost("", ""):
 			info.DocsLeftOut = info.Documents // not worth opening the version
 		default:
 			docs, err := docsOf(m.Library.ID)
@@ -215,7 +224,7 @@ func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Deta
 				info.Problem = strings.TrimPrefix(info.Problem+"; ", "; ") + fmt.Sprintf("documents unavailable: %v", err)
 				break
 			}
-			docBudget = addDocuments(&info, docs, question, docBudget)
+			docBudget = addDocuments(&info, x.listingOf(docs), question, docBudget)
 		}
 		res.Matches = append(res.Matches, info)
 	}

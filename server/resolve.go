@@ -197,6 +197,9 @@ func renderResolve(name string, out *ResolveOutput) string {
 				for j, t := range c.Topics {
 					slugs[j] = t.Slug
 				}
+				if len(slugs) == 0 {
+					slugs = []string{"(its topics left out)"}
+				}
 				fmt.Fprintf(&b, "     %s: %s\n", c.Slug, strings.Join(slugs, ", "))
 			}
 		}
