@@ -185,6 +185,9 @@ func (st *state) resolve(id string) (*Resolved, *slot, error) {
 		return nil, nil, err
 	}
 	lib := findLibrary(st.catalog, key)
+	if lib == nil && key.Name != "" {
+		lib = st.libs.byName(key.Name)
+	}
 	if lib == nil {
 		if r := st.refusedLibrary(key); r != nil {
 			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: r.Reason}
