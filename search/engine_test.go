@@ -62,8 +62,8 @@ func TestResolve(t *testing.T) {
 		{"https://github.com/acme/widgets", "/acme/widgets", "v1.1.0", nil},
 		{"widgets", "/acme/widgets", "v1.1.0", nil},
 		{"AcmeWidgets", "/acme/widgets", "v1.1.0", nil}, // the title in another spelling
-		{"acme", "", "", ErrLibraryNotFound},           // an org names two libraries, not one
-		{"Acme Widgets", "", "", ErrInvalidKey}, // a title is for resolve-library-id to match, not an id
+		{"acme", "", "", ErrLibraryNotFound},            // an org names two libraries, not one
+		{"Acme Widgets", "", "", ErrInvalidKey},         // a title is for resolve-library-id to match, not an id
 		{"/ACME/Widgets", "/acme/widgets", "v1.1.0", nil},
 		{"/acme/widgets@v9.9.9", "", "", ErrVersionNotFound},
 		{"/acme/gadgets", "", "", ErrLibraryNotFound},

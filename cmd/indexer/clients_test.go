@@ -342,7 +342,7 @@ func checkResolve(t *testing.T, got inspectorOutput, _ string) {
 	if len(sc.Matches) == 0 || sc.Matches[0].ID != "/acme/widgets" || sc.Matches[0].Tool != "get-library-docs" {
 		t.Errorf("matches = %+v, want /acme/widgets first, with tool get-library-docs", sc.Matches)
 	}
-	if text := textOf(got.Result.Content); !strings.Contains(text, "id: /acme/widgets") {
+	if text := textOf(got.Result.Content); !strings.Contains(text, "1. /acme/widgets") {
 		t.Errorf("text = %q, want it to name /acme/widgets", text)
 	}
 }
@@ -500,7 +500,7 @@ func sdkCases(version string) []sdkCase {
 	}
 	const widgetsDocs = "fixtures/docs/acme-widgets/"
 	return []sdkCase{
-		{name: "resolve by name", tool: "resolve-library-id", args: map[string]any{"libraryName": "widgets"}, wantText: "id: /acme/widgets", check: matches("/acme/widgets")},
+		{name: "resolve by name", tool: "resolve-library-id", args: map[string]any{"libraryName": "widgets"}, wantText: "1. /acme/widgets", check: matches("/acme/widgets")},
 		{name: "resolve by alias, one result", tool: "resolve-library-id", args: map[string]any{"libraryName": "acme-widgets", "maxResults": 1, "query": "dashboards"}, check: matches("/acme/widgets")},
 		{name: "resolve by id", tool: "resolve-library-id", args: map[string]any{"libraryName": "/acme/cli"}, check: matches("/acme/cli")},
 		{name: "resolve unknown", tool: "resolve-library-id", args: map[string]any{"libraryName": "no-such-library-anywhere"}, wantText: "No library here matches", check: matches()},
