@@ -469,10 +469,11 @@ func cutToTokens(text string, budget int) (head, tail string) {
 		if t == "" && !inFence {
 			para = off
 		}
-		line = off
-		fenceAtLine = ""
-		if inFence {
-			fenceAtLine = fence
+		// A cut inside a fence closes it in the head: leave room for that.
+		if !inFence {
+			line, fenceAtLine = off, ""
+		} else if used+tokens.Count("\n"+fence[:3]) <= budget {
+			line, fenceAtLine = off, fence
 		}
 	}
 	switch {

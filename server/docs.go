@@ -108,7 +108,7 @@ func renderAnswer(a *search.Answer, req search.DocsRequest) string {
 		}
 		fmt.Fprintf(&b, "# %s: %d sections, %d of %d tokens (page %d of %d)\n\n", at, len(a.Sections), a.Tokens, a.Budget, a.Page, a.Pages)
 		for _, s := range a.Sections {
-			fmt.Fprintf(&b, "## %s\nSource: %s %s#%s (commit %.12s), relevance %.2f", strings.Join(s.HeadingPath, " › "), at, s.Path, s.Anchor, s.Commit, s.Relevance)
+			fmt.Fprintf(&b, "## %s\nSource: %s %s (commit %.12s), relevance %.2f", strings.Join(s.HeadingPath, " › "), at, location(s.Path, s.Anchor), s.Commit, s.Relevance)
 			if len(s.Langs) > 0 {
 				fmt.Fprintf(&b, ", code: %s", strings.Join(s.Langs, ", "))
 			}
@@ -134,4 +134,12 @@ func renderAnswer(a *search.Answer, req search.DocsRequest) string {
 		fmt.Fprintf(&b, "---\n%d near-duplicate sections (the same text elsewhere) were left out.\n", a.Duplicates)
 	}
 	return b.String()
+}
+
+// location is path#anchor, or the path alone for a document's lead section.
+func location(path, anchor string) string {
+	if anchor == "" {
+		return path
+	}
+	return path + "#" + anchor
 }

@@ -1,0 +1,318 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"regexp"
+	"strings"
+	"testing"
+	"unicode/utf8"
+
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/tokens"
+)
+
+func TestCutToTokens(t *testing.T) {
+	fenced := "## H\n\nFirst paragraph.\n\n```go\nfunc a() {}\n\nfunc b() {}\nfunc c() {}\n```\n\nLast paragraph that is long enough.\n"
+	tests := []struct {
+		name     string
+		text     string
+		budget   int
+		wantHead string
+	}{
+		{"fits", "short text", 100, "short text"},
+		{"paragraph boundary before a fence", fenced, 12, "## H\n\nFirst paragraph."},
+		{"a blank line inside a fence is not a boundary", fenced, 22, "## H\n\nFirst paragraph."},
+		{"inside a fence with no paragraph: the fence is closed", "```go\nfunc a() {}\nfunc b() {}\nfunc c() {}\n```\n", 14, "```go\nfunc a() {}\n```"},
+		{"one long line is cut between runes", strings.Repeat("é", 40), 10, strings.Repeat("é", 10)},
+		{"never empty", "αβγ", 0, "α"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			head, tail := cutToTokens(tt.text, tt.budget)
+			if head != tt.wantHead {
+				t.Errorf("head = %q, want %q", head, tt.wantHead)
+			}
+			if !utf8.ValidString(head) || !utf8.ValidString(tail) {
+				t.Errorf("cut inside a rune: %q | %q", head, tail)
+			}
+			if tt.budget > 0 && tokens.Count(head) > max(tt.budget, 1) && tail != "" {
+				t.Errorf("head is %d tokens, budget %d", tokens.Count(head), tt.budget)
+			}
+			// Nothing is lost: head and tail hold the text, give or take
+			// whitespace and the fence lines a cut inside a fence adds.
+			if got, want := squeeze(head+tail), squeeze(tt.text); got != want {
+				t.Errorf("head+tail = %q, want %q", got, want)
+			}
+		})
+	}
+	if got := trimToTokens(fenced, 12); !strings.HasSuffix(got, "…") || strings.Contains(got, "```") {
+		t.Errorf("trimToTokens = %q, want the text before the fence and an ellipsis", got)
+	}
+	if trimToTokens(fenced, 1000) != fenced {
+		t.Error("text within budget was changed")
+	}
+}
+
+var fences = regexp.MustCompile("```[a-z]*")
+
+// squeeze drops whitespace and fence markers.
+func squeeze(s string) string {
+	return strings.Join(strings.Fields(fences.ReplaceAllString(s, "")), "")
+}
+
+// sameWords reports whether got holds want's words in order, ignoring the
+// fence language tags cutToTokens repeats when it reopens a fence.
+func sameWords(got, want []string) bool {
+	i := 0
+	for _, w := range got {
+		if i < len(want) && w == want[i] {
+			i++
+		}
+	}
+	return i == len(want)
+}
+
+// hitsOf makes ranked hits of the given sizes; texts with the same key are
+// duplicates.
+func hitsOf(sizes []int, keys []string) []index.Hit {
+	var hits []index.Hit
+	for i, n := range sizes {
+		var b strings.Builder
+		for j := 0; j < n; j++ {
+			fmt.Fprintf(&b, "w%s%d ", keys[i], j%50) // a vocabulary of the key's own
+		}
+		text := b.String()
+		hits = append(hits, index.Hit{ID: fmt.Sprint(i), Meta: index.Meta{Anchor: fmt.Sprint(i), Tokens: n, Hash: index.TextHash(text), SimHash: index.SimHash(text)}})
+	}
+	return hits
+}
+
+func TestPackPages(t *testing.T) {
+	cost := func(h *index.Hit) int { return h.Tokens }
+	tests := []struct {
+		name      string
+		sizes     []int
+		keys      []string
+		budget    int
+		wantPages string // anchors per page, "|" between pages, "~" for trimmed
+		wantDups  int
+	}{
+		{"all fit on one page", []int{100, 200, 300}, []string{"a", "b", "c"}, 1000, "0,1,2", 0},
+		{"best first, the next page for the rest", []int{400, 400, 400}, []string{"a", "b", "c"}, 1000, "0,1|2", 0},
+		{"a smaller section behind fills the room", []int{600, 500, 300, 100}, []string{"a", "b", "c", "d"}, 1000, "0,2,3|1", 0},
+		{"the top section is larger than a page: trimmed, not dropped", []int{3000, 200}, []string{"a", "b"}, 1000, "0~|1", 0},
+		{"a large section later leads the next page, trimmed", []int{200, 3000}, []string{"a", "b"}, 1000, "0|1~", 0},
+		{"duplicates are dropped and counted", []int{100, 100, 100}, []string{"a", "a", "b"}, 1000, "0,2", 1},
+		{"nothing", nil, nil, 1000, "", 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			hits := hitsOf(tt.sizes, tt.keys)
+			pages, dups := packPages(hits, tt.budget, cost)
+			var got []string
+			for _, p := range pages {
+				var ids []string
+				used := 0
+				for _, it := range p {
+					id := hits[it.hit].Anchor
+					if it.trim > 0 {
+						id += "~"
+						used += it.trim
+					} else {
+						used += hits[it.hit].Tokens
+					}
+					ids = append(ids, id)
+				}
+				if used > tt.budget {
+					t.Errorf("page %v uses %d tokens, budget %d", ids, used, tt.budget)
+				}
+				got = append(got, strings.Join(ids, ","))
+			}
+			if g := strings.Join(got, "|"); g != tt.wantPages || dups != tt.wantDups {
+				t.Errorf("pages %q, %d duplicates; want %q, %d", g, dups, tt.wantPages, tt.wantDups)
+			}
+		})
+	}
+}
+
+func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
+	var sizes []int
+	var keys []string
+	for i := 0; i < 200; i++ {
+		sizes = append(sizes, 50+(i*37)%900)
+		keys = append(keys, fmt.Sprint(i))
+	}
+	hits := hitsOf(sizes, keys)
+	pages, dups := packPages(hits, 1500, func(h *index.Hit) int { return h.Tokens })
+	seen := map[int]int{}
+	for _, p := range pages {
+		for _, it := range p {
+			seen[it.hit]++
+		}
+	}
+	if dups != 0 || len(seen) != len(hits) {
+		t.Fatalf("%d of %d sections placed, %d duplicates", len(seen), len(hits), dups)
+	}
+	for i, n := range seen {
+		if n != 1 {
+			t.Errorf("section %d placed %d times", i, n)
+		}
+	}
+	again, _ := packPages(hits, 1500, func(h *index.Hit) int { return h.Tokens })
+	if fmt.Sprint(again) != fmt.Sprint(pages) {
+		t.Error("packing the same hits twice gave different pages")
+	}
+}
+
+func TestDocsBudgetAndPages(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	for _, budget := range []int{100, 300, 1000, 5000} {
+		t.Run(fmt.Sprint(budget), func(t *testing.T) {
+			req := DocsRequest{Library: "/acme/widgets", Query: "widget data source polling theme", Tokens: budget}
+			first, err := e.Docs(ctx, req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(first.Sections) == 0 || first.Page != 1 || first.Pages < 1 || first.Matched == 0 {
+				t.Fatalf("answer %+v: want sections on page 1 of some", first)
+			}
+			seen := map[string]bool{}
+			for page := 1; page <= first.Pages; page++ {
+				req.Page = page
+				a, err := e.Docs(ctx, req)
+				if err != nil {
+					t.Fatalf("page %d: %v", page, err)
+				}
+				if a.Tokens > budget {
+					t.Errorf("page %d: %d tokens, budget %d", page, a.Tokens, budget)
+				}
+				if len(a.Sections) == 0 {
+					t.Errorf("page %d is empty", page)
+				}
+				for _, s := range a.Sections {
+					id := s.Path + "#" + s.Anchor
+					if seen[id] {
+						t.Errorf("page %d repeats %s", page, id)
+					}
+					seen[id] = true
+					if s.Library != "/acme/widgets" || s.Version != "v1.1.0" || len(s.Commit) != 40 || s.Path == "" || s.Text == "" {
+						t.Errorf("section without provenance or text: %+v", s)
+					}
+				}
+				if page < first.Pages && a.LeftOut == 0 {
+					t.Errorf("page %d of %d says nothing is left out", page, first.Pages)
+				}
+			}
+			req.Page = first.Pages + 1
+			if _, err := e.Docs(ctx, req); !errors.Is(err, ErrPageNotFound) {
+				t.Errorf("page past the last: %v, want ErrPageNotFound", err)
+			}
+		})
+	}
+}
+
+func TestDocsRequests(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	tests := []struct {
+		name     string
+		req      DocsRequest
+		err      error
+		wantNote string
+	}{
+		{"tiny budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 5}, nil, "raised to the minimum of 100"},
+		{"huge budget lowered", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 1 << 30}, nil, "lowered to the maximum of 50000"},
+		{"negative budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: -3}, nil, "raised to the minimum"},
+		{"negative page", DocsRequest{Library: "/acme/widgets", Query: "theme", Page: -1}, ErrInvalidRequest, ""},
+		{"query too long", DocsRequest{Library: "/acme/widgets", Query: strings.Repeat("a ", MaxQueryBytes)}, ErrInvalidRequest, ""},
+		{"too many topics", DocsRequest{Library: "/acme/widgets", Topics: make([]string, MaxTopicsGiven+1)}, ErrInvalidRequest, ""},
+		{"bad mode", DocsRequest{Library: "/acme/widgets", Query: "theme", Mode: "poetry"}, ErrInvalidMode, ""},
+		{"traversal", DocsRequest{Library: "/acme/widgets", Path: "../../etc/passwd"}, ErrInvalidPath, ""},
+		{"absolute path", DocsRequest{Library: "/acme/widgets", Path: "/etc/passwd"}, ErrInvalidPath, ""},
+		{"unknown document", DocsRequest{Library: "/acme/widgets", Path: "docs/nope.md"}, ErrDocumentNotFound, ""},
+		{"outline of a folder", DocsRequest{Library: "/acme/widgets", Path: "docs", Outline: true}, ErrDocumentNotFound, ""},
+		{"unknown version", DocsRequest{Library: "/acme/widgets@v9", Query: "theme"}, ErrVersionNotFound, ""},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			a, err := e.Docs(ctx, tt.req)
+			if tt.err != nil {
+				if !errors.Is(err, tt.err) {
+					t.Fatalf("error %v, want %v", err, tt.err)
+				}
+				return
+			}
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(strings.Join(a.Notes, "; "), tt.wantNote) {
+				t.Errorf("notes %q, want %q", a.Notes, tt.wantNote)
+			}
+		})
+	}
+}
+
+func TestDocsPaths(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	const doc = "docs/guides/data-sources.md"
+	whole, err := e.Path(ctx, "/acme/widgets", doc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want []string
+	for _, s := range whole.Sections {
+		want = append(want, strings.Fields(s.Text)...)
+	}
+	// Reading a document page by page gives all of it, at any budget.
+	for _, budget := range []int{100, 250, 5000} {
+		a, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: budget})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a.Kind != KindDocument || a.Title != "Data sources" {
+			t.Fatalf("answer %+v, want the document", a)
+		}
+		var got []string
+		for page := 1; page <= a.Pages; page++ {
+			p, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: budget, Page: page})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if p.Tokens > budget {
+				t.Errorf("budget %d page %d: %d tokens", budget, page, p.Tokens)
+			}
+			for _, s := range p.Sections {
+				got = append(got, strings.Fields(strings.ReplaceAll(s.Text, "```", " ``` "))...)
+			}
+		}
+		if !sameWords(got, strings.Fields(strings.ReplaceAll(strings.Join(want, " "), "```", " ``` "))) {
+			t.Errorf("budget %d: %d pages hold %d words, want all %d of the document", budget, a.Pages, len(got), len(want))
+		}
+	}
+	outline, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Outline: true})
+	if err != nil || outline.Kind != KindOutline || len(outline.Outline) < 3 || outline.Outline[0].Title != "Data sources" {
+		t.Fatalf("outline: %+v, %v", outline, err)
+	}
+	for _, o := range outline.Outline {
+		if o.Tokens <= 0 || o.Level < 0 {
+			t.Errorf("outline entry %+v without a size", o)
+		}
+	}
+	folder, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: 100})
+	if err != nil || folder.Kind != KindFolder || folder.Pages < 2 {
+		t.Fatalf("folder: %+v, %v; want several pages at 100 tokens", folder, err)
+	}
+	n := 0
+	for page := 1; page <= folder.Pages; page++ {
+		p, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: 100, Page: page})
+		n += len(p.Documents)
+	}
+	_, docs, _ := e.Documents(ctx, "/acme/widgets")
+	if n != len(docs) {
+		t.Errorf("folder pages list %d documents, want %d", n, len(docs))
+	}
+}

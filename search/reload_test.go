@@ -1,0 +1,352 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/pipeline"
+)
+
+// site is a library repository whose content changes between builds: its
+// one document says which edition it is, so an answer tells which build it
+// came from.
+type site struct {
+	t    *testing.T
+	repo *gittest.Repo
+	cfg  *config.Config
+	out  string
+}
+
+func newSite(t *testing.T, out string) *site {
+	t.Helper()
+	s := &site{t: t, repo: gittest.New(t, "main"), out: out}
+	s.edition(1)
+	other := gittest.New(t, "main")
+	other.Write(map[string]string{"docs/other.md": "# Other\n\nAn unrelated page about gardening and tomatoes.\n"})
+	other.Commit("other")
+	src := "libraries:\n  - id: /acme/site\n    repo: " + s.repo.Dir + "\n  - id: /acme/other\n    repo: " + other.Dir + "\n"
+	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s.cfg = cfg
+	return s
+}
+
+// edition commits edition n of the document.
+func (s *site) edition(n int) {
+	s.repo.Write(map[string]string{"docs/guide.md": fmt.Sprintf("# Guide\n\n## Edition\n\nThis is edition marker%d of the guide about widgets and polling.\n", n)})
+	s.repo.Commit(fmt.Sprintf("edition %d", n))
+}
+
+// build publishes the repository's current commit into out.
+func (s *site) build() {
+	s.t.Helper()
+	res, err := pipeline.Build(context.Background(), s.cfg, pipeline.Options{Out: s.out})
+	if err != nil || res.Err() != nil {
+		s.t.Fatal(err, res.Err())
+	}
+}
+
+// markerOf returns the edition a search answer came from.
+func markerOf(t *testing.T, e *Engine) (string, string) {
+	t.Helper()
+	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition widgets"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range a.Sections {
+		if i := strings.Index(s.Text, "marker"); i >= 0 {
+			return s.Text[i : i+len("marker")+1], a.Commit
+		}
+	}
+	t.Fatalf("no edition in %+v", a)
+	return "", ""
+}
+
+func TestReloadPicksUpANewBuild(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Fatalf("first answer from %s, want marker1", m)
+	}
+	s.edition(2)
+	s.build()
+	if changed, err := e.reload(false); err != nil || !changed {
+		t.Fatalf("reload after a build: changed %v, err %v", changed, err)
+	}
+	m, commit := markerOf(t, e)
+	if m != "marker2" || commit != strings.TrimSpace(s.repo.Git("rev-parse", "HEAD")) {
+		t.Errorf("after reload: %s at %s, want marker2 at HEAD", m, commit)
+	}
+	if changed, _ := e.reload(false); changed {
+		t.Error("reload with an unchanged catalog.json swapped the state")
+	}
+	if st := e.Status(); st.Reloads != 1 || !st.Ready || st.Libraries != 2 {
+		t.Errorf("status %+v, want ready, 2 libraries, 1 reload", st)
+	}
+}
+
+// TestReloadUnderLoad rebuilds the library again and again while searches
+// run: no search fails, and each answer is wholly one build's, its text
+// matching its commit.
+func TestReloadUnderLoad(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	commits := map[string]string{strings.TrimSpace(s.repo.Git("rev-parse", "HEAD")): "marker1"}
+	var mu sync.Mutex
+	e, err := OpenWith(s.out, Options{VerifyInBackground: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	go e.Watch(ctx, 5*time.Millisecond)
+	var wg sync.WaitGroup
+	var answers, failures atomic.Int64
+	for w := 0; w < 4; w++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for ctx.Err() == nil {
+				a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition widgets", Tokens: 500})
+				if err != nil {
+					failures.Add(1)
+					t.Errorf("search during reloads: %v", err)
+					return
+				}
+				answers.Add(1)
+				mu.Lock()
+				want, ok := commits[a.Commit]
+				mu.Unlock()
+				text := ""
+				for _, s := range a.Sections {
+					text += s.Text
+				}
+				if !ok || !strings.Contains(text, want+" ") {
+					t.Errorf("answer at commit %.12s has %q, want %s", a.Commit, text, want)
+					return
+				}
+			}
+		}()
+	}
+	for n := 2; n <= 6; n++ {
+		s.edition(n)
+		head := strings.TrimSpace(s.repo.Git("rev-parse", "HEAD"))
+		mu.Lock()
+		commits[head] = fmt.Sprintf("marker%d", n)
+		mu.Unlock()
+		s.build()
+		time.Sleep(20 * time.Millisecond)
+	}
+	cancel()
+	wg.Wait()
+	if answers.Load() == 0 || failures.Load() > 0 {
+		t.Errorf("%d answers, %d failures", answers.Load(), failures.Load())
+	}
+	e.reload(false)
+	if m, _ := markerOf(t, e); m != "marker6" {
+		t.Errorf("final answer from %s, want marker6", m)
+	}
+}
+
+// TestRepublishedUnderTheCatalog swaps a new build of a version directory
+// in without touching catalog.json, as a build does just before it writes
+// the catalog: a request opening the version then must not fail or mix
+// builds; it is retried on a fresh state and answers from the new build.
+func TestRepublishedUnderTheCatalog(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	other := newSite(t, t.TempDir())
+	other.repo = s.repo
+	s.edition(2)
+	other.cfg = s.cfg
+	other.build()
+	dir := artifacts.Dir(s.out, "/acme/site", "main")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(artifacts.Dir(other.out, "/acme/site", "main"), dir); err != nil {
+		t.Fatal(err)
+	}
+	if m, _ := markerOf(t, e); m != "marker2" {
+		t.Errorf("answer from %s, want the republished marker2", m)
+	}
+}
+
+func TestRefusedVersionsAndTheRest(t *testing.T) {
+	tests := []struct {
+		name   string
+		damage func(dir string)
+		reason error
+	}{
+		{"a flipped byte in the index", func(dir string) { flipByte(t, filepath.Join(dir, "index", "sections.bin")) }, artifacts.ErrChecksum},
+		{"documents.json truncated", func(dir string) { os.Truncate(filepath.Join(dir, artifacts.DocumentsFile), 10) }, artifacts.ErrChecksum},
+		{"documents.json deleted", func(dir string) { os.Remove(filepath.Join(dir, artifacts.DocumentsFile)) }, artifacts.ErrMissing},
+		{"an unknown format", func(dir string) {
+			p := filepath.Join(dir, artifacts.ManifestFile)
+			data, _ := os.ReadFile(p)
+			os.WriteFile(p, []byte(strings.Replace(string(data), fmt.Sprintf(`"format_version": %d`, artifacts.FormatVersion), `"format_version": 99`, 1)), 0o644)
+		}, artifacts.ErrFormatVersion},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, t.TempDir())
+			s.build()
+			tt.damage(artifacts.Dir(s.out, "/acme/site", "main"))
+			e, err := OpenWith(s.out, Options{VerifyInBackground: true})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			// The other library is served as if nothing happened.
+			if a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/other", Query: "gardening tomatoes"}); err != nil || len(a.Sections) == 0 {
+				t.Fatalf("the sound library: %v, %+v", err, a)
+			}
+			_, err = e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition"})
+			if !errors.Is(err, ErrVersionUnavailable) && !errors.Is(err, ErrLibraryNotFound) {
+				t.Fatalf("the damaged library: %v, want ErrVersionUnavailable", err)
+			}
+			deadline := time.Now().Add(10 * time.Second)
+			for {
+				st := e.Status()
+				if len(st.Refused) == 1 && st.Libraries == 1 {
+					r := st.Refused[0]
+					if r.Library != "/acme/site" || r.Version != "main" || r.Reason == "" {
+						t.Errorf("refused %+v", r)
+					}
+					break
+				}
+				if time.Now().After(deadline) {
+					t.Fatalf("status %+v: want the damaged version refused and left out of the catalog", st)
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+			if e.Catalog().Library("/acme/site") != nil {
+				t.Error("the refused library is still in the catalog served")
+			}
+		})
+	}
+}
+
+func flipByte(t *testing.T, p string) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+}
+
+func TestBadCatalogKeepsThePreviousOne(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	p := filepath.Join(s.out, artifacts.CatalogFile)
+	os.Rename(p, p+".good")
+	os.WriteFile(p, []byte("{not json"), 0o644)
+	if err := e.Reload(context.Background()); !errors.Is(err, artifacts.ErrCorrupt) {
+		t.Errorf("reload of a corrupt catalog: %v, want ErrCorrupt", err)
+	}
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Errorf("answer from %s, want the previous catalog's marker1", m)
+	}
+	if st := e.Status(); !st.Ready || !strings.Contains(st.LastError, "corrupt") {
+		t.Errorf("status %+v: want ready with the load error", st)
+	}
+	os.Rename(p+".good", p)
+	if err := e.Reload(context.Background()); err != nil || e.Status().LastError != "" {
+		t.Errorf("reload of the good catalog: %v, status %+v", err, e.Status())
+	}
+}
+
+func TestEmptyDirectoryBecomesReady(t *testing.T) {
+	out := t.TempDir()
+	if _, err := Open(out); err == nil {
+		t.Fatal("Open of an empty directory succeeded")
+	}
+	e, err := OpenWith(out, Options{AllowEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if _, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "x"}); !errors.Is(err, ErrNotReady) {
+		t.Errorf("before a build: %v, want ErrNotReady", err)
+	}
+	if e.Status().Ready {
+		t.Error("ready before any catalog")
+	}
+	newSite(t, out).build()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go e.Watch(ctx, 5*time.Millisecond)
+	deadline := time.Now().Add(10 * time.Second)
+	for !e.Status().Ready {
+		if time.Now().After(deadline) {
+			t.Fatal("Watch did not load the catalog a build published")
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Errorf("answer from %s, want marker1", m)
+	}
+}
+
+// TestRetiredIndexesClose checks that a reload closes the indexes only the
+// old catalog used, once no request holds them.
+func TestRetiredIndexesClose(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	markerOf(t, e)
+	held := e.acquire()
+	old := held.slots["acme/site/main"]
+	s.edition(2)
+	s.build()
+	if _, err := e.reload(false); err != nil {
+		t.Fatal(err)
+	}
+	if !old.isOpen() {
+		t.Fatal("an index closed while a request held its state")
+	}
+	unchanged := held.slots["acme/other/main"]
+	held.release()
+	if old.isOpen() {
+		t.Error("the replaced version's index is still open after its last request")
+	}
+	if e.state.Load().slots["acme/other/main"] != unchanged {
+		t.Error("an unchanged version was not carried over to the new state")
+	}
+}
