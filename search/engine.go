@@ -375,7 +375,7 @@ func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifac
 		var err error
 		r, v, err = st.open(id)
 		if err == nil {
-			docs = v.docs
+			docs, err = v.documents()
 		}
 		return err
 	})

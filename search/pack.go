@@ -298,7 +298,11 @@ func (st *state) read(library, clean string, outline bool, budget, page int) (*A
 		return nil, err
 	}
 	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean, Sections: []Section{}, Budget: budget, Page: page}
-	d := v.document(clean)
+	docs, err := v.documents()
+	if err != nil {
+		return nil, err
+	}
+	d := document(docs, clean)
 	switch {
 	case d != nil && outline:
 		ans.Kind, ans.Title = KindOutline, d.Title
@@ -341,14 +345,14 @@ func (st *state) read(library, clean string, outline bool, budget, page int) (*A
 	ans.Kind = KindFolder
 	var entries []DocumentEntry
 	var costs []int
-	for _, doc := range v.docs {
+	for _, doc := range docs {
 		if clean == "." || strings.HasPrefix(doc.Path, clean+"/") {
 			entries = append(entries, DocumentEntry{Path: doc.Path, Title: doc.Title, Tokens: doc.Tokens})
 			costs = append(costs, tokens.Count(doc.Path+doc.Title)+6)
 		}
 	}
 	if len(entries) == 0 {
-		return nil, &DocumentError{Path: clean, Closest: closestPaths(v.docs, clean)}
+		return nil, &DocumentError{Path: clean, Closest: closestPaths(docs, clean)}
 	}
 	lo, hi, pages, err := pageRange(costs, budget, page, clean)
 	if err != nil {

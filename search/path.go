@@ -46,7 +46,11 @@ func (e *Engine) Path(ctx context.Context, library, p string) (*Listing, error) 
 // when withText is set) or a folder's documents.
 func (v *version) listing(r *Resolved, clean string, withText bool) (*Listing, error) {
 	l := &Listing{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean}
-	if d := v.document(clean); d != nil {
+	docs, err := v.documents()
+	if err != nil {
+		return nil, err
+	}
+	if d := document(docs, clean); d != nil {
 		l.Title = d.Title
 		hits, err := v.reader.Document(clean, withText)
 		if err != nil {
@@ -55,22 +59,22 @@ func (v *version) listing(r *Resolved, clean string, withText bool) (*Listing, e
 		l.Sections = hits
 		return l, nil
 	}
-	for _, d := range v.docs {
+	for _, d := range docs {
 		if clean == "." || strings.HasPrefix(d.Path, clean+"/") {
 			l.Documents = append(l.Documents, d)
 		}
 	}
 	if len(l.Documents) == 0 {
-		return nil, &DocumentError{Path: clean, Closest: closestPaths(v.docs, clean)}
+		return nil, &DocumentError{Path: clean, Closest: closestPaths(docs, clean)}
 	}
 	return l, nil
 }
 
-// document returns the document at path, or nil.
-func (v *version) document(path string) *artifacts.DocumentInfo {
-	i := sort.Search(len(v.docs), func(i int) bool { return v.docs[i].Path >= path })
-	if path != "." && i < len(v.docs) && v.docs[i].Path == path {
-		return &v.docs[i]
+// document returns the document at path in docs (sorted by path), or nil.
+func document(docs []artifacts.DocumentInfo, path string) *artifacts.DocumentInfo {
+	i := sort.Search(len(docs), func(i int) bool { return docs[i].Path >= path })
+	if path != "." && i < len(docs) && docs[i].Path == path {
+		return &docs[i]
 	}
 	return nil
 }

@@ -171,6 +171,27 @@ func TestReloadUnderLoad(t *testing.T) {
 // the catalog: a request opening the version then must not fail or mix
 // builds; it is retried on a fresh state and answers from the new build.
 func TestRepublishedUnderTheCatalog(t *testing.T) {
+	for _, tt := range []struct {
+		name             string
+		opened, newHeads bool
+		want             string
+	}{
+		{"not yet opened", false, false, "marker2"},
+		// An open version keeps answering from the build it opened (its
+		// files stay open) until the catalog is reloaded…
+		{"opened", true, false, "marker1"},
+		// …unless what it reads on first use (documents.json) changed: then
+		// the request moves to the new build.
+		{"opened, documents changed", true, true, "marker2"},
+	} {
+		t.Run(tt.name, func(t *testing.T) { testRepublished(t, tt.opened, tt.newHeads, tt.want) })
+	}
+}
+
+// testRepublished republishes the version directory under the catalog,
+// with the version not yet opened or opened (its documents.json, read on
+// first use, not yet read), then reads a document.
+func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	s := newSite(t, t.TempDir())
 	s.build()
 	e, err := Open(s.out)
@@ -178,9 +199,16 @@ func TestRepublishedUnderTheCatalog(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
+	if opened {
+		markerOf(t, e)
+	}
 	other := newSite(t, t.TempDir())
 	other.repo = s.repo
 	s.edition(2)
+	if newHeads {
+		s.repo.Write(map[string]string{"docs/guide.md": "# Guide\n\n## Edition\n\nThis is edition marker2 of the guide about widgets and polling.\n\n## New\n\nA new part.\n"})
+		s.repo.Commit("a new heading")
+	}
 	other.cfg = s.cfg
 	other.build()
 	dir := artifacts.Dir(s.out, "/acme/site", "main")
@@ -190,8 +218,21 @@ func TestRepublishedUnderTheCatalog(t *testing.T) {
 	if err := os.Rename(artifacts.Dir(other.out, "/acme/site", "main"), dir); err != nil {
 		t.Fatal(err)
 	}
+	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Path: "docs/guide.md"})
+	if err != nil || len(a.Sections) == 0 {
+		t.Fatalf("reading the document: %v", err)
+	}
+	if text := a.Sections[1].Text; !strings.Contains(text, want) {
+		t.Errorf("document read %q, want %s", text, want)
+	}
+	if m, _ := markerOf(t, e); m != want {
+		t.Errorf("answer from %s, want %s", m, want)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
 	if m, _ := markerOf(t, e); m != "marker2" {
-		t.Errorf("answer from %s, want the republished marker2", m)
+		t.Errorf("after a reload: answer from %s, want marker2", m)
 	}
 }
 

@@ -48,7 +48,44 @@ type version struct {
 	reader *index.Reader
 	tree   *topics.Tree
 	slugs  map[string]bool
-	docs   []artifacts.DocumentInfo // sorted by path
+
+	// documents.json is read on first use (paths, outlines, listings):
+	// searches never need it, and it is the largest thing a version holds.
+	dir      string
+	docsSum  string      // its sha256, from the manifest
+	stale    func() bool // whether the directory was republished since
+	docsOnce sync.Once
+	docs     []artifacts.DocumentInfo // sorted by path
+	docsErr  error
+}
+
+// documents returns the version's documents, sorted by path. They are
+// checked against the manifest as they are read: if the directory was
+// republished since the version opened, the error wraps errStale.
+func (v *version) documents() ([]artifacts.DocumentInfo, error) {
+	v.docsOnce.Do(func() {
+		data, err := os.ReadFile(filepath.Join(v.dir, artifacts.DocumentsFile))
+		if err == nil {
+			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != v.docsSum {
+				err = fmt.Errorf("%s: %w", artifacts.DocumentsFile, artifacts.ErrChecksum)
+			}
+		}
+		if err != nil {
+			if v.stale() {
+				err = fmt.Errorf("%w: %v", errStale, err)
+			}
+			v.docsErr = err
+			return
+		}
+		var d artifacts.Documents
+		if err := json.Unmarshal(data, &d); err != nil {
+			v.docsErr = fmt.Errorf("%s: %w: %v", artifacts.DocumentsFile, artifacts.ErrCorrupt, err)
+			return
+		}
+		sort.Slice(d.Documents, func(i, j int) bool { return d.Documents[i].Path < d.Documents[j].Path })
+		v.docs = d.Documents
+	})
+	return v.docs, v.docsErr
 }
 
 // readManifest reads dir's manifest and returns it with the sha256 of its
@@ -209,11 +246,6 @@ func (sl *slot) open(cache *index.Cache) (*version, error) {
 			return nil, sl.fail(err)
 		}
 	}
-	docs, err := artifacts.ReadDocuments(sl.dir)
-	if err != nil {
-		return nil, sl.fail(err)
-	}
-	sort.Slice(docs, func(i, j int) bool { return docs[i].Path < docs[j].Path })
 	reader, err := index.OpenCached(filepath.Join(sl.dir, artifacts.IndexDir), cache)
 	if err != nil {
 		return nil, sl.fail(err)
@@ -222,7 +254,11 @@ func (sl *slot) open(cache *index.Cache) (*version, error) {
 		reader.Close()
 		return nil, errStale
 	}
-	v := &version{reader: reader, tree: tree, slugs: map[string]bool{}, docs: docs}
+	v := &version{reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+		stale: func() bool {
+			_, sum, err := readManifest(sl.dir)
+			return err != nil || sum != sl.sum
+		}}
 	for _, s := range tree.Slugs() {
 		v.slugs[s] = true
 	}
