@@ -30,7 +30,7 @@ Usage:
   indexer verify  [DIR]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
-  indexer serve   (--stdio | --http ADDR) [--artifacts DIR]
+  indexer serve   (--stdio | --http ADDR) [--artifacts DIR] [--reload-interval D]
   indexer version
 
 Run 'indexer COMMAND --help' for a command's flags.
