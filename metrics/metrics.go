@@ -90,6 +90,14 @@ func (r *Registry) GaugeFunc(name, help string, f func() float64) {
 	r.add(&gaugeFunc{desc: newDesc(name, help, nil, false), f: f})
 }
 
+// CounterFunc registers a counter without labels whose value is f's result
+// at each scrape, for counts kept elsewhere; f must never decrease, be safe
+// for concurrent use and quick. It panics if name is invalid or already
+// registered.
+func (r *Registry) CounterFunc(name, help string, f func() float64) {
+	r.add(&gaugeFunc{desc: newDesc(name, help, nil, false), f: f, typ: "counter"})
+}
+
 // add inserts f in name order, panicking on a duplicate name.
 func (r *Registry) add(f family) {
 	r.mu.Lock()
@@ -159,8 +167,10 @@ func validLabelName(s string) bool {
 	return s != "" && (len(s) < 2 || s[:2] != "__")
 }
 
-// gaugeFunc is a gauge read from a callback.
+// gaugeFunc is a gauge (or, with typ "counter", a counter) read from a
+// callback.
 type gaugeFunc struct {
 	desc
-	f func() float64
+	f   func() float64
+	typ string // "" means gauge
 }

@@ -41,6 +41,7 @@ func sampleRegistry() *Registry {
 	r.GaugeFunc("test_libraries", "Loaded libraries.", func() float64 { return 12 })
 	r.GaugeFunc("test_start_time_seconds", "Start time.", func() float64 { return 1767225600 })
 	r.GaugeFunc("test_ratio", "A fraction.", func() float64 { return 0.25 })
+	r.CounterFunc("test_hits_total", "Hits counted elsewhere.", func() float64 { return 42 })
 	r.GaugeFunc("test_infinite", "An infinite gauge.", func() float64 { return math.Inf(1) })
 	return r
 }

@@ -65,7 +65,11 @@ func (v *HistogramVec) write(b []byte) []byte {
 }
 
 func (g *gaugeFunc) write(b []byte) []byte {
-	b = g.header(b, "gauge")
+	typ := g.typ
+	if typ == "" {
+		typ = "gauge"
+	}
+	b = g.header(b, typ)
 	b = g.sample(b, "", key{}, "", "")
 	b = appendFloat(b, g.f())
 	return append(b, '\n')

@@ -41,6 +41,9 @@ type Options struct {
 	// AllowEmpty starts the engine without a catalog (not ready) instead
 	// of failing, for servers whose artifacts arrive after start.
 	AllowEmpty bool
+	// AnswerCacheBytes bounds the recent answers Docs keeps per catalog
+	// (default DefaultAnswerCacheBytes; negative keeps none).
+	AnswerCacheBytes int
 }
 
 // Engine searches one artifact directory read-only. It is safe for
@@ -56,6 +59,8 @@ type Engine struct {
 	state    atomic.Pointer[state]
 	reloadMu sync.Mutex // serializes loads
 	lastErr  atomic.Pointer[string]
+
+	answerHits, answerMisses atomic.Int64
 
 	verifyKick chan struct{}
 	stop       context.CancelFunc
@@ -139,12 +144,17 @@ type Status struct {
 	LastError string `json:"last_error,omitempty"`
 	// Reloads counts catalogs loaded since start.
 	Reloads int64 `json:"reloads"`
+	// AnswerHits and AnswerMisses count Docs answers served from the
+	// answer cache and computed, since start.
+	AnswerHits   int64 `json:"answer_hits"`
+	AnswerMisses int64 `json:"answer_misses"`
 }
 
 // Status reports what the engine serves now.
 func (e *Engine) Status() Status {
 	st := e.state.Load()
-	s := Status{Ready: st.ready, Dir: e.dir, LoadedAt: st.loadedAt, Libraries: len(st.catalog.Libraries), Reloads: st.generation}
+	s := Status{Ready: st.ready, Dir: e.dir, LoadedAt: st.loadedAt, Libraries: len(st.catalog.Libraries), Reloads: st.generation,
+		AnswerHits: e.answerHits.Load(), AnswerMisses: e.answerMisses.Load()}
 	for _, l := range st.catalog.Libraries {
 		s.Versions += len(l.Versions)
 	}
@@ -204,6 +214,9 @@ func (e *Engine) reload(force bool) (bool, error) {
 	}
 	start := time.Now()
 	st, err := load(e.dir, id, prev, e.cache)
+	if err == nil {
+		st.answers = newAnswerCache(answerCacheBytes(e.opts.AnswerCacheBytes))
+	}
 	if err != nil {
 		return false, e.loadFailed(prev, err)
 	}
@@ -408,4 +421,11 @@ func closest(cat *artifacts.Catalog, key Key) []string {
 		out = append(out, s.id)
 	}
 	return out
+}
+
+func answerCacheBytes(n int) int {
+	if n == 0 {
+		return DefaultAnswerCacheBytes
+	}
+	return n
 }

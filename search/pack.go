@@ -121,7 +121,8 @@ type OutlineEntry struct {
 	Tokens int    `json:"tokens"`
 }
 
-// Docs answers a documentation request within its token budget.
+// Docs answers a documentation request within its token budget. The
+// answer's slices may be shared with other callers: do not modify them.
 func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	budget, notes := clampTokens(req.Tokens)
 	page := req.Page
@@ -140,19 +141,36 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	}
 	var ans *Answer
 	err := e.with(func(st *state) error {
-		var err error
+		r, _, err := st.resolve(req.Library)
+		if err != nil {
+			return err
+		}
+		key := answerKey(r.Version.Path, &req, budget, page)
+		if a, ok := st.answers.get(key); ok {
+			e.answerHits.Add(1)
+			ans = a
+			return nil
+		}
+		e.answerMisses.Add(1)
 		if clean != "" {
 			ans, err = st.read(req.Library, clean, req.Outline, budget, page)
 		} else {
 			ans, err = st.search(ctx, req, budget, page)
+		}
+		if err == nil {
+			st.answers.put(key, ans)
 		}
 		return err
 	})
 	if err != nil {
 		return nil, err
 	}
-	ans.Notes = append(notes, ans.Notes...)
-	return ans, nil
+	if len(notes) == 0 {
+		return ans, nil
+	}
+	out := *ans
+	out.Notes = append(notes, ans.Notes...)
+	return &out, nil
 }
 
 func clampTokens(n int) (int, []string) {

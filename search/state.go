@@ -29,6 +29,7 @@ type state struct {
 	refused    []Refused          // found at load, sorted by path
 	libs       *libraryIndex
 	cache      *index.Cache
+	answers    *answerCache // nil: no caching
 	loadedAt   time.Time
 	generation int64
 

@@ -22,12 +22,16 @@ type CatalogStats struct {
 	Refused   int   // versions refused (damaged or unreadable artifacts)
 	Open      int   // versions whose index is open
 	Reloads   int64 // catalogs loaded since start, the first one excluded
+	// AnswerHits and AnswerMisses count answers served from the answer
+	// cache and computed.
+	AnswerHits, AnswerMisses int64
 }
 
 // catalogStats reports the engine's status.
 func catalogStats(engine *search.Engine) CatalogStats {
 	st := engine.Status()
-	return CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, Reloads: st.Reloads}
+	return CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, Reloads: st.Reloads,
+		AnswerHits: st.AnswerHits, AnswerMisses: st.AnswerMisses}
 }
 
 // Tool call outcomes, the values of the outcome label.
@@ -99,6 +103,8 @@ func newServerMetrics(reg *metrics.Registry, stats func() CatalogStats, inFlight
 	reg.GaugeFunc("codex7_catalog_refused_versions", "Library versions refused because their artifacts failed verification or could not be read.", func() float64 { return float64(stats().Refused) })
 	reg.GaugeFunc("codex7_catalog_open_versions", "Library versions whose index is open.", func() float64 { return float64(stats().Open) })
 	reg.GaugeFunc("codex7_catalog_reloads", "Catalogs loaded since start, the first one excluded.", func() float64 { return float64(stats().Reloads) })
+	reg.CounterFunc("codex7_answer_cache_hits_total", "get-library-docs answers served from the answer cache.", func() float64 { return float64(stats().AnswerHits) })
+	reg.CounterFunc("codex7_answer_cache_misses_total", "get-library-docs answers computed (not in the answer cache).", func() float64 { return float64(stats().AnswerMisses) })
 	reg.GaugeFunc("codex7_ready", "1 once a catalog is loaded, else 0.", func() float64 {
 		if stats().Ready {
 			return 1

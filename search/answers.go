@@ -1,0 +1,116 @@
+package search
+
+import (
+	"container/list"
+	"strconv"
+	"strings"
+	"sync"
+)
+
+// DefaultAnswerCacheBytes is the answer cache's size unless
+// Options.AnswerCacheBytes says otherwise.
+const DefaultAnswerCacheBytes = 8 << 20
+
+// answerCache keeps recent answers of one catalog state, least recently
+// used evicted first, within a size in bytes. An answer is a pure function
+// of the state and the request, and a state never changes, so entries never
+// go stale: a reload starts a new state with an empty cache. Agents ask the
+// same questions again (a retry, the next step of a task, several agents
+// on one library), and an answer costs far more to rank and pack than to
+// copy. It is safe for concurrent use; a nil cache keeps nothing.
+type answerCache struct {
+	mu    sync.Mutex
+	limit int
+	size  int
+	lru   *list.List // of *answerEntry, most recent first
+	items map[string]*list.Element
+}
+
+type answerEntry struct {
+	key  string
+	ans  *Answer
+	size int
+}
+
+func newAnswerCache(limit int) *answerCache {
+	if limit <= 0 {
+		return nil
+	}
+	return &answerCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}}
+}
+
+// get returns the cached answer for key; callers must not modify it.
+func (c *answerCache) get(key string) (*Answer, bool) {
+	if c == nil {
+		return nil, false
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	el, ok := c.items[key]
+	if !ok {
+		return nil, false
+	}
+	c.lru.MoveToFront(el)
+	return el.Value.(*answerEntry).ans, true
+}
+
+// put keeps ans, which must not be modified afterwards.
+func (c *answerCache) put(key string, ans *Answer) {
+	if c == nil {
+		return
+	}
+	size := answerSize(ans) + len(key)
+	if size > c.limit/4 {
+		return // one answer may not crowd out the rest
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if _, ok := c.items[key]; ok {
+		return
+	}
+	c.items[key] = c.lru.PushFront(&answerEntry{key: key, ans: ans, size: size})
+	c.size += size
+	for c.size > c.limit {
+		e := c.lru.Remove(c.lru.Back()).(*answerEntry)
+		delete(c.items, e.key)
+		c.size -= e.size
+	}
+}
+
+// answerSize estimates the memory an answer holds.
+func answerSize(a *Answer) int {
+	n := 256
+	for _, s := range a.Sections {
+		n += len(s.Text) + len(s.Path) + len(s.Anchor) + len(s.Title) + 128
+		for _, h := range s.HeadingPath {
+			n += len(h) + 16
+		}
+	}
+	for _, d := range a.Documents {
+		n += len(d.Path) + len(d.Title) + 48
+	}
+	for _, o := range a.Outline {
+		n += len(o.Anchor) + len(o.Title) + 48
+	}
+	return n
+}
+
+// answerKey identifies a request on one library version: the version's
+// directory and every field that shapes the answer, the budget and page
+// already clamped.
+func answerKey(versionPath string, req *DocsRequest, budget, page int) string {
+	var b strings.Builder
+	for _, s := range []string{versionPath, req.Query, req.Mode, req.Path} {
+		b.WriteString(strconv.Quote(s))
+	}
+	b.WriteString(strconv.Itoa(len(req.Topics)))
+	for _, t := range req.Topics {
+		b.WriteString(strconv.Quote(t))
+	}
+	b.WriteString(strconv.FormatBool(req.Outline))
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(budget))
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(page))
+	return b.String()
+}

@@ -1,0 +1,86 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+func TestAnswerCacheEvictsLeastRecentlyUsed(t *testing.T) {
+	ans := func(n int) *Answer { return &Answer{Sections: []Section{{Text: strings.Repeat("x", n)}}} }
+	one := answerSize(ans(1000)) + 1
+	c := newAnswerCache(5 * one)
+	for i := 0; i < 4; i++ {
+		c.put(fmt.Sprint(i), ans(1000))
+	}
+	c.get("0")               // 0 is now the most recent
+	c.put("4", ans(1000))    // full: nothing evicted yet
+	c.put("5", ans(1000))    // evicts 1, the least recently used
+	c.put("big", ans(5*one)) // larger than a quarter of the cache: not kept
+	for key, want := range map[string]bool{"0": true, "1": false, "2": true, "3": true, "4": true, "5": true, "big": false} {
+		if _, ok := c.get(key); ok != want {
+			t.Errorf("get(%q) present = %v, want %v", key, ok, want)
+		}
+	}
+	if c.size > c.limit {
+		t.Errorf("size %d over the limit %d", c.size, c.limit)
+	}
+	var none *answerCache = newAnswerCache(-1)
+	none.put("a", ans(1))
+	if _, ok := none.get("a"); ok || none != nil {
+		t.Error("a disabled cache kept an answer")
+	}
+}
+
+func TestAnswerKeyDistinguishesRequests(t *testing.T) {
+	base := DocsRequest{Library: "/a/b", Query: "q", Topics: []string{"x"}, Mode: "code"}
+	keys := map[string]string{}
+	for name, k := range map[string]string{
+		"base":         answerKey("a/b/main", &base, 5000, 1),
+		"other path":   answerKey("a/b/v1", &base, 5000, 1),
+		"other budget": answerKey("a/b/main", &base, 4000, 1),
+		"other page":   answerKey("a/b/main", &base, 5000, 2),
+		"other query":  answerKey("a/b/main", &DocsRequest{Query: "q2", Topics: []string{"x"}, Mode: "code"}, 5000, 1),
+		"topics split": answerKey("a/b/main", &DocsRequest{Query: "q", Topics: []string{"x", ""}, Mode: "code"}, 5000, 1),
+		"no mode":      answerKey("a/b/main", &DocsRequest{Query: "q", Topics: []string{"x"}}, 5000, 1),
+		"outline":      answerKey("a/b/main", &DocsRequest{Query: "q", Topics: []string{"x"}, Mode: "code", Outline: true}, 5000, 1),
+	} {
+		if other, ok := keys[k]; ok {
+			t.Errorf("%s and %s share a key", name, other)
+		}
+		keys[k] = name
+	}
+}
+
+func TestDocsAnswersFromTheCache(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	req := DocsRequest{Library: "/acme/widgets", Query: "polling data source"}
+	first, err := e.Docs(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	before := e.Status()
+	// The same request, with the library named another way.
+	req.Library = "widgets"
+	again, err := e.Docs(ctx, req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := e.Status()
+	if after.AnswerHits != before.AnswerHits+1 || after.AnswerMisses != before.AnswerMisses {
+		t.Errorf("hits %d→%d, misses %d→%d: want one more hit", before.AnswerHits, after.AnswerHits, before.AnswerMisses, after.AnswerMisses)
+	}
+	if !reflect.DeepEqual(first, again) {
+		t.Error("the cached answer differs from the first")
+	}
+	// A clamped budget's note is the request's own, not cached.
+	req.Tokens = 1
+	noted, _ := e.Docs(ctx, req)
+	plain, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling data source", Tokens: 100})
+	if len(noted.Notes) != 1 || len(plain.Notes) != 0 {
+		t.Errorf("notes %q and %q: want the clamping note on the clamped request only", noted.Notes, plain.Notes)
+	}
+}
