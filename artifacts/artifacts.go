@@ -28,7 +28,10 @@ import (
 // would misread.
 //
 //	1: first format: manifest, topics, documents, bluge index with meta/text stored fields.
-const FormatVersion = 1
+//	2: one analyzer for every text field of the index (code and path were
+//	   identifier-split without stemming): camelCase parts and joined
+//	   hyphenated compounds, for BM25F ranking over the fields.
+const FormatVersion = 2
 
 // File names inside a version directory.
 const (

@@ -3,6 +3,7 @@ package artifacts
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -164,7 +165,7 @@ func TestVerifyFindsEveryBadFile(t *testing.T) {
 	os.WriteFile(filepath.Join(out, v+"stray.txt"), []byte("x"), 0o644)
 	mp := filepath.Join(out, "acme/lib/v1/"+ManifestFile)
 	mdata, _ := os.ReadFile(mp)
-	os.WriteFile(mp, []byte(strings.Replace(string(mdata), `"format_version": 1`, `"format_version": 99`, 1)), 0o644)
+	os.WriteFile(mp, []byte(strings.Replace(string(mdata), fmt.Sprintf(`"format_version": %d`, FormatVersion), `"format_version": 99`, 1)), 0o644)
 
 	probs, err := Verify(out)
 	if err != nil {

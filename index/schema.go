@@ -20,9 +20,9 @@ const (
 	FieldHeading     = "heading"      // the section's plain title (en)
 	FieldHeadingPath = "heading_path" // document title > ... > heading (en)
 	FieldBody        = "body"         // prose (en)
-	FieldCode        = "code"         // code blocks and inline code (identifiers)
+	FieldCode        = "code"         // code blocks and inline code (en)
 	FieldPath        = "path"         // the document path, exact (keyword)
-	FieldPathText    = "path_text"    // the document path as words (identifiers)
+	FieldPathText    = "path_text"    // the document path as words (en)
 	FieldTopics      = "topics"       // topic slugs (keyword, multi-valued)
 	FieldKind        = "kind"         // "info" and/or "code" (keyword)
 )
@@ -33,82 +33,121 @@ const (
 	KindCode = "code"
 )
 
-// proseAnalyzer handles English technical prose: unicode words (with dotted
-// and snake_case identifiers also split into their parts), possessives,
-// lower case, English stop words, snowball stemming.
-func proseAnalyzer() *analysis.Analyzer {
+// analyzer is the one analyzer of every text field and of query text, so
+// that a query word is the same term in a heading, the prose, the code and
+// the path: unicode words (hyphenated compounds also joined, identifiers
+// also split into their parts), possessives, lower case, English stop
+// words, snowball stemming.
+func analyzer() *analysis.Analyzer {
 	a := en.NewAnalyzer()
+	a.Tokenizer = compoundTokenizer{a.Tokenizer}
 	a.TokenFilters = append([]analysis.TokenFilter{partsFilter{}}, a.TokenFilters...)
 	return a
 }
 
-// partsFilter follows a token such as "Widget.destroy" or "user_id" (kept
-// whole by Unicode word breaking) with its parts at the same position.
+// compoundTokenizer follows a hyphenated pair of words ("pre-bundling",
+// "re-render") with the pair written as one word at the same position, so
+// that prose which writes a compound with a hyphen and questions which write
+// it without ("prebundle", "rerender") meet.
+type compoundTokenizer struct{ analysis.Tokenizer }
+
+func (t compoundTokenizer) Tokenize(input []byte) analysis.TokenStream {
+	in := t.Tokenizer.Tokenize(input)
+	var out analysis.TokenStream
+	for i, tok := range in {
+		if out != nil {
+			out = append(out, tok)
+		}
+		if i == 0 {
+			continue
+		}
+		prev := in[i-1]
+		if prev.End+1 != tok.Start || input[prev.End] != '-' || !letters(prev.Term) || !letters(tok.Term) {
+			continue
+		}
+		if out == nil {
+			out = append(make(analysis.TokenStream, 0, len(in)+8), in[:i+1]...)
+		}
+		term := make([]byte, 0, len(prev.Term)+len(tok.Term))
+		term = append(append(term, prev.Term...), tok.Term...)
+		out = append(out, &analysis.Token{Term: term, Start: prev.Start, End: tok.End, Type: tok.Type})
+	}
+	if out == nil {
+		return in
+	}
+	return out
+}
+
+func letters(b []byte) bool {
+	for _, r := range string(b) {
+		if !unicode.IsLetter(r) {
+			return false
+		}
+	}
+	return len(b) > 0
+}
+
+// partsFilter follows an identifier such as "Widget.destroy", "user_id",
+// "CORSMiddleware" or "app.add_middleware" (kept whole by Unicode word
+// breaking) with its parts at the same position: the dotted (or colon)
+// pieces, and the snake_case and camelCase words of each piece.
+// "app.add_middleware" gives app.add_middleware, app, add_middleware, add,
+// middleware.
 type partsFilter struct{}
 
 func (partsFilter) Filter(in analysis.TokenStream) analysis.TokenStream {
-	out := make(analysis.TokenStream, 0, len(in))
-	for _, tok := range in {
+	var out analysis.TokenStream // nil until a token has parts
+	for i, tok := range in {
+		parts := identParts(tok.Term)
+		if parts == nil {
+			if out != nil {
+				out = append(out, tok)
+			}
+			continue
+		}
+		if out == nil {
+			out = append(make(analysis.TokenStream, 0, len(in)+2*len(parts)), in[:i]...)
+		}
 		out = append(out, tok)
-		if bytes.IndexAny(tok.Term, "._:") < 0 {
-			continue
+		for _, p := range parts {
+			out = append(out, &analysis.Token{Term: append([]byte(nil), tok.Term[p[0]:p[1]]...), Start: tok.Start + p[0], End: tok.Start + p[1], Type: tok.Type})
 		}
-		start := 0
-		for i := 0; i <= len(tok.Term); i++ {
-			if i == len(tok.Term) || tok.Term[i] == '.' || tok.Term[i] == '_' || tok.Term[i] == ':' {
-				if i > start {
-					out = append(out, &analysis.Token{Term: append([]byte(nil), tok.Term[start:i]...), Start: tok.Start + start, End: tok.Start + i, Type: tok.Type})
-				}
-				start = i + 1
-			}
-		}
+	}
+	if out == nil {
+		return in
 	}
 	return out
 }
 
-// codeAnalyzer indexes identifiers whole and in parts: "CORSMiddleware" gives
-// corsmiddleware, cors, middleware; "add_middleware" gives add_middleware,
-// add, middleware; "app.use" gives app, use. No stemming, no stop words.
-func codeAnalyzer() *analysis.Analyzer {
-	return &analysis.Analyzer{Tokenizer: identTokenizer{}}
-}
-
-// identTokenizer splits input into identifiers ([\p{L}\p{N}_]+), emitting
-// each lower-cased, followed at the same position by its camelCase and
-// snake_case parts when it has more than one.
-type identTokenizer struct{}
-
-func (identTokenizer) Tokenize(input []byte) analysis.TokenStream {
-	var out analysis.TokenStream
-	pos := 0
-	for i := 0; i < len(input); {
-		r, size := utf8.DecodeRune(input[i:])
-		if !isIdent(r) {
-			i += size
-			continue
-		}
-		start := i
-		for i < len(input) {
-			r, size = utf8.DecodeRune(input[i:])
-			if !isIdent(r) {
-				break
-			}
-			i += size
-		}
-		word := input[start:i]
-		pos++
-		out = append(out, &analysis.Token{Term: lower(word), Start: start, End: i, PositionIncr: 1, Type: analysis.AlphaNumeric})
-		parts := splitIdent(word)
-		if len(parts) > 1 {
-			for _, p := range parts {
-				out = append(out, &analysis.Token{Term: lower(word[p[0]:p[1]]), Start: start + p[0], End: start + p[1], PositionIncr: 0, Type: analysis.AlphaNumeric})
-			}
+// identParts returns the byte ranges of term's parts: its pieces between
+// dots and colons, then the snake_case and camelCase words of each piece,
+// leaving out single characters and anything equal to the whole. Terms
+// without a letter (version numbers) have no parts.
+func identParts(term []byte) [][2]int {
+	if bytes.IndexFunc(term, unicode.IsLetter) < 0 {
+		return nil
+	}
+	var parts [][2]int
+	add := func(a, b int) {
+		if b-a > 1 && b-a < len(term) {
+			parts = append(parts, [2]int{a, b})
 		}
 	}
-	return out
+	start := 0
+	for i := 0; i <= len(term); i++ {
+		if i < len(term) && term[i] != '.' && term[i] != ':' {
+			continue
+		}
+		add(start, i)
+		if words := splitIdent(term[start:i]); len(words) > 1 {
+			for _, w := range words {
+				add(start+w[0], start+w[1])
+			}
+		}
+		start = i + 1
+	}
+	return parts
 }
-
-func isIdent(r rune) bool { return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r) }
 
 // splitIdent returns the byte ranges of word's parts at underscores and
 // lower→Upper or UPPER→Upper-lower boundaries ("HTTPServer" → HTTP, Server).
@@ -144,14 +183,4 @@ func splitIdent(word []byte) [][2]int {
 		parts = append(parts, [2]int{start, len(word)})
 	}
 	return parts
-}
-
-func lower(b []byte) []byte {
-	out := make([]byte, 0, len(b))
-	for i := 0; i < len(b); {
-		r, size := utf8.DecodeRune(b[i:])
-		out = utf8.AppendRune(out, unicode.ToLower(r))
-		i += size
-	}
-	return out
 }

@@ -92,7 +92,7 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 	if err != nil {
 		return fmt.Errorf("open section store: %w", err)
 	}
-	prose, code := proseAnalyzer(), codeAnalyzer()
+	a := analyzer()
 	for i := range entries {
 		// The offline writer is not closed on error: closing merges what it
 		// has (and panics with nothing), and the caller discards dir anyway.
@@ -105,7 +105,7 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 			store.close()
 			return fmt.Errorf("store %s: %w", entries[i].Path, err)
 		}
-		if err := w.Insert(document(i, &entries[i], rec.Kinds, prose, code)); err != nil {
+		if err := w.Insert(document(i, &entries[i], rec.Kinds, a)); err != nil {
 			store.close()
 			return fmt.Errorf("index %s: %w", entries[i].Path, err)
 		}
@@ -138,7 +138,7 @@ func newRecord(e *Entry) *record {
 
 // document returns the bluge document of entry number n: its searchable
 // fields, with n (base 36) as its id to find it in the store.
-func document(n int, e *Entry, kinds []string, prose, code bluge.Analyzer) *bluge.Document {
+func document(n int, e *Entry, kinds []string, a bluge.Analyzer) *bluge.Document {
 	s := e.Section
 	doc := bluge.NewDocument(strconv.FormatInt(int64(n), 36))
 	var codeText strings.Builder
@@ -150,14 +150,14 @@ func document(n int, e *Entry, kinds []string, prose, code bluge.Analyzer) *blug
 		codeText.WriteString(c)
 		codeText.WriteByte('\n')
 	}
-	doc.AddField(bluge.NewTextField(FieldHeading, s.Title).WithAnalyzer(prose))
-	doc.AddField(bluge.NewTextField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a ")).WithAnalyzer(prose))
-	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(prose))
+	doc.AddField(bluge.NewTextField(FieldHeading, s.Title).WithAnalyzer(a))
+	doc.AddField(bluge.NewTextField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a ")).WithAnalyzer(a))
+	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(a))
 	if codeText.Len() > 0 {
-		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(code))
+		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(a))
 	}
 	doc.AddField(bluge.NewKeywordField(FieldPath, e.Path))
-	doc.AddField(bluge.NewTextField(FieldPathText, e.Path).WithAnalyzer(code))
+	doc.AddField(bluge.NewTextField(FieldPathText, e.Path).WithAnalyzer(a))
 	for _, t := range e.Topics {
 		doc.AddField(bluge.NewKeywordField(FieldTopics, t))
 	}
