@@ -30,7 +30,8 @@ import (
 //	1: first format: manifest, topics, documents, bluge index with meta/text stored fields.
 //	2: one analyzer for every text field of the index (code and path were
 //	   identifier-split without stemming): camelCase parts and joined
-//	   hyphenated compounds, for BM25F ranking over the fields.
+//	   hyphenated compounds, for BM25F ranking over the fields; a flags
+//	   field (changelog, blog, stub) that lowers a section's rank.
 const FormatVersion = 2
 
 // File names inside a version directory.

@@ -21,12 +21,13 @@ var fields = []weightedField{
 const k1 = 1.2
 
 // query builds the bluge query for q: BM25F over the weighted fields for
-// text (trimmed, may be empty), with topics, kind and path as filters that
+// text (trimmed, may be empty), lowered for flagged sections (changelogs,
+// blog posts, empty headings), with topics, kind and path as filters that
 // do not score.
 func (r *Reader) query(text string, q Query) bluge.Query {
 	top := bluge.NewBooleanQuery()
 	if text != "" {
-		top.AddMust(&bm25fQuery{terms: r.terms(text), fields: fields, k1: k1})
+		top.AddMust(priorQuery{&bm25fQuery{terms: r.terms(text), fields: fields, k1: k1}})
 	} else {
 		top.AddMust(bluge.NewMatchAllQuery())
 	}

@@ -25,6 +25,7 @@ const (
 	FieldPathText    = "path_text"    // the document path as words (en)
 	FieldTopics      = "topics"       // topic slugs (keyword, multi-valued)
 	FieldKind        = "kind"         // "info" and/or "code" (keyword)
+	FieldFlags       = "flags"        // Flag* values that lower a section's rank (keyword)
 )
 
 // Kinds of section content, for the kind field.

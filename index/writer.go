@@ -164,6 +164,9 @@ func document(n int, e *Entry, kinds []string, a bluge.Analyzer) *bluge.Document
 	for _, k := range kinds {
 		doc.AddField(bluge.NewKeywordField(FieldKind, k))
 	}
+	for _, f := range Flags(e.Path, s) {
+		doc.AddField(bluge.NewKeywordField(FieldFlags, f))
+	}
 	return doc
 }
 
