@@ -9,7 +9,7 @@ import (
 // prepareQuery turns what an agent asked of lib into the text the index
 // ranks by.
 func prepareQuery(q string, lib *artifacts.CatalogLib) string {
-	return withoutLibraryName(normalizeQuery(q), lib)
+	return withoutFiller(withoutLibraryName(normalizeQuery(q), lib))
 }
 
 // normalizeQuery applies the topic rules to a one-word query ("app/routing",
@@ -17,7 +17,15 @@ func prepareQuery(q string, lib *artifacts.CatalogLib) string {
 // a question, whose slashes and hyphens carry meaning ("GET /users/me").
 func normalizeQuery(q string) string {
 	n := NormalizeTopic(q)
-	if n == "" || !strings.ContainsAny(strings.TrimSpace(q), " \t\n") {
+	if n == "" {
+		return n
+	}
+	if w := strings.Trim(strings.TrimSpace(q), "\"'`"); !strings.ContainsAny(w, " \t\n") {
+		// Both forms: the normalized words ("user id") and the word as
+		// written, which matches an identifier whole ("user_id").
+		if n != w {
+			return w + " " + n
+		}
 		return n
 	}
 	return strings.Trim(strings.TrimSpace(q), "\"'`")
@@ -41,6 +49,43 @@ func withoutLibraryName(q string, lib *artifacts.CatalogLib) string {
 	kept := words[:0:0]
 	for _, w := range words {
 		if !names[strings.ToLower(strings.Trim(w, ".,;:!?'\"`()"))] {
+			kept = append(kept, w)
+		}
+	}
+	if len(kept) == 0 {
+		return q
+	}
+	return strings.Join(kept, " ")
+}
+
+// filler are words of questions, beyond the index's English stop words,
+// that say nothing about what is asked: modal verbs the stop words keep,
+// contractions typed without their apostrophe, and the phrasing of a
+// request to an assistant. Only multi-word questions lose them.
+var filler = map[string]bool{
+	"can": true, "will": true, "may": true, "might": true, "must": true, "shall": true,
+	"cant": true, "dont": true, "doesnt": true, "didnt": true, "isnt": true, "arent": true,
+	"wasnt": true, "werent": true, "wont": true, "wouldnt": true, "shouldnt": true, "couldnt": true,
+	"havent": true, "hasnt": true, "hadnt": true, "im": true, "ive": true, "youre": true,
+	"thats": true, "whats": true, "hows": true, "theres": true,
+	"please": true, "thanks": true, "anyone": true, "someone": true, "somehow": true,
+	"possible": true, "possibly": true, "properly": true, "correctly": true, "actually": true,
+	"really": true, "basically": true, "just": true, "also": true, "still": true, "even": true,
+	"etc": true, "eg": true, "ie": true, "vs": true, "versus": true,
+	"want": true, "wanna": true, "trying": true, "tried": true,
+}
+
+// withoutFiller drops filler words from a question of several words. A
+// typographic apostrophe counts as a plain one ("doesn’t" is a stop word).
+func withoutFiller(q string) string {
+	q = strings.ReplaceAll(q, "\u2019", "'")
+	words := strings.Fields(q)
+	if len(words) < 2 {
+		return q
+	}
+	kept := words[:0:0]
+	for _, w := range words {
+		if !filler[strings.ToLower(strings.Trim(w, ".,;:!?'\"`()"))] {
 			kept = append(kept, w)
 		}
 	}
