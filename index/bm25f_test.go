@@ -33,6 +33,10 @@ func TestBM25F(t *testing.T) {
 		entries = append(entries, Entry{Path: fmt.Sprintf("docs/r%02d.md", i), Section: sec("response", fmt.Sprintf("Response %d", i), "Return a response from the path operation.")})
 	}
 	entries = append(entries, Entry{Path: "docs/tasks.md", Section: sec("send-email", "Background tasks", "Send an email after the request is done.")})
+	// Words a question uses, in an example's variable names and in prose.
+	entries = append(entries,
+		Entry{Path: "docs/example.md", Section: sec("example", "Example", "A complete example.", "@app.post('/login')\ndef handler(user: User):\n    return user")},
+		Entry{Path: "docs/accounts.md", Section: sec("accounts", "Accounts", "The user types a password at login.")})
 	r, err := Open(writeIndex(t, entries))
 	if err != nil {
 		t.Fatal(err)
@@ -43,6 +47,7 @@ func TestBM25F(t *testing.T) {
 	}{
 		{"distinct words beat one word repeated in every field", "path parameter allowed values enum", "docs/params.md#predefined-values"},
 		{"a rare word outweighs a common one in the heading", "response email", "docs/tasks.md#send-email"},
+		{"prose outweighs the same words as names in code", "user login", "docs/accounts.md#accounts"},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -8,17 +8,21 @@ import (
 // (one occurrence in the body counts 1) and length normalization. The
 // heading path holds the section's own title too, so a heading word counts
 // in both; headings are short and vary little in length, so their length
-// matters less than the body's.
+// matters less than the body's. Code counts half: examples repeat their
+// variable and function names (item, user, app) whatever they show, while
+// an identifier a question names is rare and weighs by its idf anyway.
 var fields = []weightedField{
 	{FieldHeading, 3, 0.5},
 	{FieldHeadingPath, 1.5, 0.5},
 	{FieldBody, 1, 0.75},
-	{FieldCode, 1, 0.75},
+	{FieldCode, 0.5, 0.75},
 	{FieldPathText, 1.5, 0.5},
 }
 
-// k1 is BM25's term frequency saturation.
-const k1 = 1.2
+// k1 is the term frequency saturation. It is higher than plain BM25's usual
+// 1.2 because a BM25F frequency sums weighted fields: a word in a heading
+// alone already counts 4.5 occurrences.
+const k1 = 2.0
 
 // query builds the bluge query for q: BM25F over the weighted fields for
 // text (trimmed, may be empty), lowered for flagged sections (changelogs,
