@@ -57,7 +57,9 @@ func (q *bm25fQuery) Searcher(r search.Reader, options search.SearcherOptions) (
 			_ = s.Close()
 		}
 	}
-	for _, term := range q.terms {
+	// termSearcher returns the searcher of one term over the fields, nil
+	// when no field has it.
+	termSearcher := func(term string, weight float64) (search.Searcher, error) {
 		var inFields []search.Searcher
 		var df uint64
 		for i, f := range q.fields {
@@ -70,7 +72,6 @@ func (q *bm25fQuery) Searcher(r search.Reader, options search.SearcherOptions) (
 				for _, s := range inFields {
 					_ = s.Close()
 				}
-				closeAll()
 				return nil, err
 			}
 			if ts.Count() == 0 {
@@ -81,21 +82,37 @@ func (q *bm25fQuery) Searcher(r search.Reader, options search.SearcherOptions) (
 			inFields = append(inFields, ts)
 		}
 		if len(inFields) == 0 {
-			continue
+			return nil, nil
 		}
 		// The document frequency of the term over all fields is at least
 		// its largest per-field one; the body, which holds the heading
 		// too, usually has it.
 		idf := math.Log(1 + (docs-float64(df)+0.5)/(float64(df)+0.5))
-		s, err := searcher.NewDisjunctionSearcher(r, inFields, 1, &saturate{idf: idf, k1: q.k1}, options)
+		s, err := searcher.NewDisjunctionSearcher(r, inFields, 1, &saturate{idf: weight * idf, k1: q.k1}, options)
 		if err != nil {
 			for _, s := range inFields {
 				_ = s.Close()
 			}
+			return nil, err
+		}
+		return s, nil
+	}
+	for _, term := range q.terms {
+		s, err := termSearcher(term, 1)
+		if err == nil && s == nil {
+			// Found nowhere: maybe a typo of a word that is there.
+			var alt string
+			if alt, err = correct(r, FieldBody, term); err == nil && alt != "" {
+				s, err = termSearcher(alt, typoWeight)
+			}
+		}
+		if err != nil {
 			closeAll()
 			return nil, err
 		}
-		perTerm = append(perTerm, s)
+		if s != nil {
+			perTerm = append(perTerm, s)
+		}
 	}
 	if len(perTerm) == 0 {
 		return searcher.NewMatchNoneSearcher(r, options)
