@@ -31,7 +31,8 @@ import (
 //	2: one analyzer for every text field of the index (code and path were
 //	   identifier-split without stemming): camelCase parts and joined
 //	   hyphenated compounds, for BM25F ranking over the fields; a flags
-//	   field (changelog, blog, stub) that lowers a section's rank.
+//	   field (changelog, blog, stub) that lowers a section's rank; stop
+//	   words keep before, after, not, off... (index.meaningWords).
 const FormatVersion = 2
 
 // File names inside a version directory.

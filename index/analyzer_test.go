@@ -29,6 +29,8 @@ func TestAnalyzer(t *testing.T) {
 		{"joined compound meets unhyphenated word", "prebundle", "prebundl"},
 		{"no compound with digits or across spaces", "vite-3 pre - bundling", "vite 3 pre bundl"},
 		{"unicode identifiers", "über_Größe", "über_größ über größe"},
+		{"words that carry meaning in technical prose are kept", "Run it before the build, not after; turn it off", "run befor build not after turn off"},
+		{"other stop words go", "How do I make the plugins of my app work", "make plugin app work"},
 		{"empty", "  ", ""},
 	}
 	for _, tt := range tests {

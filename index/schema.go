@@ -7,11 +7,13 @@ package index
 
 import (
 	"bytes"
+	"strings"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/blugelabs/bluge/analysis"
 	"github.com/blugelabs/bluge/analysis/lang/en"
+	"github.com/blugelabs/bluge/analysis/token"
 )
 
 // Field names of the index. Documents are identified by their record
@@ -38,12 +40,35 @@ const (
 // that a query word is the same term in a heading, the prose, the code and
 // the path: unicode words (hyphenated compounds also joined, identifiers
 // also split into their parts), possessives, lower case, English stop
-// words, snowball stemming.
+// words but those technical prose needs (meaningWords), snowball stemming.
 func analyzer() *analysis.Analyzer {
 	a := en.NewAnalyzer()
+	for i, f := range a.TokenFilters {
+		if _, ok := f.(*token.StopTokensFilter); ok {
+			a.TokenFilters[i] = token.NewStopTokensFilter(stopWords())
+		}
+	}
 	a.Tokenizer = compoundTokenizer{a.Tokenizer}
 	a.TokenFilters = append([]analysis.TokenFilter{partsFilter{}}, a.TokenFilters...)
 	return a
+}
+
+// meaningWords are words of the English stop list that change what
+// technical prose says: order and time (run before other plugins, close it
+// after the response), the particles of phrasal verbs (set up, shut down,
+// turn off, opt out), and negation and scope (is not defined, only on the
+// client, all origins).
+var meaningWords = strings.Fields(`before after during until once
+	off out up down over under into through between above below
+	not no only all`)
+
+// stopWords returns the English stop words without meaningWords.
+func stopWords() analysis.TokenMap {
+	stop := en.StopWords()
+	for _, w := range meaningWords {
+		delete(stop, w)
+	}
+	return stop
 }
 
 // compoundTokenizer follows a hyphenated pair of words ("pre-bundling",
