@@ -1,6 +1,7 @@
 package search
 
 import (
+	"regexp"
 	"strings"
 
 	"github.com/codex7/codex7/artifacts"
@@ -75,8 +76,15 @@ var filler = map[string]bool{
 	"want": true, "wanna": true, "trying": true, "tried": true,
 }
 
-// withoutFiller drops filler words from a question of several words. A
-// typographic apostrophe counts as a plain one ("doesn’t" is a stop word).
+// exampleURL matches a URL or host name on the domains RFC 2606 reserves
+// for examples (example.com, .org, .net and the .example top-level domain),
+// with any port and path: "example.com/my-app/" illustrates a question, it
+// does not say what it is about.
+var exampleURL = regexp.MustCompile(`(?i)^([a-z][a-z0-9+.-]*://)?(([\w-]+\.)*example\.(com|org|net)|([\w-]+\.)+example)(:\d+)?(/\S*)?$`)
+
+// withoutFiller drops filler words and example URLs from a question of
+// several words. A typographic apostrophe counts as a plain one ("doesn’t"
+// is a stop word).
 func withoutFiller(q string) string {
 	q = strings.ReplaceAll(q, "\u2019", "'")
 	words := strings.Fields(q)
@@ -85,7 +93,8 @@ func withoutFiller(q string) string {
 	}
 	kept := words[:0:0]
 	for _, w := range words {
-		if !filler[strings.ToLower(strings.Trim(w, ".,;:!?'\"`()"))] {
+		bare := strings.Trim(w, ".,;:!?'\"`()")
+		if !filler[strings.ToLower(bare)] && !exampleURL.MatchString(bare) {
 			kept = append(kept, w)
 		}
 	}
