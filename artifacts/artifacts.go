@@ -31,7 +31,7 @@ import (
 //	2: one analyzer for every text field of the index (code and path were
 //	   identifier-split without stemming): camelCase parts and joined
 //	   hyphenated compounds, for BM25F ranking over the fields; a flags
-//	   field (changelog, blog, stub) that lowers a section's rank; stop
+//	   field (changelog, blog, stub, intro) that lowers a section's rank; stop
 //	   words keep before, after, not, off... (index.meaningWords).
 const FormatVersion = 2
 

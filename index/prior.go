@@ -22,6 +22,12 @@ const (
 	// FlagStub marks a section with nothing but its heading (its content
 	// is in its subsections): a pointer, not an answer.
 	FlagStub = "stub"
+	// FlagIntro marks a document's introduction, the section headed by the
+	// document title itself. Every section of the document has that title
+	// in its heading path, but the introduction also has it as its own
+	// heading, so it matched any question about the document's subject by
+	// the title alone and outranked the section that answers it.
+	FlagIntro = "intro"
 )
 
 // priors are the factors a flagged section's score is multiplied by.
@@ -32,6 +38,7 @@ var priors = []struct {
 	{FlagChangelog, 0.5},
 	{FlagBlog, 0.7},
 	{FlagStub, 0.5},
+	{FlagIntro, 0.7},
 }
 
 var (
@@ -61,6 +68,9 @@ func Flags(path string, s *markdown.Section) []string {
 	}
 	if s.Part == 0 && len(s.Code) == 0 && strings.TrimSpace(strings.TrimPrefix(s.Prose, s.Title)) == "" {
 		flags = append(flags, FlagStub)
+	}
+	if s.Part == 0 && len(s.HeadingPath) <= 1 {
+		flags = append(flags, FlagIntro)
 	}
 	return flags
 }

@@ -14,6 +14,9 @@ func TestFlags(t *testing.T) {
 		want       []string
 	}{
 		{"guide", "docs/guide/cors.md", sec("cors", "CORS", "Allow origins."), nil},
+		{"introduction", "docs/guide/cors.md", &markdown.Section{Title: "CORS", Level: 1, HeadingPath: []string{"CORS"}, Prose: "CORS lets a page call another origin."}, []string{FlagIntro}},
+		{"text before the first heading", "docs/guide/cors.md", &markdown.Section{Title: "CORS", HeadingPath: []string{"CORS"}, Prose: "CORS lets a page call another origin."}, []string{FlagIntro}},
+		{"an H1 that is not the title", "docs/guide/cors.md", &markdown.Section{Title: "Setup", Level: 1, HeadingPath: []string{"CORS", "Setup"}, Prose: "Setup install it."}, nil},
 		{"changelog file", "CHANGELOG.md", sec("fixes", "Fixes", "Fixed a bug."), []string{FlagChangelog}},
 		{"release notes file", "docs/en/docs/release-notes.md", sec("features", "Features", "New things."), []string{FlagChangelog}},
 		{"release heading", "docs/history.md", &markdown.Section{Title: "Fixes", HeadingPath: []string{"History", "v1.2.0 (2024-01-02)", "Fixes"}, Prose: "Fixes fixed"}, []string{FlagChangelog}},
@@ -46,6 +49,10 @@ func TestPriors(t *testing.T) {
 		{Path: "docs/config/net.md", Section: sec("server-options", "Server proxy options", "")},
 		{Path: "docs/guide/a.md", Section: sec("web-workers", "Web workers", "")},
 		{Path: "docs/guide/b.md", Section: sec("web-workers", "Web workers", "Import a script as a worker with a query suffix and construct it.")},
+		{Path: "docs/cors.md", Section: &markdown.Section{Anchor: "cors", Title: "CORS", Level: 1, Parts: 1, HeadingPath: []string{"CORS"},
+			Prose: "CORS lets a browser app call an API on another origin."}},
+		{Path: "docs/cors.md", Section: &markdown.Section{Anchor: "middleware", Title: "Middleware", Level: 2, Parts: 1, HeadingPath: []string{"CORS", "Middleware"},
+			Prose: "Middleware Add the CORS middleware and list each origin a browser app calls from."}},
 	}
 	r, err := Open(writeIndex(t, entries))
 	if err != nil {
@@ -61,6 +68,7 @@ func TestPriors(t *testing.T) {
 		{"server proxy", "CHANGELOG.md#proxy", 3},
 		{"server proxy options", "docs/config/net.md#server-options", 1},
 		{"web workers", "docs/guide/b.md#web-workers", 1},
+		{"cors origin", "docs/cors.md#middleware", 1},
 	}
 	for _, tt := range tests {
 		if got := rank(t, r, tt.query, tt.want); got != tt.rank {
