@@ -32,7 +32,8 @@ import (
 //	   identifier-split without stemming): camelCase parts and joined
 //	   hyphenated compounds, for BM25F ranking over the fields; a flags
 //	   field (changelog, blog, stub, intro) that lowers a section's rank; stop
-//	   words keep before, after, not, off... (index.meaningWords).
+//	   words keep before, after, not, off... (index.meaningWords); heading
+//	   field lengths count words, not identifier parts.
 const FormatVersion = 2
 
 // File names inside a version directory.

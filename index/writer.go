@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/analysis"
 
 	"github.com/codex7/codex7/markdown"
 )
@@ -138,7 +139,7 @@ func newRecord(e *Entry) *record {
 
 // document returns the bluge document of entry number n: its searchable
 // fields, with n (base 36) as its id to find it in the store.
-func document(n int, e *Entry, kinds []string, a bluge.Analyzer) *bluge.Document {
+func document(n int, e *Entry, kinds []string, a *analysis.Analyzer) *bluge.Document {
 	s := e.Section
 	doc := bluge.NewDocument(strconv.FormatInt(int64(n), 36))
 	var codeText strings.Builder
@@ -150,8 +151,8 @@ func document(n int, e *Entry, kinds []string, a bluge.Analyzer) *bluge.Document
 		codeText.WriteString(c)
 		codeText.WriteByte('\n')
 	}
-	doc.AddField(bluge.NewTextField(FieldHeading, s.Title).WithAnalyzer(a))
-	doc.AddField(bluge.NewTextField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a ")).WithAnalyzer(a))
+	doc.AddField(headingField(FieldHeading, s.Title, a))
+	doc.AddField(headingField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a "), a))
 	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(a))
 	if codeText.Len() > 0 {
 		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(a))
