@@ -41,3 +41,19 @@ func TestAnalyzer(t *testing.T) {
 		})
 	}
 }
+
+// TestWriteAnalyzerMatchesAnalyzer checks that the build's stem cache gives
+// the terms the query analyzer gives, the second time a word comes too.
+func TestWriteAnalyzerMatchesAnalyzer(t *testing.T) {
+	text := "Running the runners: app.add_middleware(CORSMiddleware) runs pre-bundling; running again."
+	w := writeAnalyzer()
+	for i := range 2 {
+		var got []string
+		for _, tok := range w.Analyze([]byte(text)) {
+			got = append(got, string(tok.Term))
+		}
+		if g, want := strings.Join(got, " "), analyze(text); g != want {
+			t.Errorf("pass %d: writeAnalyzer = %q, analyzer = %q", i, g, want)
+		}
+	}
+}

@@ -41,6 +41,7 @@ const (
 // the path: unicode words (hyphenated compounds also joined, identifiers
 // also split into their parts), possessives, lower case, English stop
 // words but those technical prose needs (meaningWords), snowball stemming.
+// It is safe for concurrent use.
 func analyzer() *analysis.Analyzer {
 	a := en.NewAnalyzer()
 	for i, f := range a.TokenFilters {
@@ -51,6 +52,48 @@ func analyzer() *analysis.Analyzer {
 	a.Tokenizer = compoundTokenizer{a.Tokenizer}
 	a.TokenFilters = append([]analysis.TokenFilter{partsFilter{}}, a.TokenFilters...)
 	return a
+}
+
+// writeAnalyzer is analyzer with a memory of the stems it computed, for one
+// index build: a version's vocabulary is small next to its text (words and
+// identifiers repeat across sections), and stemming was the analyzer's
+// largest cost. It gives the same terms as analyzer, and must only be used
+// by one goroutine.
+func writeAnalyzer() *analysis.Analyzer {
+	a := analyzer()
+	for i, f := range a.TokenFilters {
+		if _, ok := f.(*en.EnglishStemmerFilter); ok {
+			a.TokenFilters[i] = &stemCache{stem: f, stems: map[string][]byte{}}
+		}
+	}
+	return a
+}
+
+// stemCacheMax bounds a stemCache's entries; past it, new words are
+// stemmed every time.
+const stemCacheMax = 1 << 18
+
+// stemCache is writeAnalyzer's stemmer.
+type stemCache struct {
+	stem  analysis.TokenFilter
+	stems map[string][]byte
+	one   [1]*analysis.Token
+}
+
+func (c *stemCache) Filter(in analysis.TokenStream) analysis.TokenStream {
+	for _, tok := range in {
+		if st, ok := c.stems[string(tok.Term)]; ok {
+			tok.Term = st
+			continue
+		}
+		word := string(tok.Term)
+		c.one[0] = tok
+		c.stem.Filter(c.one[:])
+		if len(c.stems) < stemCacheMax {
+			c.stems[word] = tok.Term
+		}
+	}
+	return in
 }
 
 // meaningWords are words of the English stop list that change what

@@ -93,7 +93,7 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 	if err != nil {
 		return fmt.Errorf("open section store: %w", err)
 	}
-	a := analyzer()
+	a := writeAnalyzer()
 	for i := range entries {
 		// The offline writer is not closed on error: closing merges what it
 		// has (and panics with nothing), and the caller discards dir anyway.
