@@ -18,8 +18,8 @@ const typoWeight = 0.5
 const minTypoLen = 4
 
 // oneEdit builds automata matching the words one edit (insertion, deletion,
-// substitution or transposition) from a given word. Building it takes a
-// few milliseconds, once.
+// substitution or transposition) from a given word. Building it takes
+// about 0.1 ms, once; each automaton another 0.1 ms.
 var oneEdit = sync.OnceValues(func() (*levenshtein.LevenshteinAutomatonBuilder, error) {
 	return levenshtein.NewLevenshteinAutomatonBuilder(1, true)
 })
