@@ -97,10 +97,12 @@ func (q *bm25fQuery) Searcher(r search.Reader, options search.SearcherOptions) (
 		}
 		return s, nil
 	}
+	corrections := 0
 	for _, term := range q.terms {
 		s, err := termSearcher(term, 1)
-		if err == nil && s == nil {
+		if err == nil && s == nil && corrections < maxTypos {
 			// Found nowhere: maybe a typo of a word that is there.
+			corrections++
 			var alt string
 			if alt, err = correct(r, FieldBody, term); err == nil && alt != "" {
 				s, err = termSearcher(alt, typoWeight)

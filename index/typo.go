@@ -13,6 +13,11 @@ import (
 // the guess may be wrong, so it counts less than a word as typed.
 const typoWeight = 0.5
 
+// maxTypos is how many terms found nowhere one query looks for typos in: a
+// pasted log or stack trace has many such words (names, hashes), and each
+// look costs about 0.1 ms.
+const maxTypos = 3
+
 // minTypoLen is the shortest word (in letters) a typo is looked for in:
 // shorter words have too many neighbours one edit away.
 const minTypoLen = 4

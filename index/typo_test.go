@@ -42,3 +42,31 @@ func TestTypos(t *testing.T) {
 		})
 	}
 }
+
+// TestTyposAreCapped checks that only the first maxTypos unknown words of a
+// query are corrected.
+func TestTyposAreCapped(t *testing.T) {
+	r, err := Open(writeIndex(t, []Entry{
+		{Path: "docs/a.md", Section: sec("a", "Alpha", "alpha bravo charlie delta")},
+	}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	tests := []struct {
+		query string
+		hits  int
+	}{
+		{"xxxxx yyyyy zzzzz delte", 0}, // three unknown words before the typo
+		{"xxxxx yyyyy delte", 1},
+	}
+	for _, tt := range tests {
+		hits, err := r.Search(context.Background(), Query{Text: tt.query})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(hits) != tt.hits {
+			t.Errorf("Search(%q) = %d hits, want %d", tt.query, len(hits), tt.hits)
+		}
+	}
+}
