@@ -53,8 +53,8 @@ var (
 	versionHeading = regexp.MustCompile(`(?i)^\W*(v|version\s+)?\d+\.\d+(\.\d+)?([-+.\w]*)?\W*(\s*[-–(]?\s*\d{4}-\d{2}-\d{2}\)?)?\s*$`)
 )
 
-// Flags returns the flags of a section of the document at path.
-func Flags(path string, s *markdown.Section) []string {
+// sectionFlags returns the flags of a section of the document at path.
+func sectionFlags(path string, s *markdown.Section) []string {
 	var flags []string
 	changelog := changelogPath.MatchString(path) || (len(s.HeadingPath) > 0 && changelogTitle.MatchString(s.HeadingPath[0]))
 	for _, h := range s.HeadingPath {

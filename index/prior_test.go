@@ -30,8 +30,8 @@ func TestFlags(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			if got := Flags(tt.path, tt.s); !slices.Equal(got, tt.want) {
-				t.Errorf("Flags(%s) = %v, want %v", tt.path, got, tt.want)
+			if got := sectionFlags(tt.path, tt.s); !slices.Equal(got, tt.want) {
+				t.Errorf("sectionFlags(%s) = %v, want %v", tt.path, got, tt.want)
 			}
 		})
 	}

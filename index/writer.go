@@ -165,7 +165,7 @@ func document(n int, e *Entry, kinds []string, a *analysis.Analyzer) *bluge.Docu
 	for _, k := range kinds {
 		doc.AddField(bluge.NewKeywordField(FieldKind, k))
 	}
-	for _, f := range Flags(e.Path, s) {
+	for _, f := range sectionFlags(e.Path, s) {
 		doc.AddField(bluge.NewKeywordField(FieldFlags, f))
 	}
 	return doc
