@@ -30,7 +30,13 @@ import (
 //	1: first format: manifest, topics, documents, bluge index with meta/text stored fields.
 //	2: sections.bin v2: metadata as one stream decoded at open, text in
 //	   16 KiB blocks, text and similarity hashes per section.
-const FormatVersion = 2
+//	3: one analyzer for every text field of the index (code and path were
+//	   identifier-split without stemming): camelCase parts and joined
+//	   hyphenated compounds, for BM25F ranking over the fields; a flags
+//	   field (changelog, blog, stub, intro) that lowers a section's rank; stop
+//	   words keep before, after, not, off... (index.meaningWords); heading
+//	   field lengths count words, not identifier parts.
+const FormatVersion = 3
 
 // File names inside a version directory.
 const (

@@ -14,39 +14,6 @@ import (
 	"github.com/codex7/codex7/markdown"
 )
 
-func TestIdentTokenizer(t *testing.T) {
-	tests := []struct {
-		in   string
-		want string
-	}{
-		{"CORSMiddleware", "corsmiddleware cors middleware"},
-		{"app.add_middleware(x)", "app add_middleware add middleware x"},
-		{"HTTPServer useState", "httpserver http server usestate use state"},
-		{"v2 über_Größe", "v2 über_größe über größe"},
-		{"  ", ""},
-	}
-	for _, tt := range tests {
-		var got []string
-		for _, tok := range (identTokenizer{}).Tokenize([]byte(tt.in)) {
-			got = append(got, string(tok.Term))
-		}
-		if g := strings.Join(got, " "); g != tt.want {
-			t.Errorf("Tokenize(%q) = %q, want %q", tt.in, g, tt.want)
-		}
-	}
-}
-
-func TestProseAnalyzerSplitsIdentifiers(t *testing.T) {
-	var got []string
-	for _, tok := range proseAnalyzer().Analyze([]byte("Widget.destroy() stops the user_id polling")) {
-		got = append(got, string(tok.Term))
-	}
-	want := "widget.destroy widget destroy stop user_id user id poll"
-	if g := strings.Join(got, " "); g != want {
-		t.Errorf("Analyze = %q, want %q", g, want)
-	}
-}
-
 func sec(anchor, title, prose string, code ...string) *markdown.Section {
 	s := &markdown.Section{Anchor: anchor, Heading: title, Title: title, Level: 2, Parts: 1,
 		HeadingPath: []string{"Doc", title}, Prose: title + " " + prose, Text: "## " + title + "\n\n" + prose}

@@ -22,7 +22,6 @@ type Reader struct {
 	r     *bluge.Reader
 	store *storeReader
 	prose *analysis.Analyzer
-	code  *analysis.Analyzer
 }
 
 // Open opens the index in dir read-only, with a cache of its own.
@@ -45,7 +44,7 @@ func OpenCached(dir string, cache *Cache) (*Reader, error) {
 		store.close()
 		return nil, fmt.Errorf("open index %s: %w", dir, err)
 	}
-	return &Reader{r: r, store: store, prose: proseAnalyzer(), code: codeAnalyzer()}, nil
+	return &Reader{r: r, store: store, prose: analyzer()}, nil
 }
 
 // Close releases the index's files.

@@ -389,7 +389,9 @@ func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
 			r.kinds = k[0]
 		}
 		r.langs = list()
-		r.block = d.u32(uint64(len(s.blocks)))
+		// An empty text may name the block after the last (none was
+		// flushed for it); text never reads it.
+		r.block = d.u32(uint64(len(s.blocks)) + 1)
 		r.off, r.length = d.u32(1<<32), d.u32(1<<32)
 		if h := d.bytes(16); h != nil {
 			r.hash, r.sim = binary.LittleEndian.Uint64(h), binary.LittleEndian.Uint64(h[8:])
@@ -448,6 +450,12 @@ func (s *storeReader) text(n uint32) (string, error) {
 		return "", fmt.Errorf("%w: record %d of %d", ErrCorruptStore, n, len(s.recs))
 	}
 	r := &s.recs[n]
+	if r.length == 0 {
+		return "", nil
+	}
+	if int(r.block) >= len(s.blocks) {
+		return "", fmt.Errorf("%w: record %d in block %d of %d", ErrCorruptStore, n, r.block, len(s.blocks))
+	}
 	block, err := s.block(r.block)
 	if err != nil {
 		return "", err

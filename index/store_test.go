@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func writeStore(t *testing.T, n int) (string, []*record) {
+func writeStore(t *testing.T, n int, emptyTexts bool) (string, []*record) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), storeFile)
 	w, err := newStoreWriter(p)
@@ -22,6 +22,9 @@ func writeStore(t *testing.T, n int) (string, []*record) {
 			HeadingPath: []string{"T", fmt.Sprintf("h%d", i%3)}, Level: 2, Line: i + 1, Part: i % 2, Parts: 2, Tokens: i,
 			Topics: []string{"t1", fmt.Sprintf("t%d", i%5)}, Kinds: []string{KindInfo}},
 			Text: fmt.Sprintf("## Section %d\n\n%s", i, strings.Repeat("words of text ", i%300))}
+		if emptyTexts {
+			r.Text = ""
+		}
 		if i%4 == 0 {
 			r.Kinds = []string{KindInfo, KindCode}
 			r.Langs = []string{"go", "sh"}
@@ -45,7 +48,7 @@ func writeStore(t *testing.T, n int) (string, []*record) {
 func TestStoreRoundTrip(t *testing.T) {
 	for _, n := range []int{0, 1, 5000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
-			p, recs := writeStore(t, n)
+			p, recs := writeStore(t, n, false)
 			s, err := openStore(p, NewCache(64<<10))
 			if err != nil {
 				t.Fatal(err)
@@ -81,8 +84,24 @@ func TestStoreRoundTrip(t *testing.T) {
 	}
 }
 
+// TestStoreEmptyTexts checks a store whose sections all have empty text,
+// so that no text block is ever written.
+func TestStoreEmptyTexts(t *testing.T) {
+	p, recs := writeStore(t, 3, true)
+	s, err := openStore(p, NewCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for i := range recs {
+		if text, err := s.text(uint32(i)); err != nil || text != "" {
+			t.Errorf("text %d = %q, %v; want empty", i, text, err)
+		}
+	}
+}
+
 func TestStoreDamage(t *testing.T) {
-	p, _ := writeStore(t, 2000)
+	p, _ := writeStore(t, 2000, false)
 	good, _ := os.ReadFile(p)
 	tests := map[string]func([]byte) []byte{
 		"truncated":     func(b []byte) []byte { return b[:len(b)/2] },

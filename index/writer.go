@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/blugelabs/bluge"
+	"github.com/blugelabs/bluge/analysis"
 
 	"github.com/codex7/codex7/markdown"
 )
@@ -96,7 +97,7 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 	if err != nil {
 		return fmt.Errorf("open section store: %w", err)
 	}
-	prose, code := proseAnalyzer(), codeAnalyzer()
+	a := writeAnalyzer()
 	for i := range entries {
 		// The offline writer is not closed on error: closing merges what it
 		// has (and panics with nothing), and the caller discards dir anyway.
@@ -109,7 +110,7 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 			store.close()
 			return fmt.Errorf("store %s: %w", entries[i].Path, err)
 		}
-		if err := w.Insert(document(i, &entries[i], rec.Kinds, prose, code)); err != nil {
+		if err := w.Insert(document(i, &entries[i], rec.Kinds, a)); err != nil {
 			store.close()
 			return fmt.Errorf("index %s: %w", entries[i].Path, err)
 		}
@@ -142,7 +143,7 @@ func newRecord(e *Entry) *record {
 
 // document returns the bluge document of entry number n: its searchable
 // fields, with n (base 36) as its id to find it in the store.
-func document(n int, e *Entry, kinds []string, prose, code bluge.Analyzer) *bluge.Document {
+func document(n int, e *Entry, kinds []string, a *analysis.Analyzer) *bluge.Document {
 	s := e.Section
 	doc := bluge.NewDocument(strconv.FormatInt(int64(n), 36))
 	var codeText strings.Builder
@@ -154,19 +155,22 @@ func document(n int, e *Entry, kinds []string, prose, code bluge.Analyzer) *blug
 		codeText.WriteString(c)
 		codeText.WriteByte('\n')
 	}
-	doc.AddField(bluge.NewTextField(FieldHeading, s.Title).WithAnalyzer(prose))
-	doc.AddField(bluge.NewTextField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a ")).WithAnalyzer(prose))
-	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(prose))
+	doc.AddField(headingField(FieldHeading, s.Title, a))
+	doc.AddField(headingField(FieldHeadingPath, strings.Join(s.HeadingPath, " \u203a "), a))
+	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(a))
 	if codeText.Len() > 0 {
-		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(code))
+		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(a))
 	}
 	doc.AddField(bluge.NewKeywordField(FieldPath, e.Path))
-	doc.AddField(bluge.NewTextField(FieldPathText, e.Path).WithAnalyzer(code))
+	doc.AddField(bluge.NewTextField(FieldPathText, e.Path).WithAnalyzer(a))
 	for _, t := range e.Topics {
 		doc.AddField(bluge.NewKeywordField(FieldTopics, t))
 	}
 	for _, k := range kinds {
 		doc.AddField(bluge.NewKeywordField(FieldKind, k))
+	}
+	for _, f := range sectionFlags(e.Path, s) {
+		doc.AddField(bluge.NewKeywordField(FieldFlags, f))
 	}
 	return doc
 }
