@@ -2,8 +2,10 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
+	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -11,6 +13,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codex7/codex7/internal/gittest"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -63,7 +66,12 @@ func fixtureVersion(t *testing.T, root string) string {
 	t.Helper()
 	out, err := exec.Command("git", "-C", root, "symbolic-ref", "--short", "HEAD").Output()
 	if err != nil {
-		t.Fatalf("git symbolic-ref HEAD: %v (the fixtures are built from the checkout's branch)", err)
+		// A detached HEAD (as CI checkouts often are): the build takes the
+		// default branch to be a branch at the same commit, as go-git does.
+		out, err = exec.Command("git", "-C", root, "for-each-ref", "--points-at", "HEAD", "--count", "1", "--format", "%(refname:short)", "refs/heads").Output()
+		if err != nil || len(strings.TrimSpace(string(out))) == 0 {
+			t.Skipf("HEAD is detached and no branch points at it: the fixture config needs a branch (%v)", err)
+		}
 	}
 	return strings.ReplaceAll(strings.TrimSpace(string(out)), "/", "-")
 }
@@ -118,5 +126,100 @@ func TestServeHTTP(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Error("server did not stop on SIGTERM")
+	}
+}
+
+// TestServeReloadsOnSIGHUP rebuilds the artifacts under a running server
+// that does not poll (--reload-interval 0): the answers stay the old
+// build's until SIGHUP, then come from the new one.
+func TestServeReloadsOnSIGHUP(t *testing.T) {
+	bin, _ := serveFixtures(t)
+	repo := gittest.New(t, "main")
+	edition := func(n int) {
+		repo.Write(map[string]string{"docs/guide.md": fmt.Sprintf("# Guide\n\n## Edition\n\nThis is edition marker%d of the guide.\n", n)})
+		repo.Commit(fmt.Sprint("edition ", n))
+	}
+	edition(1)
+	cfg := filepath.Join(t.TempDir(), "codex7.yaml")
+	if err := os.WriteFile(cfg, []byte("libraries:\n  - id: /acme/site\n    repo: "+repo.Dir+"\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	build := func() {
+		t.Helper()
+		if msg, err := exec.Command(bin, "build", "--config", cfg, "--out", out).CombinedOutput(); err != nil {
+			t.Fatalf("build: %v\n%s", err, msg)
+		}
+	}
+	build()
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--reload-interval", "0")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := "http://" + addr
+	waitReady(t, base)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hup-test", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	marker := func() string {
+		t.Helper()
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "get-library-docs", Arguments: map[string]any{"libraryId": "/acme/site", "customQuery": "edition guide"}})
+		if err != nil || res.IsError {
+			t.Fatalf("get-library-docs: %v %+v", err, res)
+		}
+		text := res.Content[0].(*mcp.TextContent).Text
+		i := strings.Index(text, "marker")
+		if i < 0 {
+			t.Fatalf("no marker in %q", text)
+		}
+		return text[i : i+len("marker")+1]
+	}
+	if m := marker(); m != "marker1" {
+		t.Fatalf("first answer from %s, want marker1", m)
+	}
+	edition(2)
+	build()
+	if m := marker(); m != "marker1" {
+		t.Fatalf("before SIGHUP, with polling off: answer from %s, want marker1", m)
+	}
+	cmd.Process.Signal(syscall.SIGHUP)
+	deadline := time.Now().Add(10 * time.Second)
+	for marker() != "marker2" {
+		if time.Now().After(deadline) {
+			t.Fatal("SIGHUP did not load the new build")
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
+}
+
+func freeAddr(t *testing.T) string {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	return ln.Addr().String()
+}
+
+func waitReady(t *testing.T, base string) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		resp, err := http.Get(base + "/readyz")
+		if err == nil {
+			resp.Body.Close()
+			if resp.StatusCode == 200 {
+				return
+			}
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("server not ready: %v", err)
+		}
+		time.Sleep(20 * time.Millisecond)
 	}
 }
