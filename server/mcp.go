@@ -3,6 +3,9 @@
 package server
 
 import (
+	"bytes"
+	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"reflect"
@@ -20,19 +23,67 @@ import (
 func New(engine *search.Engine, version string) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil)
 	h := &handlers{engine: engine}
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "resolve-library-id",
 		Description: resolveDescription,
 		InputSchema: inputSchema[ResolveInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Find a library's id"},
 	}, h.resolve)
-	mcp.AddTool(s, &mcp.Tool{
+	addTool(s, &mcp.Tool{
 		Name:        "get-library-docs",
 		Description: docsDescription,
 		InputSchema: inputSchema[DocsInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Get a library's documentation"},
 	}, h.docs)
 	return s
+}
+
+// addTool registers a tool whose handler takes In and returns Out, as
+// mcp.AddTool does, with two differences that matter on the hot path. The
+// arguments are decoded strictly (an unknown parameter or a wrong type is a
+// tool error naming it) instead of being validated through a generic map
+// first. The output is marshalled once: mcp.AddTool marshals it, decodes
+// it into a map and validates that against the schema derived from Out,
+// which for a 5,000-token answer costs more than the search. The output
+// schema is still published; tests check answers against it.
+func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error)) {
+	out, err := jsonschema.For[Out](nil)
+	if err != nil {
+		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
+	}
+	t.OutputSchema = out
+	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		var in In
+		if args := req.Params.Arguments; len(args) > 0 && string(args) != "null" {
+			dec := json.NewDecoder(bytes.NewReader(args))
+			dec.DisallowUnknownFields()
+			if err := dec.Decode(&in); err != nil {
+				return errorResult(fmt.Errorf("invalid arguments: %s; see the tool's input schema", strings.TrimPrefix(err.Error(), "json: "))), nil
+			}
+		}
+		res, o, err := h(ctx, req, in)
+		if err != nil {
+			return errorResult(err), nil
+		}
+		data, err := json.Marshal(o)
+		if err != nil {
+			return nil, fmt.Errorf("%s: encode the answer: %w", t.Name, err)
+		}
+		if res == nil {
+			res = &mcp.CallToolResult{}
+		}
+		res.StructuredContent = json.RawMessage(data)
+		if res.Content == nil {
+			res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
+		}
+		return res, nil
+	})
+}
+
+func errorResult(err error) *mcp.CallToolResult {
+	var res mcp.CallToolResult
+	res.SetError(err)
+	return &res
 }
 
 // inputSchema is the input schema the SDK would infer for In, except that a
