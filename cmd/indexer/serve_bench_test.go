@@ -494,8 +494,17 @@ var (
 	binErr  error
 )
 
+// TestMain removes the binary buildServer built, if any.
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if binPath != "" {
+		os.RemoveAll(filepath.Dir(binPath))
+	}
+	os.Exit(code)
+}
+
 // buildServer builds the indexer binary once per test process, into a
-// directory removed when the process ends normally.
+// directory TestMain removes.
 func buildServer(b *testing.B) string {
 	b.Helper()
 	binOnce.Do(func() {
