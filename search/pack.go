@@ -14,7 +14,7 @@ import (
 // a note; none is refused.
 const (
 	DefaultTokens = 5000
-	MinTokens     = 100
+	MinTokens     = 200
 	MaxTokens     = 50000
 )
 
@@ -22,9 +22,10 @@ const (
 const maxCandidates = 500
 
 // candidatesPerPage is how many ranked sections are fetched per page asked
-// for: far more than a page holds, so near-duplicates and sections left for
-// later pages do not leave a page short.
-const candidatesPerPage = 60
+// for at first: far more than a page holds, so near-duplicates and
+// sections left for later pages rarely leave a page short. A variable so
+// that tests can make it small.
+var candidatesPerPage = 60
 
 // DocsRequest asks for documentation of one library version: ranked
 // sections (Query, Topics, Mode), or, with Path, a whole document page by
@@ -68,6 +69,9 @@ type Answer struct {
 	Outline []OutlineEntry `json:"outline,omitempty"`
 	Page    int            `json:"page"`
 	Pages   int            `json:"pages"`
+	// MorePages says pages follow beyond Pages: a search's best sections
+	// were packed, and more match than were ranked for packing.
+	MorePages bool `json:"more_pages,omitempty"`
 	// Matched counts the sections that match a search.
 	Matched int `json:"matched,omitempty"`
 	// LeftOut counts matching sections on later pages or beyond them.
@@ -75,7 +79,8 @@ type Answer struct {
 	// Duplicates counts near-duplicate sections dropped (the same text in
 	// another place, such as a page copied for two versions).
 	Duplicates int `json:"duplicates,omitempty"`
-	// Tokens is the size of what is returned; Budget what was allowed.
+	// Tokens is the size of the answer as Markdown renders it, at most
+	// Budget.
 	Tokens int `json:"tokens"`
 	Budget int `json:"budget"`
 	// Mode is the mode searched ("info", "code" or "").
@@ -97,7 +102,9 @@ type Section struct {
 	Langs     []string `json:"langs,omitempty"`
 	Tokens    int      `json:"tokens"`
 	Relevance float64  `json:"relevance"`
-	Text      string   `json:"text"`
+	// Text is the section's markdown; the MCP tool sends it in the text
+	// content only, so it is omitted from its structured content.
+	Text string `json:"text,omitempty"`
 	// Trimmed says Text is the start of a section too large for the budget,
 	// cut at a paragraph or code block boundary; read it whole by path.
 	Trimmed bool `json:"trimmed,omitempty"`
@@ -152,10 +159,12 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 			return nil
 		}
 		e.answerMisses.Add(1)
+		// The request's own notes are not cached but must fit too.
+		room := budget - noteCost(notes)
 		if clean != "" {
-			ans, err = st.read(req.Library, clean, req.Outline, budget, page)
+			ans, err = st.read(ctx, req.Library, clean, req.Outline, budget, room, page)
 		} else {
-			ans, err = st.search(ctx, req, budget, page)
+			ans, err = st.search(ctx, req, budget, room, page)
 		}
 		if err == nil {
 			st.answers.put(key, ans)
@@ -165,12 +174,21 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(notes) == 0 {
-		return ans, nil
+	out := *ans // the cached answer stays as it is
+	if len(notes) > 0 {
+		out.Notes = append(notes, ans.Notes...)
+		out.Tokens = tokens.Count(out.Markdown())
 	}
-	out := *ans
-	out.Notes = append(notes, ans.Notes...)
 	return &out, nil
+}
+
+// noteCost is what notes add to an answer's head.
+func noteCost(notes []string) int {
+	n := 0
+	for _, note := range notes {
+		n += tokens.Count("Note: " + note + ".\n")
+	}
+	return n
 }
 
 func clampTokens(n int) (int, []string) {
@@ -186,37 +204,64 @@ func clampTokens(n int) (int, []string) {
 }
 
 // search packs ranked sections into pages and returns page number page.
-func (st *state) search(ctx context.Context, req DocsRequest, budget, page int) (*Answer, error) {
+// room is the budget less the request's notes.
+//
+// Pages are cut from one ranking, best first, so that asking for page 2
+// after page 1 never skips or repeats a section. Only the best sections
+// are ranked for packing (enough for the pages up to page, more when
+// duplicates or a section waiting for the next page leave a page short,
+// at most maxCandidates); a page is cut only when every section it could
+// hold was ranked, which makes it the same whatever number were.
+func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page int) (*Answer, error) {
 	q, r, v, err := st.prepare(req.Library, req.Query, req.Topics, req.Mode)
 	if err != nil {
 		return nil, err
 	}
 	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Kind: KindSearch,
-		Sections: []Section{}, Budget: budget, Mode: q.Kind}
+		Sections: []Section{}, Budget: budget, Mode: q.Kind, Page: page}
 	if q.capped {
 		ans.Notes = append(ans.Notes, "only the first 20 distinct topics were used")
 	}
-	q.Limit = min(maxCandidates, candidatesPerPage*page)
-	hits, matched, err := v.reader.SearchCount(ctx, q.Query)
-	if err != nil {
-		return nil, err
+	room -= noteCost(ans.Notes) + ans.envelope()
+	overhead := func(h *index.Hit, trimmed bool) int {
+		n := tokens.Count(sectionHead(&Section{HeadingPath: h.HeadingPath, Path: h.Path, Anchor: h.Anchor, Langs: h.Langs}))
+		if trimmed {
+			n += tokens.Count(trimHint(h.Path))
+		}
+		return n
 	}
-	ans.Matched = matched
-	pages, dups := packPages(hits, budget, func(h *index.Hit) int { return sectionCost(r, h, h.Tokens) })
-	ans.Duplicates = dups
-	ans.Pages = len(pages)
-	ans.Page = page
-	if len(pages) == 0 {
-		return ans, nil
+	var hits []index.Hit
+	var pages [][]packed
+	var dups int
+	for limit := min(maxCandidates, candidatesPerPage*page); ; limit = min(maxCandidates, 2*limit) {
+		q.Limit = limit
+		if hits, ans.Matched, err = v.reader.SearchCount(ctx, q.Query); err != nil {
+			return nil, err
+		}
+		all := len(hits) >= ans.Matched
+		pages, dups = packPages(hits, room, overhead, !all && limit < maxCandidates)
+		if len(pages) >= page || all || limit == maxCandidates {
+			ans.MorePages = !all && len(pages) > 0
+			break
+		}
 	}
-	if page > len(pages) {
+	ans.Duplicates, ans.Pages = dups, len(pages)
+	if page > max(len(pages), 1) {
 		return nil, fmt.Errorf("%w: page %d of a search with %d pages of %d tokens", ErrPageNotFound, page, len(pages), budget)
+	}
+	if len(pages) == 0 {
+		ans.Pages = 1
+		ans.Tokens = tokens.Count(ans.Markdown())
+		return ans, nil
 	}
 	shown := 0
 	for i := 0; i < page; i++ {
 		shown += len(pages[i])
 	}
 	ans.LeftOut = max(0, ans.Matched-shown-dups)
+	if page == len(pages) && ans.MorePages && ans.LeftOut == 0 {
+		ans.MorePages = false
+	}
 	for _, item := range pages[page-1] {
 		h := &hits[item.hit]
 		text, err := v.reader.Text(h.Record)
@@ -228,8 +273,8 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, page int) 
 			s.Text, s.Trimmed = trimToTokens(text, item.trim), true
 		}
 		ans.Sections = append(ans.Sections, s)
-		ans.Tokens += tokens.Count(s.Text)
 	}
+	ans.Tokens = tokens.Count(ans.Markdown())
 	return ans, nil
 }
 
@@ -238,14 +283,8 @@ func newSection(r *Resolved, h *index.Hit, text string) Section {
 		Title: h.Title, HeadingPath: h.HeadingPath, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text}
 }
 
-// sectionCost is what a section costs in an answer: its text and the line
-// of provenance a reader of the answer sees above it.
-func sectionCost(r *Resolved, h *index.Hit, textTokens int) int {
-	return textTokens + tokens.Count(strings.Join(h.HeadingPath, " › ")) + tokens.Count(r.Library.ID+r.Version.Version+h.Path+h.Anchor) + 12
-}
-
 // packed is one section placed on a page: its index in the hits, and the
-// budget it is trimmed to (0 when whole).
+// budget its text is trimmed to (0 when whole).
 type packed struct {
 	hit, trim int
 }
@@ -254,17 +293,25 @@ type packed struct {
 // tried for the room left; those skipped start the next page.
 const lookahead = 8
 
-// packPages cuts ranked hits into pages of at most budget tokens, best
-// first: near-duplicates of a section already placed are dropped (and
-// counted); a section that does not fit waits for the next page while
-// smaller ones behind it fill the room; a section larger than a whole page
-// is trimmed to it rather than dropped. The result is deterministic.
-func packPages(hits []index.Hit, budget int, cost func(*index.Hit) int) (pages [][]packed, dups int) {
-	var kept []int
-	pool := make([]int, 0, len(hits))
+// minTrim is the least text a trimmed section keeps.
+const minTrim = 20
+
+// packPages cuts ranked hits into pages of at most room tokens each, best
+// first. A section costs its text and overhead (its head, and the hint a
+// trimmed one gets). Near-duplicates of a section already kept are
+// dropped and counted; a section that does not fit waits for the next
+// page while smaller ones behind it fill the room; a section larger than
+// a whole page is trimmed to it rather than dropped.
+//
+// With truncated set, hits are the best of more that match: a page whose
+// filling ran out of hits might have held a later one, so it and the pages
+// after it are left out, and the pages returned are the ones any longer
+// list of the same ranking would give. The result is deterministic.
+func packPages(hits []index.Hit, room int, overhead func(h *index.Hit, trimmed bool) int, truncated bool) (pages [][]packed, dups int) {
+	var pool []int
 	for i := range hits {
 		dup := false
-		for _, k := range kept {
+		for _, k := range pool {
 			a, b := &hits[i], &hits[k]
 			if index.NearDuplicate(a.Hash, a.SimHash, a.Tokens, b.Hash, b.SimHash, b.Tokens) {
 				dup = true
@@ -275,32 +322,37 @@ func packPages(hits []index.Hit, budget int, cost func(*index.Hit) int) (pages [
 			dups++
 			continue
 		}
-		kept = append(kept, i)
 		pool = append(pool, i)
 	}
 	for len(pool) > 0 {
 		var page []packed
-		left := budget
+		left := room
 		var rest []int
 		skipped := 0
+		full := false
 		for j, i := range pool {
-			c := cost(&hits[i])
+			h := &hits[i]
+			c := overhead(h, false) + h.Tokens
 			switch {
 			case c <= left:
 				page = append(page, packed{hit: i})
 				left -= c
 			case len(page) == 0:
-				// Larger than a whole page: trim it to the page.
-				page = append(page, packed{hit: i, trim: max(left-(c-hits[i].Tokens), MinTokens/2)})
+				// Larger than a whole page: trimmed to it.
+				page = append(page, packed{hit: i, trim: max(left-overhead(h, true), minTrim)})
 				left = 0
 			default:
 				rest = append(rest, i)
 				skipped++
 			}
-			if left < MinTokens/2 || skipped > lookahead {
+			if left < minTrim || skipped > lookahead {
 				rest = append(rest, pool[j+1:]...)
+				full = true
 				break
 			}
+		}
+		if truncated && !full {
+			break
 		}
 		pages = append(pages, page)
 		pool = rest
@@ -309,8 +361,8 @@ func packPages(hits []index.Hit, budget int, cost func(*index.Hit) int) (pages [
 }
 
 // read answers a path: a document page, a folder listing page, or a
-// document's outline page.
-func (st *state) read(library, clean string, outline bool, budget, page int) (*Answer, error) {
+// document's outline page. room is the budget less the request's notes.
+func (st *state) read(ctx context.Context, library, clean string, outline bool, budget, room, page int) (*Answer, error) {
 	r, v, err := st.open(library)
 	if err != nil {
 		return nil, err
@@ -327,25 +379,25 @@ func (st *state) read(library, clean string, outline bool, budget, page int) (*A
 		var entries []OutlineEntry
 		var costs []int
 		for _, o := range d.Outline {
-			entries = append(entries, OutlineEntry{Anchor: o.Anchor, Title: o.Title, Level: o.Level, Line: o.Line, Tokens: o.Tokens})
-			costs = append(costs, tokens.Count(o.Title+o.Anchor)+8)
+			e := OutlineEntry{Anchor: o.Anchor, Title: o.Title, Level: o.Level, Line: o.Line, Tokens: o.Tokens}
+			entries = append(entries, e)
+			costs = append(costs, tokens.Count(outlineLine(e)))
 		}
-		lo, hi, pages, err := pageRange(costs, budget, page, clean)
+		lo, hi, pages, err := pageRange(costs, room-ans.envelope(), page, clean)
 		if err != nil {
 			return nil, err
 		}
-		ans.Outline, ans.Pages = entries[lo:hi], max(pages, 1)
-		for _, c := range costs[lo:hi] {
-			ans.Tokens += c
-		}
-		return ans, nil
+		ans.Outline, ans.Pages = entries[lo:hi], pages
 	case d != nil:
 		ans.Kind, ans.Title = KindDocument, d.Title
 		hits, err := v.reader.Document(clean, true)
 		if err != nil {
 			return nil, err
 		}
-		pages := documentPages(r, hits, budget)
+		pages, err := documentPages(ctx, r, hits, room-ans.envelope())
+		if err != nil {
+			return nil, err
+		}
 		ans.Pages = max(len(pages), 1)
 		if page > ans.Pages {
 			return nil, fmt.Errorf("%w: page %d of %s, which has %d pages of %d tokens", ErrPageNotFound, page, clean, ans.Pages, budget)
@@ -353,53 +405,47 @@ func (st *state) read(library, clean string, outline bool, budget, page int) (*A
 		if len(pages) > 0 {
 			ans.Sections = pages[page-1]
 		}
-		for _, s := range ans.Sections {
-			ans.Tokens += tokens.Count(s.Text)
-		}
-		return ans, nil
 	case outline:
 		return nil, fmt.Errorf("%w: an outline is of a document, and %q is not one", ErrDocumentNotFound, clean)
-	}
-	ans.Kind = KindFolder
-	var entries []DocumentEntry
-	var costs []int
-	for _, doc := range docs {
-		if clean == "." || strings.HasPrefix(doc.Path, clean+"/") {
-			entries = append(entries, DocumentEntry{Path: doc.Path, Title: doc.Title, Tokens: doc.Tokens})
-			costs = append(costs, tokens.Count(doc.Path+doc.Title)+6)
+	default:
+		ans.Kind = KindFolder
+		var entries []DocumentEntry
+		var costs []int
+		for _, doc := range docs {
+			if clean == "." || strings.HasPrefix(doc.Path, clean+"/") {
+				e := DocumentEntry{Path: doc.Path, Title: doc.Title, Tokens: doc.Tokens}
+				entries = append(entries, e)
+				costs = append(costs, tokens.Count(folderLine(e)))
+			}
 		}
+		if len(entries) == 0 {
+			return nil, &DocumentError{Path: clean, Closest: closestPaths(docs, clean)}
+		}
+		lo, hi, pages, err := pageRange(costs, room-ans.envelope(), page, clean)
+		if err != nil {
+			return nil, err
+		}
+		ans.Documents, ans.Pages = entries[lo:hi], pages
 	}
-	if len(entries) == 0 {
-		return nil, &DocumentError{Path: clean, Closest: closestPaths(docs, clean)}
-	}
-	lo, hi, pages, err := pageRange(costs, budget, page, clean)
-	if err != nil {
-		return nil, err
-	}
-	ans.Documents, ans.Pages = entries[lo:hi], pages
-	for _, c := range costs[lo:hi] {
-		ans.Tokens += c
-	}
+	ans.Tokens = tokens.Count(ans.Markdown())
 	return ans, nil
 }
 
-// pageRange cuts items of the given costs into pages of at most budget
-// (at least one item a page) and returns page's bounds and the page count.
-func pageRange(costs []int, budget, page int, what string) (lo, hi, pages int, err error) {
-	var starts []int
-	used := budget
+// pageRange cuts items of the given costs into pages of at most room (at
+// least one item a page) and returns page's bounds and the page count,
+// which is 1 for no items.
+func pageRange(costs []int, room, page int, what string) (lo, hi, pages int, err error) {
+	starts := []int{0}
+	used := 0
 	for i, c := range costs {
-		if used+c > budget {
+		if used > 0 && used+c > room {
 			starts = append(starts, i)
 			used = 0
 		}
 		used += c
 	}
-	if len(starts) == 0 {
-		return 0, 0, 0, nil
-	}
 	if page > len(starts) {
-		return 0, 0, 0, fmt.Errorf("%w: page %d of %s, which has %d pages of %d tokens", ErrPageNotFound, page, what, len(starts), budget)
+		return 0, 0, 0, fmt.Errorf("%w: page %d of %s, which has %d pages of %d tokens", ErrPageNotFound, page, what, len(starts), room)
 	}
 	lo, hi = starts[page-1], len(costs)
 	if page < len(starts) {
@@ -409,37 +455,41 @@ func pageRange(costs []int, budget, page int, what string) (lo, hi, pages int, e
 }
 
 // documentPages cuts a document's sections, in order, into pages of at
-// most budget tokens; a section larger than a page is cut at paragraph or
+// most room tokens; a section larger than a page is cut at paragraph or
 // code block boundaries and continues on the next page, so reading every
-// page gives the whole document.
-func documentPages(r *Resolved, hits []index.Hit, budget int) [][]Section {
+// page gives the whole document. Every cut makes progress, so the loop
+// ends; ctx ends it early.
+func documentPages(ctx context.Context, r *Resolved, hits []index.Hit, room int) ([][]Section, error) {
+	room = max(room, minTrim)
 	var pages [][]Section
 	var cur []Section
-	left := budget
+	left := room
 	flush := func() {
 		if len(cur) > 0 {
 			pages = append(pages, cur)
 		}
-		cur, left = nil, budget
+		cur, left = nil, room
 	}
 	for i := range hits {
 		h := &hits[i]
-		overhead := sectionCost(r, h, 0)
 		text := h.Text
 		for text != "" {
-			room := left - overhead
-			if tokens.Count(text) <= room {
-				s := newSection(r, h, text)
-				cur = append(cur, s)
-				left -= overhead + tokens.Count(text)
-				text = ""
-				continue
+			if err := ctx.Err(); err != nil {
+				return nil, err
 			}
-			if len(cur) > 0 && room < budget/4 {
+			if n := tokens.Count(text); n <= left {
+				cur = append(cur, newSection(r, h, text))
+				left -= n
+				break
+			}
+			if len(cur) > 0 && left < room/4 {
 				flush()
 				continue
 			}
-			head, tail := cutToTokens(text, max(room, MinTokens/2))
+			head, tail := cutToTokens(text, max(left, minTrim))
+			if len(tail) >= len(text) {
+				return nil, fmt.Errorf("%w: cannot cut %s#%s", ErrInvalidRequest, h.Path, h.Anchor) // cutToTokens always makes progress
+			}
 			s := newSection(r, h, head)
 			s.Continued = true
 			cur = append(cur, s)
@@ -448,7 +498,7 @@ func documentPages(r *Resolved, hits []index.Hit, budget int) [][]Section {
 		}
 	}
 	flush()
-	return pages
+	return pages, nil
 }
 
 // trimToTokens returns the start of text within about budget tokens, cut
@@ -473,6 +523,7 @@ func cutToTokens(text string, budget int) (head, tail string) {
 	para, line := 0, 0
 	used, off := 0, 0
 	inFence, fence, fenceAtLine := false, "", ""
+	fenceBody := 0 // where the open fence's content starts
 	for _, l := range strings.SplitAfter(text, "\n") {
 		c := tokens.Count(l)
 		if used+c > budget {
@@ -483,7 +534,7 @@ func cutToTokens(text string, budget int) (head, tail string) {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
 			if !inFence {
-				inFence, fence = true, t
+				inFence, fence, fenceBody = true, t, off
 			} else if strings.HasPrefix(t, fence[:3]) && strings.Trim(t, fence[:1]) == "" {
 				inFence = false
 			}
@@ -491,17 +542,20 @@ func cutToTokens(text string, budget int) (head, tail string) {
 		if t == "" && !inFence {
 			para = off
 		}
-		// A cut inside a fence closes it in the head: leave room for that.
+		// A cut inside a fence closes it in the head (leave room for that)
+		// and reopens it in the tail, so it must keep a line of the fence's
+		// content: a cut right after the opening line would give the tail
+		// back whole, and a reader of pages would never get past it.
 		if !inFence {
 			line, fenceAtLine = off, ""
-		} else if used+tokens.Count("\n"+fence[:3]) <= budget {
+		} else if off > fenceBody && used+tokens.Count("\n"+fence[:3]) <= budget {
 			line, fenceAtLine = off, fence
 		}
 	}
 	switch {
-	case para > 0:
+	case para > 0 && strings.TrimSpace(text[:para]) != "":
 		return strings.TrimRight(text[:para], "\n"), strings.TrimLeft(text[para:], "\n")
-	case line > 0:
+	case line > 0 && strings.TrimSpace(text[:line]) != "":
 		head, tail = strings.TrimRight(text[:line], "\n"), text[line:]
 		if fenceAtLine != "" {
 			head += "\n" + fenceAtLine[:3]

@@ -90,27 +90,33 @@ func hitsOf(sizes []int, keys []string) []index.Hit {
 }
 
 func TestPackPages(t *testing.T) {
-	cost := func(h *index.Hit) int { return h.Tokens }
+	none := func(*index.Hit, bool) int { return 0 }
 	tests := []struct {
 		name      string
 		sizes     []int
 		keys      []string
 		budget    int
+		truncated bool
 		wantPages string // anchors per page, "|" between pages, "~" for trimmed
 		wantDups  int
 	}{
-		{"all fit on one page", []int{100, 200, 300}, []string{"a", "b", "c"}, 1000, "0,1,2", 0},
-		{"best first, the next page for the rest", []int{400, 400, 400}, []string{"a", "b", "c"}, 1000, "0,1|2", 0},
-		{"a smaller section behind fills the room", []int{600, 500, 300, 100}, []string{"a", "b", "c", "d"}, 1000, "0,2,3|1", 0},
-		{"the top section is larger than a page: trimmed, not dropped", []int{3000, 200}, []string{"a", "b"}, 1000, "0~|1", 0},
-		{"a large section later leads the next page, trimmed", []int{200, 3000}, []string{"a", "b"}, 1000, "0|1~", 0},
-		{"duplicates are dropped and counted", []int{100, 100, 100}, []string{"a", "a", "b"}, 1000, "0,2", 1},
-		{"nothing", nil, nil, 1000, "", 0},
+		{"all fit on one page", []int{100, 200, 300}, []string{"a", "b", "c"}, 1000, false, "0,1,2", 0},
+		{"best first, the next page for the rest", []int{400, 400, 400}, []string{"a", "b", "c"}, 1000, false, "0,1|2", 0},
+		{"a smaller section behind fills the room", []int{600, 500, 300, 100}, []string{"a", "b", "c", "d"}, 1000, false, "0,2,3|1", 0},
+		{"the top section is larger than a page: trimmed, not dropped", []int{3000, 200}, []string{"a", "b"}, 1000, false, "0~|1", 0},
+		{"a large section later leads the next page, trimmed", []int{200, 3000}, []string{"a", "b"}, 1000, false, "0|1~", 0},
+		{"duplicates are dropped and counted", []int{100, 100, 100}, []string{"a", "a", "b"}, 1000, false, "0,2", 1},
+		{"nothing", nil, nil, 1000, false, "", 0},
+		// More match than were ranked: a page that ran out of sections
+		// might have held one of the others, so it is not cut.
+		{"truncated: a page filled stands, the last is left for a longer list", []int{500, 490, 300}, []string{"a", "b", "c"}, 1000, true, "0,1", 0},
+		{"truncated: a page with room left is not cut", []int{400, 400, 400}, []string{"a", "b", "c"}, 1000, true, "", 0},
+		{"truncated: a page ended by the lookahead stands", []int{600, 500, 500, 500, 500, 500, 500, 500, 500, 500}, []string{"a", "b", "c", "d", "e", "f", "g", "h", "i", "j"}, 1000, true, "0|1,2|3,4|5,6|7,8", 0},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			hits := hitsOf(tt.sizes, tt.keys)
-			pages, dups := packPages(hits, tt.budget, cost)
+			pages, dups := packPages(hits, tt.budget, none, tt.truncated)
 			var got []string
 			for _, p := range pages {
 				var ids []string
@@ -145,7 +151,8 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 		keys = append(keys, fmt.Sprint(i))
 	}
 	hits := hitsOf(sizes, keys)
-	pages, dups := packPages(hits, 1500, func(h *index.Hit) int { return h.Tokens })
+	none := func(*index.Hit, bool) int { return 0 }
+	pages, dups := packPages(hits, 1500, none, false)
 	seen := map[int]int{}
 	for _, p := range pages {
 		for _, it := range p {
@@ -160,7 +167,7 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 			t.Errorf("section %d placed %d times", i, n)
 		}
 	}
-	again, _ := packPages(hits, 1500, func(h *index.Hit) int { return h.Tokens })
+	again, _ := packPages(hits, 1500, none, false)
 	if fmt.Sprint(again) != fmt.Sprint(pages) {
 		t.Error("packing the same hits twice gave different pages")
 	}
@@ -169,7 +176,7 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 func TestDocsBudgetAndPages(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
-	for _, budget := range []int{100, 300, 1000, 5000} {
+	for _, budget := range []int{MinTokens, 300, 1000, 5000} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
 			req := DocsRequest{Library: "/acme/widgets", Query: "widget data source polling theme", Tokens: budget}
 			first, err := e.Docs(ctx, req)
@@ -186,8 +193,8 @@ func TestDocsBudgetAndPages(t *testing.T) {
 				if err != nil {
 					t.Fatalf("page %d: %v", page, err)
 				}
-				if a.Tokens > budget {
-					t.Errorf("page %d: %d tokens, budget %d", page, a.Tokens, budget)
+				if n := tokens.Count(a.Markdown()); a.Tokens != n || n > budget {
+					t.Errorf("page %d: renders to %d tokens, says %d, budget %d", page, n, a.Tokens, budget)
 				}
 				if len(a.Sections) == 0 {
 					t.Errorf("page %d is empty", page)
@@ -223,7 +230,7 @@ func TestDocsRequests(t *testing.T) {
 		err      error
 		wantNote string
 	}{
-		{"tiny budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 5}, nil, "raised to the minimum of 100"},
+		{"tiny budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 5}, nil, "raised to the minimum of 200"},
 		{"huge budget lowered", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 1 << 30}, nil, "lowered to the maximum of 50000"},
 		{"negative budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: -3}, nil, "raised to the minimum"},
 		{"negative page", DocsRequest{Library: "/acme/widgets", Query: "theme", Page: -1}, ErrInvalidRequest, ""},
@@ -268,7 +275,7 @@ func TestDocsPaths(t *testing.T) {
 		want = append(want, strings.Fields(s.Text)...)
 	}
 	// Reading a document page by page gives all of it, at any budget.
-	for _, budget := range []int{100, 250, 5000} {
+	for _, budget := range []int{MinTokens, 250, 5000} {
 		a, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: budget})
 		if err != nil {
 			t.Fatal(err)
@@ -282,8 +289,8 @@ func TestDocsPaths(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			if p.Tokens > budget {
-				t.Errorf("budget %d page %d: %d tokens", budget, page, p.Tokens)
+			if n := tokens.Count(p.Markdown()); n > budget {
+				t.Errorf("budget %d page %d: renders to %d tokens", budget, page, n)
 			}
 			for _, s := range p.Sections {
 				got = append(got, strings.Fields(strings.ReplaceAll(s.Text, "```", " ``` "))...)
@@ -302,17 +309,83 @@ func TestDocsPaths(t *testing.T) {
 			t.Errorf("outline entry %+v without a size", o)
 		}
 	}
-	folder, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: 100})
+	folder, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: MinTokens})
 	if err != nil || folder.Kind != KindFolder || folder.Pages < 2 {
-		t.Fatalf("folder: %+v, %v; want several pages at 100 tokens", folder, err)
+		t.Fatalf("folder: %+v, %v; want several pages at %d tokens", folder, err, MinTokens)
 	}
 	n := 0
 	for page := 1; page <= folder.Pages; page++ {
-		p, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: 100, Page: page})
+		p, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: MinTokens, Page: page})
+		if n := tokens.Count(p.Markdown()); n > MinTokens {
+			t.Errorf("folder page %d renders to %d tokens", page, n)
+		}
 		n += len(p.Documents)
 	}
 	_, docs, _ := e.Documents(ctx, "/acme/widgets")
 	if n != len(docs) {
 		t.Errorf("folder pages list %d documents, want %d", n, len(docs))
+	}
+}
+
+// FuzzCutToTokens checks cutToTokens on any text and budget: the head is
+// never empty, the tail is always shorter than the text (a caller cutting
+// again and again ends), and nothing is lost.
+func FuzzCutToTokens(f *testing.F) {
+	f.Add("## H\n\nFirst paragraph.\n\n```go\nfunc a() {}\n```\n", 5)
+	f.Add("```json\n"+strings.Repeat(`{"k":"v"},`, 80)+"\n```\n", 100)
+	f.Add(strings.Repeat("é", 40), 3)
+	f.Add("~~~\n\n\n~~~", 1)
+	f.Fuzz(func(t *testing.T, text string, budget int) {
+		if text == "" || budget < 0 || budget > 1<<16 {
+			return
+		}
+		head, tail := cutToTokens(text, budget)
+		if head == "" || len(tail) >= len(text) {
+			t.Fatalf("cutToTokens(%q, %d) = %q, %q: no progress", text, budget, head, tail)
+		}
+		if utf8.ValidString(text) && (!utf8.ValidString(head) || !utf8.ValidString(tail)) {
+			t.Fatalf("cut inside a rune: %q | %q", head, tail)
+		}
+		if got, want := squeeze(head+tail), squeeze(text); got != want {
+			t.Fatalf("cutToTokens(%q, %d) lost text: %q | %q", text, budget, head, tail)
+		}
+	})
+}
+
+// TestSearchPagesAreStable walks a search's pages by separate calls, with
+// few sections ranked per page so that later pages need more ranked: every
+// matching section shows up exactly once (or is a counted duplicate), and
+// no page claims to be the last while sections are left.
+func TestSearchPagesAreStable(t *testing.T) {
+	defer func(n int) { candidatesPerPage = n }(candidatesPerPage)
+	candidatesPerPage = 3
+	e := buildFixtures(t)
+	ctx := context.Background()
+	req := DocsRequest{Library: "/acme/widgets", Query: "widget data source polling theme config", Tokens: MinTokens}
+	seen := map[string]bool{}
+	var last *Answer
+	for page := 1; ; page++ {
+		req.Page = page
+		a, err := e.Docs(ctx, req)
+		if err != nil {
+			t.Fatalf("page %d: %v", page, err)
+		}
+		for _, s := range a.Sections {
+			id := s.Path + "#" + s.Anchor
+			if seen[id] {
+				t.Errorf("page %d repeats %s", page, id)
+			}
+			seen[id] = true
+		}
+		last = a
+		if a.Page >= a.Pages && !a.MorePages {
+			break
+		}
+		if page > 100 {
+			t.Fatal("no last page")
+		}
+	}
+	if len(seen)+last.Duplicates != last.Matched || last.LeftOut != 0 {
+		t.Errorf("pages showed %d sections and %d duplicates of %d matched, %d left out", len(seen), last.Duplicates, last.Matched, last.LeftOut)
 	}
 }

@@ -354,7 +354,7 @@ func checkDocs(t *testing.T, got inspectorOutput, _ string) {
 		t.Fatalf("structuredContent %s (%v), isError %v: %s", got.Result.StructuredContent, err, got.Result.IsError, textOf(got.Result.Content))
 	}
 	checkProvenance(t, sc, "/acme/widgets", "fixtures/docs/acme-widgets/")
-	if text := textOf(got.Result.Content); !strings.Contains(text, "Source: /acme/widgets@") {
+	if text := textOf(got.Result.Content); !strings.Contains(text, "# /acme/widgets@") || !strings.Contains(text, "Source: fixtures/docs/acme-widgets/") {
 		t.Errorf("text does not cite its sources:\n%s", text)
 	}
 }
@@ -505,14 +505,14 @@ func sdkCases(version string) []sdkCase {
 		{name: "resolve by id", tool: "resolve-library-id", args: map[string]any{"libraryName": "/acme/cli"}, check: matches("/acme/cli")},
 		{name: "resolve unknown", tool: "resolve-library-id", args: map[string]any{"libraryName": "no-such-library-anywhere"}, wantText: "No library here matches", check: matches()},
 		{name: "resolve without libraryName", tool: "resolve-library-id", args: map[string]any{}, invalidArgs: true, wantIsError: true, wantText: "libraryName"},
-		{name: "docs", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "poll a data source", "tokens": 1000}, wantText: "Source: /acme/widgets@" + version, check: docs("/acme/widgets", widgetsDocs)},
+		{name: "docs", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "poll a data source", "tokens": 1000}, wantText: "# /acme/widgets@" + version, check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs with Context7's names", tool: "get-library-docs", args: map[string]any{"context7CompatibleLibraryID": "/acme/widgets", "topic": "environment variables"}, check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs libraryID and query aliases", tool: "get-library-docs", args: map[string]any{"libraryID": "acme/cli", "query": "deploy to production"}, check: docs("/acme/cli", "fixtures/docs/acme-cli/")},
 		{name: "docs exact version", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets@" + version, "customQuery": "layout"}, check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs topics", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "example", "topics": []string{"data-sources"}}, check: docs("/acme/widgets", widgetsDocs+"docs/guides/data-sources.md")},
 		{name: "docs topics without query", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "topics": []string{"configuration"}}, check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs mode code", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "create a widget", "mode": "code"}, check: docs("/acme/widgets", widgetsDocs)},
-		{name: "docs tokens below minimum", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "widgets", "tokens": 10}, wantText: "raised to the minimum of 100", check: docs("/acme/widgets", widgetsDocs)},
+		{name: "docs tokens below minimum", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "widgets", "tokens": 10}, wantText: "raised to the minimum of 200", check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs tokens above maximum", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "customQuery": "widgets", "tokens": 1000000}, wantText: "lowered to the maximum of 50000", check: docs("/acme/widgets", widgetsDocs)},
 		{name: "docs folder listing", tool: "get-library-docs", args: map[string]any{"libraryId": "/acme/widgets", "path": "fixtures/docs/acme-widgets/docs/guides"}, check: func(t *testing.T, raw json.RawMessage) {
 			var got docsOutput

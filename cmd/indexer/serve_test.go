@@ -34,7 +34,7 @@ func TestServeStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError || !strings.Contains(text, "Source: /acme/cli@"+fixtureVersion(t, "../..")+" fixtures/docs/acme-cli/") || !strings.Contains(text, "deploy:prod") {
+	if res.IsError || !strings.Contains(text, "# /acme/cli@"+fixtureVersion(t, "../..")+" (commit ") || !strings.Contains(text, "Source: fixtures/docs/acme-cli/") || !strings.Contains(text, "deploy:prod") {
 		t.Errorf("get-library-docs over stdio: isError %v\n%s", res.IsError, text)
 	}
 }

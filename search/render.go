@@ -1,0 +1,164 @@
+package search
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/codex7/codex7/tokens"
+)
+
+// Markdown renders the answer as an agent reads it: a header line, any
+// notes, the sections (each under its heading path and provenance) or the
+// listing, and a footer saying what was left out and which call gets the
+// next page. Its size in tokens is at most the answer's budget: packing
+// counts every part of it.
+func (a *Answer) Markdown() string {
+	var b strings.Builder
+	b.WriteString(a.head())
+	switch a.Kind {
+	case KindFolder:
+		for _, d := range a.Documents {
+			b.WriteString(folderLine(d))
+		}
+	case KindOutline:
+		for _, o := range a.Outline {
+			b.WriteString(outlineLine(o))
+		}
+	case KindDocument:
+		for _, s := range a.Sections {
+			b.WriteString(s.Text)
+			b.WriteString("\n\n")
+		}
+	default:
+		for i := range a.Sections {
+			s := &a.Sections[i]
+			b.WriteString(sectionHead(s))
+			b.WriteString(s.Text)
+			b.WriteString("\n\n")
+			if s.Trimmed {
+				b.WriteString(trimHint(s.Path))
+			}
+		}
+	}
+	b.WriteString(a.foot())
+	return b.String()
+}
+
+// head is what comes before the sections: notes and a title line.
+func (a *Answer) head() string {
+	var b strings.Builder
+	for _, n := range a.Notes {
+		fmt.Fprintf(&b, "Note: %s.\n", n)
+	}
+	if len(a.Notes) > 0 {
+		b.WriteString("\n")
+	}
+	at := a.Library + "@" + a.Version
+	switch a.Kind {
+	case KindFolder:
+		fmt.Fprintf(&b, "# Documents under %s in %s (%s)\n\n", a.Path, at, a.pageOf())
+	case KindOutline:
+		fmt.Fprintf(&b, "# Outline of %s (%s) in %s, commit %.12s (%s)\n\n", a.Path, a.Title, at, a.Commit, a.pageOf())
+	case KindDocument:
+		fmt.Fprintf(&b, "# %s\nSource: %s %s (commit %.12s), %s\n\n", a.Title, at, a.Path, a.Commit, a.pageOf())
+	default:
+		if len(a.Sections) == 0 {
+			fmt.Fprintf(&b, "No section of %s matches. Try other words, or fewer topics.\n", at)
+			switch a.Mode {
+			case ModeCode:
+				b.WriteString("Nothing matched in mode 'code' (code examples). Try mode='info'.\n")
+			case ModeInfo:
+				b.WriteString("Nothing matched in mode 'info' (prose). Try mode='code'.\n")
+			}
+			return b.String()
+		}
+		fmt.Fprintf(&b, "# %s (commit %.12s): %s, %d of %d tokens, %s\n\n", at, a.Commit, plural(len(a.Sections), "section"), a.Tokens, a.Budget, a.pageOf())
+	}
+	return b.String()
+}
+
+// foot is what comes after the sections: how to get more.
+func (a *Answer) foot() string {
+	switch {
+	case a.Kind == KindFolder:
+		return "Read one with {\"path\": \"<its path>\"}, or its outline with {\"path\": \"<its path>\", \"outline\": true}.\n" + a.next()
+	case a.hasNext():
+		return a.next()
+	case a.Kind == KindSearch && a.Duplicates > 0:
+		return fmt.Sprintf("---\n%s (the same text elsewhere) left out.\n", plural(a.Duplicates, "near-duplicate section"))
+	}
+	return ""
+}
+
+func (a *Answer) hasNext() bool { return a.Page < a.Pages || a.MorePages }
+
+// next says how to get the next page, or nothing on the last.
+func (a *Answer) next() string {
+	if !a.hasNext() {
+		return ""
+	}
+	more := ""
+	if a.Kind == KindSearch && a.LeftOut > 0 {
+		more = fmt.Sprintf(" %s did not fit.", plural(a.LeftOut, "more matching section"))
+	}
+	return fmt.Sprintf("---\nNext: the same call with \"page\": %d.%s\n", a.Page+1, more)
+}
+
+func (a *Answer) pageOf() string {
+	if a.MorePages {
+		return fmt.Sprintf("page %d of at least %d", a.Page, max(a.Pages, a.Page+1))
+	}
+	return fmt.Sprintf("page %d of %d", a.Page, a.Pages)
+}
+
+// sectionHead is a section's heading path and where it comes from; the
+// library, version and commit are the answer's, named in its title line.
+func sectionHead(s *Section) string {
+	var b strings.Builder
+	fmt.Fprintf(&b, "## %s\nSource: %s", strings.Join(s.HeadingPath, " › "), location(s.Path, s.Anchor))
+	if len(s.Langs) > 0 {
+		fmt.Fprintf(&b, " (code: %s)", strings.Join(s.Langs, ", "))
+	}
+	b.WriteString("\n\n")
+	return b.String()
+}
+
+func trimHint(path string) string {
+	return fmt.Sprintf("(Cut to fit the budget: read it whole with \"path\": %q.)\n\n", path)
+}
+
+func folderLine(d DocumentEntry) string {
+	return fmt.Sprintf("- %s — %s (%d tokens)\n", d.Path, d.Title, d.Tokens)
+}
+
+func outlineLine(o OutlineEntry) string {
+	return fmt.Sprintf("%s- %s #%s (%d tokens)\n", strings.Repeat("  ", max(o.Level-1, 0)), o.Title, o.Anchor, o.Tokens)
+}
+
+// location is path#anchor, or the path alone for a document's lead section.
+func location(path, anchor string) string {
+	if anchor == "" {
+		return path
+	}
+	return path + "#" + anchor
+}
+
+func plural(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return strconv.Itoa(n) + " " + noun + "s"
+}
+
+// envelope is the most the head and foot of an answer can cost, whatever
+// its counts and page numbers: packing leaves that much of the budget free.
+func (a *Answer) envelope() int {
+	const big = 99999999
+	w := *a
+	w.Sections = []Section{{}} // a search's title line, not its "no match" text
+	w.Tokens, w.Budget, w.Page, w.Pages, w.LeftOut, w.Duplicates, w.MorePages = big, big, big, big+1, big, big, true
+	head, foot := tokens.Count(w.head()), tokens.Count(w.foot())
+	w.Pages, w.MorePages = big, false // the last page: no next, maybe duplicates
+	return head + max(foot, tokens.Count(w.foot()))
+}
