@@ -106,8 +106,13 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 	// rebinding) by itself; cross-origin browser requests are refused here.
 	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Logger:              log,
-		SessionTimeout:      30 * time.Minute,
 		MaxRequestBodyBytes: maxBodyBytes,
+		// The tools keep no state between calls and the server sends
+		// nothing unprompted, so each request is served on its own: no
+		// session table to grow with every client that never says
+		// goodbye, any replica can answer any request, and clients of the
+		// sessionless protocol versions are served too.
+		Stateless: true,
 	})))
 	// GET opens the optional stream for messages the server sends
 	// unprompted. This server sends none, and an open stream would hold an

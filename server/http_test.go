@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"runtime"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -172,7 +173,8 @@ func TestMetricsCountCalls(t *testing.T) {
 		`codex7_mcp_tool_call_duration_seconds_count{tool="resolve-library-id"}`:      2,
 		`codex7_mcp_tool_call_duration_seconds_count{tool="get-library-docs"}`:        3,
 		`codex7_mcp_tool_call_duration_seconds_count{tool="other"}`:                   1,
-		`codex7_http_requests_total{code="200",route="/mcp"}`:                         6,
+		`codex7_http_requests_total{code="200",route="/mcp"}`:                         5,
+		`codex7_http_requests_total{code="400",route="/mcp"}`:                         1, // the unknown tool: stateless servers answer protocol errors with 400
 		`codex7_http_requests_total{code="405",route="/mcp"}`:                         1,
 		`codex7_http_requests_total{code="404",route="other"}`:                        1,
 		`codex7_http_request_duration_seconds_count{route="/mcp"}`:                    7,
@@ -491,4 +493,31 @@ func BenchmarkInstrumentation(b *testing.B) {
 			}
 		})
 	})
+}
+
+// TestNoSessionsKept sends many initialize requests that never say goodbye,
+// as careless clients do: a stateless server keeps nothing for them.
+func TestNoSessionsKept(t *testing.T) {
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{}))
+	defer ts.Close()
+	before := runtime.NumGoroutine()
+	body := `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"careless","version":"1"}}}`
+	for i := 0; i < 300; i++ {
+		req, _ := http.NewRequest("POST", ts.URL+"/mcp", strings.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode != 200 || resp.Header.Get("Mcp-Session-Id") != "" {
+			t.Fatalf("initialize: status %d, session %q; want 200 and no session", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"))
+		}
+	}
+	time.Sleep(50 * time.Millisecond)
+	if after := runtime.NumGoroutine(); after > before+20 {
+		t.Errorf("%d goroutines after 300 initializes, %d before: sessions kept", after, before)
+	}
 }

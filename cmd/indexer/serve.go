@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"syscall"
 	"time"
 
@@ -38,13 +39,19 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json (0: only on SIGHUP)")
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
+	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	verbose := fs.Bool("v", false, "debug logs")
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
-	if *interval < 0 || *cacheMiB < 1 {
-		fmt.Fprintln(stderr, "indexer serve: --reload-interval must be >= 0 and --cache-mib >= 1")
+	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 {
+		fmt.Fprintln(stderr, "indexer serve: --reload-interval and --memory-limit-mib must be >= 0 and --cache-mib >= 1")
 		return exitUsage
+	}
+	// The live heap of a server with every library open is a few tens of
+	// MiB; without a limit the GC lets the heap grow to twice that.
+	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
+		debug.SetMemoryLimit(*memLimit << 20)
 	}
 	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
 		fmt.Fprintf(stderr, "indexer serve: no artifact directory at %s (run 'indexer build' first?)\n", *dir)
