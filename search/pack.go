@@ -87,6 +87,8 @@ type Answer struct {
 	Mode string `json:"mode,omitempty"`
 	// Notes say what was adjusted (a clamped budget, too many topics).
 	Notes []string `json:"notes,omitempty"`
+
+	markdown string // the rendering, once finished
 }
 
 // Section is one returned section with its provenance.
@@ -177,7 +179,7 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	out := *ans // the cached answer stays as it is
 	if len(notes) > 0 {
 		out.Notes = append(notes, ans.Notes...)
-		out.Tokens = tokens.Count(out.Markdown())
+		out.finish()
 	}
 	return &out, nil
 }
@@ -251,7 +253,7 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 	}
 	if len(pages) == 0 {
 		ans.Pages = 1
-		ans.Tokens = tokens.Count(ans.Markdown())
+		ans.finish()
 		return ans, nil
 	}
 	shown := 0
@@ -274,7 +276,7 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 		}
 		ans.Sections = append(ans.Sections, s)
 	}
-	ans.Tokens = tokens.Count(ans.Markdown())
+	ans.finish()
 	return ans, nil
 }
 
@@ -427,7 +429,7 @@ func (st *state) read(ctx context.Context, library, clean string, outline bool, 
 		}
 		ans.Documents, ans.Pages = entries[lo:hi], pages
 	}
-	ans.Tokens = tokens.Count(ans.Markdown())
+	ans.finish()
 	return ans, nil
 }
 

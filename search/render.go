@@ -12,8 +12,32 @@ import (
 // notes, the sections (each under its heading path and provenance) or the
 // listing, and a footer saying what was left out and which call gets the
 // next page. Its size in tokens is at most the answer's budget: packing
-// counts every part of it.
+// counts every part of it. The rendering is kept with the answer, so a
+// cached answer is rendered once.
 func (a *Answer) Markdown() string {
+	if a.markdown != "" {
+		return a.markdown
+	}
+	return a.render()
+}
+
+// finish renders the answer and sets Tokens to the rendering's size; the
+// header states that size, so it renders again until the two agree.
+func (a *Answer) finish() {
+	a.markdown = ""
+	for range 4 {
+		md := a.render()
+		n := tokens.Count(md)
+		a.markdown = md
+		if n == a.Tokens {
+			return
+		}
+		a.Tokens = n
+	}
+	a.markdown = a.render()
+}
+
+func (a *Answer) render() string {
 	var b strings.Builder
 	b.WriteString(a.head())
 	switch a.Kind {
