@@ -6,7 +6,7 @@ import (
 )
 
 // DefaultCacheBytes is the size of a Cache made by NewCache(0).
-const DefaultCacheBytes = 16 << 20
+const DefaultCacheBytes = 8 << 20
 
 // Cache keeps recently read text blocks of section stores, inflated, up to
 // a total size in bytes, evicting the least recently used. One cache is

@@ -9,7 +9,7 @@ import (
 
 // DefaultAnswerCacheBytes is the answer cache's size unless
 // Options.AnswerCacheBytes says otherwise.
-const DefaultAnswerCacheBytes = 8 << 20
+const DefaultAnswerCacheBytes = 4 << 20
 
 // answerCache keeps recent answers of one catalog state, least recently
 // used evicted first, within a size in bytes. An answer is a pure function

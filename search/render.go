@@ -21,25 +21,30 @@ func (a *Answer) Markdown() string {
 	return a.render()
 }
 
-// finish renders the answer and sets Tokens to the rendering's size; the
-// header states that size, so it renders again until the two agree.
+// finish renders the answer and sets Tokens to the rendering's size. The
+// head states that size, so it is rendered again until the two agree; the
+// body and foot, which do not change, are rendered and counted once. Every
+// part ends in a newline, so the parts' counts add up to the whole's.
 func (a *Answer) finish() {
-	a.markdown = ""
+	body, foot := a.body(), a.foot()
+	n := tokens.Count(body) + tokens.Count(foot)
+	head := a.head()
 	for range 4 {
-		md := a.render()
-		n := tokens.Count(md)
-		a.markdown = md
-		if n == a.Tokens {
-			return
+		total := tokens.Count(head) + n
+		if total == a.Tokens {
+			break
 		}
-		a.Tokens = n
+		a.Tokens = total
+		head = a.head()
 	}
-	a.markdown = a.render()
+	a.markdown = head + body + foot
 }
 
-func (a *Answer) render() string {
+func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
+
+// body is the sections or the listing.
+func (a *Answer) body() string {
 	var b strings.Builder
-	b.WriteString(a.head())
 	switch a.Kind {
 	case KindFolder:
 		for _, d := range a.Documents {
@@ -65,7 +70,6 @@ func (a *Answer) render() string {
 			}
 		}
 	}
-	b.WriteString(a.foot())
 	return b.String()
 }
 

@@ -9,6 +9,7 @@ import (
 	"io"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"sync"
 	"sync/atomic"
@@ -83,6 +84,7 @@ func (v *version) documents() ([]artifacts.DocumentInfo, error) {
 			return
 		}
 		sort.Slice(d.Documents, func(i, j int) bool { return d.Documents[i].Path < d.Documents[j].Path })
+		internDocuments(d.Documents)
 		v.docs = d.Documents
 	})
 	return v.docs, v.docsErr
@@ -276,5 +278,31 @@ func (sl *slot) close() {
 		sl.v.reader.Close()
 		sl.v = nil
 		sl.opened.Store(false)
+	}
+}
+
+// internDocuments makes equal topic slugs and outline strings of docs
+// share one copy: the JSON decoder gives every occurrence its own, and a
+// library of 38,000 pages repeats the same few dozen topics throughout.
+func internDocuments(docs []artifacts.DocumentInfo) {
+	seen := map[string]string{}
+	intern := func(s string) string {
+		if t, ok := seen[s]; ok {
+			return t
+		}
+		seen[s] = s
+		return s
+	}
+	for i := range docs {
+		d := &docs[i]
+		for j, t := range d.Topics {
+			d.Topics[j] = intern(t)
+		}
+		for j := range d.Outline {
+			d.Outline[j].Anchor = intern(d.Outline[j].Anchor)
+			d.Outline[j].Title = intern(d.Outline[j].Title)
+		}
+		d.Topics = slices.Clip(d.Topics)
+		d.Outline = slices.Clip(d.Outline)
 	}
 }

@@ -96,4 +96,4 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 }
 
 // defaultCacheMiB is the default size of the section text cache.
-const defaultCacheMiB = 16
+const defaultCacheMiB = 8
