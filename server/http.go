@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/context7api"
 	"github.com/codex7/codex7/metrics"
 	"github.com/codex7/codex7/search"
 )
@@ -68,7 +69,8 @@ type HTTPOptions struct {
 	Start time.Time
 }
 
-// Handler serves MCP over streamable HTTP at /mcp, plus /healthz (the
+// Handler serves MCP over streamable HTTP at /mcp, the Context7-compatible
+// REST API under /api (package context7api), plus /healthz (the
 // process is up), /readyz (200 once a catalog is loaded, with its size and
 // the versions refused; 503 before) and
 // /metrics (Prometheus text format). Requests from a browser on another
@@ -122,6 +124,9 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 		w.Header().Set("Allow", "POST, DELETE")
 		http.Error(w, "this server sends no unprompted messages: use POST", http.StatusMethodNotAllowed)
 	})
+	// The Context7-compatible REST API: clients take http://host:port/api
+	// as their base URL.
+	mux.Handle("/api/", http.StripPrefix("/api", context7api.New(engine, context7api.Options{Logger: log, Timeout: toolTimeout})))
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})

@@ -6,6 +6,7 @@ import (
 	"runtime"
 	rtmetrics "runtime/metrics"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -47,7 +48,8 @@ const (
 const otherLabel = "other"
 
 // knownRoutes are the paths with a route label of their own.
-func knownRoutes() []string { return []string{"/mcp", "/healthz", "/readyz", "/metrics"} }
+// Every path under /api counts as the route /api.
+func knownRoutes() []string { return []string{"/mcp", "/api", "/healthz", "/readyz", "/metrics"} }
 
 // knownTools are the tools New registers, each with series of its own.
 // TestKnownToolsMatchServer fails when New gains a tool not listed here.
@@ -80,7 +82,7 @@ type toolSeries struct {
 // reg already has them.
 func newServerMetrics(reg *metrics.Registry, stats func() CatalogStats, inFlight func() int64, start time.Time) *serverMetrics {
 	m := &serverMetrics{
-		requests: reg.Counter("codex7_http_requests_total", "HTTP requests answered, by route (/mcp, /healthz, /readyz, /metrics or other) and status code.", "route", "code"),
+		requests: reg.Counter("codex7_http_requests_total", "HTTP requests answered, by route (/mcp, /api, /healthz, /readyz, /metrics or other) and status code.", "route", "code"),
 		latency:  map[string]*metrics.Histogram{},
 		tools:    map[string]*toolSeries{},
 	}
@@ -137,6 +139,9 @@ func routeOf(path string) string {
 	switch path {
 	case "/mcp", "/healthz", "/readyz", "/metrics":
 		return path
+	}
+	if strings.HasPrefix(path, "/api/") {
+		return "/api"
 	}
 	return otherLabel
 }
