@@ -237,7 +237,10 @@ func (a *api) endpoint(name string, fn func(context.Context, *http.Request) (*re
 		if status >= 500 {
 			level = slog.LevelWarn
 		}
-		a.log.Log(r.Context(), level, "context7 api request", "endpoint", cmp.Or(name, "unknown"), "method", r.Method, "path", r.URL.Path,
+		// The path as requested, mount point included; not the query
+		// string, which holds the user's question.
+		path, _, _ := strings.Cut(r.RequestURI, "?")
+		a.log.Log(r.Context(), level, "context7 api request", "endpoint", cmp.Or(name, "unknown"), "method", r.Method, "path", path,
 			"status", status, "duration_ms", float64(time.Since(start).Microseconds())/1000)
 	})
 }
@@ -280,7 +283,8 @@ type errorBody struct {
 func (a *api) writeError(w http.ResponseWriter, r *http.Request, err error) int {
 	e := classify(err)
 	if e.status == http.StatusInternalServerError {
-		a.log.Error("context7 api request failed", "path", r.URL.Path, "err", err)
+		path, _, _ := strings.Cut(r.RequestURI, "?")
+		a.log.Error("context7 api request failed", "path", path, "err", err)
 	}
 	if e.status == http.StatusServiceUnavailable && e.code == "not_ready" {
 		w.Header().Set("Retry-After", strconv.Itoa(retryAfterSeconds))
