@@ -87,6 +87,13 @@ type clientInstall struct {
 // the registry).
 func installClients(t *testing.T) clientInstall {
 	t.Helper()
+	return installPackages(t, clientsDir, "clients")
+}
+
+// installPackages is installClients for the package set in dir
+// (package.json and package-lock.json); name prefixes its cache directory.
+func installPackages(t *testing.T, dir, name string) clientInstall {
+	t.Helper()
 	skip := t.Skipf
 	if os.Getenv(requireClientsEnv) == "1" {
 		skip = t.Fatalf
@@ -98,7 +105,7 @@ func installClients(t *testing.T) clientInstall {
 		}
 	}
 	if len(missing) > 0 {
-		skip("%s not on PATH: TestClients runs the MCP Inspector and the TypeScript SDK, which need Node.js %d or later with npm", strings.Join(missing, " and "), minNodeMajor)
+		skip("%s not on PATH: %s runs npm packages (%s), which need Node.js %d or later with npm", strings.Join(missing, " and "), t.Name(), dir, minNodeMajor)
 	}
 	v, err := exec.Command("node", "--version").Output()
 	if err != nil {
@@ -107,19 +114,19 @@ func installClients(t *testing.T) clientInstall {
 	version := strings.TrimSpace(string(v))
 	major, _ := strconv.Atoi(strings.SplitN(strings.TrimPrefix(version, "v"), ".", 2)[0])
 	if major < minNodeMajor {
-		skip("node %s is too old for the pinned MCP clients: need Node.js %d or later", version, minNodeMajor)
+		skip("node %s is too old for the pinned npm packages of %s: need Node.js %d or later", version, dir, minNodeMajor)
 	}
 
 	h := sha256.New()
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		data, err := os.ReadFile(filepath.Join(clientsDir, name))
+	for _, file := range []string{"package.json", "package-lock.json"} {
+		data, err := os.ReadFile(filepath.Join(dir, file))
 		if err != nil {
 			t.Fatal(err)
 		}
 		h.Write(data)
 	}
 	fmt.Fprintf(h, "%s/%s node%d", runtime.GOOS, runtime.GOARCH, major)
-	key := "clients-" + hex.EncodeToString(h.Sum(nil))[:16]
+	key := name + "-" + hex.EncodeToString(h.Sum(nil))[:16]
 
 	root := os.Getenv(npmCacheEnv)
 	if root == "" {
@@ -146,9 +153,9 @@ func installClients(t *testing.T) clientInstall {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(tmp)
-	for _, name := range []string{"package.json", "package-lock.json"} {
-		data, _ := os.ReadFile(filepath.Join(clientsDir, name))
-		if err := os.WriteFile(filepath.Join(tmp, name), data, 0o644); err != nil {
+	for _, file := range []string{"package.json", "package-lock.json"} {
+		data, _ := os.ReadFile(filepath.Join(dir, file))
+		if err := os.WriteFile(filepath.Join(tmp, file), data, 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
@@ -158,9 +165,9 @@ func installClients(t *testing.T) clientInstall {
 	// npm's download cache lives beside the installs: one directory to cache in CI.
 	npm.Env = append(os.Environ(), "npm_config_cache="+filepath.Join(root, "_cacache"), "npm_config_update_notifier=false")
 	if msg, err := npm.CombinedOutput(); err != nil {
-		t.Fatalf("npm ci in %s: %v (TestClients needs the npm registry once; later runs use %s)\n%s", tmp, err, root, msg)
+		t.Fatalf("npm ci in %s: %v (%s needs the npm registry once; later runs use %s)\n%s", tmp, err, t.Name(), root, msg)
 	}
-	t.Logf("installed the MCP clients into %s in %v", inst.dir, time.Since(start).Round(time.Millisecond))
+	t.Logf("installed the npm packages of %s into %s in %v", dir, inst.dir, time.Since(start).Round(time.Millisecond))
 	if err := os.Rename(tmp, inst.dir); err != nil {
 		if _, serr := os.Stat(filepath.Join(inst.dir, "node_modules")); serr != nil {
 			t.Fatal(err)
@@ -172,7 +179,7 @@ func installClients(t *testing.T) clientInstall {
 
 // removeStaleInstalls removes what installs killed over an hour ago left.
 func removeStaleInstalls(root string) {
-	tmps, _ := filepath.Glob(filepath.Join(root, "clients-*.tmp-*"))
+	tmps, _ := filepath.Glob(filepath.Join(root, "*-*.tmp-*"))
 	for _, dir := range tmps {
 		if fi, err := os.Stat(dir); err == nil && time.Since(fi.ModTime()) > time.Hour {
 			os.RemoveAll(dir)
