@@ -22,8 +22,9 @@ func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlags("serve (--stdio | --http ADDR) [--artifacts DIR]", `Serves the artifacts to agents over MCP, read-only: the tools
 resolve-library-id and get-library-docs. With --stdio it speaks MCP on
 stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
-clients. Otherwise it serves streamable HTTP at /mcp, with /healthz,
-/readyz and /metrics (Prometheus), on --http (default `+server.DefaultAddr+`: loopback; give
+clients. Otherwise it serves streamable HTTP at /mcp, Context7's REST API
+under /api (base URL http://host:port/api for Context7's clients), with
+/healthz, /readyz and /metrics (Prometheus), on --http (default `+server.DefaultAddr+`: loopback; give
 0.0.0.0:8080 in a container).
 
 It never writes under the artifact directory. Manifests are checked at
