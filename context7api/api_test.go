@@ -17,6 +17,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
@@ -164,6 +165,7 @@ func TestEndpoints(t *testing.T) {
 		{"v2-search", "GET", "/api/v2/libs/search?libraryName=widgets&query=poll+a+data+source", 200, "", []string{`"id":"/acme/widgets"`}},
 		{"v2-search-org", "GET", "/api/v2/libs/search?libraryName=acme", 200, "", []string{`"/acme/widgets"`, `"/acme/cli"`}},
 		{"v2-search-id", "GET", "/api/v2/libs/search?libraryName=/acme/cli&query=deploy", 200, "", []string{`"id":"/acme/cli"`}},
+		{"", "GET", "/api/v2/libs/search?libraryName=terminal", 200, "", []string{`"results":[{"id":"/acme/cli"`}}, // only its description names it
 		{"v2-search-none", "GET", "/api/v2/libs/search?libraryName=no-such-library-anywhere&query=x", 200, "", []string{`"results":[]`}},
 		{"v2-search-no-name", "GET", "/api/v2/libs/search?query=x", 400, "validation_error", []string{"libraryName is required"}},
 		{"", "GET", "/api/v2/libs/search?libraryName=" + strings.Repeat("a", MaxNameRunes+1), 400, "validation_error", []string{"at most 500"}},
@@ -364,6 +366,54 @@ func TestServerErrors(t *testing.T) {
 				if strings.Contains(e.Message, "input/output") {
 					t.Errorf("%s: the message %q shows an internal error", path, e.Message)
 				}
+			}
+		})
+	}
+}
+
+// matches is a Searcher whose library search finds res.
+type matches struct {
+	stub
+	res *search.LibraryResult
+}
+
+func (m matches) FindLibraries(context.Context, search.LibraryRequest) (*search.LibraryResult, error) {
+	return m.res, nil
+}
+
+// TestTextMatchesLeftOut checks that libraries which only mention the name
+// are left out beside one named so, and kept when they are all there is:
+// Context7's clients cannot tell the two kinds apart.
+func TestTextMatchesLeftOut(t *testing.T) {
+	lib := func(id string) *artifacts.CatalogLib {
+		return &artifacts.CatalogLib{Library: artifacts.Library{ID: id, Title: id}}
+	}
+	named := search.LibraryInfo{Library: lib("/a/named"), Match: search.MatchName}
+	text := search.LibraryInfo{Library: lib("/b/mentions"), Match: search.MatchText}
+	for _, tt := range []struct {
+		name string
+		in   []search.LibraryInfo
+		want []string
+	}{
+		{"named first", []search.LibraryInfo{named, text}, []string{"/a/named"}},
+		{"text only", []search.LibraryInfo{text}, []string{"/b/mentions"}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			ts := serve(t, matches{res: &search.LibraryResult{Matches: tt.in}})
+			got := do(t, "GET", ts.URL+"/api/v2/libs/search?libraryName=x")
+			var res SearchResponse
+			if err := json.Unmarshal(got.body, &res); err != nil {
+				t.Fatal(err)
+			}
+			var ids []string
+			for _, l := range res.Results {
+				ids = append(ids, l.ID)
+				if l.Versions == nil || l.TrustScore != unknownTrust || l.State != "finalized" {
+					t.Errorf("%+v: want versions [], trustScore -1, state finalized", l)
+				}
+			}
+			if !slices.Equal(ids, tt.want) {
+				t.Errorf("results %v, want %v", ids, tt.want)
 			}
 		})
 	}

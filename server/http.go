@@ -76,7 +76,8 @@ type HTTPOptions struct {
 // /metrics (Prometheus text format). Requests from a browser on another
 // origin and, on loopback, DNS-rebinding Host headers are refused with 403;
 // bodies over 1 MiB with 413; requests beyond opts.MaxInFlight with 503.
-// Errors are answered with a short text/plain line, never a stack trace.
+// Errors are answered with a short text/plain line (under /api, the JSON
+// body Context7's clients read), never a stack trace.
 func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPOptions) http.Handler {
 	reg := opts.Metrics
 	if reg == nil {
