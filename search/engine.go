@@ -206,7 +206,7 @@ func (e *Engine) reload(force bool) (bool, error) {
 	defer e.reloadMu.Unlock()
 	prev := e.state.Load()
 	id, err := statCatalog(e.dir)
-	if err == nil && !force && prev != nil && prev.ready && id == prev.id {
+	if err == nil && !force && prev != nil && prev.ready && id == prev.id && !prev.retry {
 		return false, nil
 	}
 	if err != nil {
@@ -329,7 +329,9 @@ func (e *Engine) verifyLoop(ctx context.Context) {
 				break
 			}
 			sl := st.slots[path]
-			if err := sl.verify(); err != nil && !errors.Is(err, errStale) {
+			// Only a refusal changes the catalog: a failure that may pass
+			// is left for the request that next opens the version.
+			if err := sl.verify(); err != nil && sl.refusal() != nil {
 				refusedNow = true
 			}
 		}

@@ -32,6 +32,10 @@ type state struct {
 	answers    *answerCache // nil: no caching
 	loadedAt   time.Time
 	generation int64
+	// retry says a version was refused at load for a reason that may pass
+	// (too many open files, an I/O error): the next poll loads the catalog
+	// again even if catalog.json is unchanged.
+	retry bool
 
 	refs    atomic.Int64
 	retired atomic.Bool
@@ -68,6 +72,7 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 			sl, err := st.slotFor(dir, &l, &v, prev)
 			if err != nil {
 				st.refuse(l.ID, v.Version, v.Path, err.Error())
+				st.retry = st.retry || transient(err)
 				continue
 			}
 			// The manifest is the truth about what the directory holds: a
@@ -79,6 +84,7 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 					trees[l.ID] = tree
 				} else {
 					st.refuse(l.ID, v.Version, v.Path, err.Error())
+					st.retry = st.retry || transient(err)
 					lib.Versions = lib.Versions[:len(lib.Versions)-1]
 				}
 			}
