@@ -125,7 +125,13 @@ type Refused struct {
 	Library string `json:"library"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
-	Reason  string `json:"reason"`
+	// Reason says why for people, with paths relative to the version
+	// directory.
+	Reason string `json:"reason"`
+	// Cause is the error behind Reason, for errors.Is (it wraps
+	// artifacts.ErrChecksum, ErrMissing, ErrFormatVersion, ErrCorrupt or
+	// index.ErrCorruptStore for damaged artifacts).
+	Cause error `json:"-"`
 }
 
 // Status describes what the engine serves, for readiness checks and metrics.
@@ -162,7 +168,7 @@ func (e *Engine) Status() Status {
 	for _, path := range st.paths {
 		sl := st.slots[path]
 		if err := sl.refusal(); err != nil && !st.isRefused(path) {
-			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: err.Error()})
+			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
 		}
 		if sl.isOpen() {
 			s.Open++
@@ -204,6 +210,24 @@ func (e *Engine) Watch(ctx context.Context, interval time.Duration) {
 func (e *Engine) reload(force bool) (bool, error) {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
+	return e.reloadLocked(force)
+}
+
+// reloadSince loads the catalog again unless it was loaded since the state
+// of generation gen, so that requests which all found the same state out
+// of date cause one load, not one each.
+func (e *Engine) reloadSince(gen int64) error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	if e.state.Load().generation != gen {
+		return nil
+	}
+	_, err := e.reloadLocked(true)
+	return err
+}
+
+// reloadLocked is reload with e.reloadMu held.
+func (e *Engine) reloadLocked(force bool) (bool, error) {
 	prev := e.state.Load()
 	id, err := statCatalog(e.dir)
 	if err == nil && !force && prev != nil && prev.ready && id == prev.id && !prev.retry {
@@ -295,7 +319,13 @@ func (e *Engine) with(fn func(*state) error) error {
 			return ErrNotReady
 		}
 		err := fn(st)
+		gen, outdated := st.generation, st.outdated.Load()
 		st.release()
+		if outdated {
+			// A version of the catalog served was refused: load one
+			// without it.
+			e.reloadSince(gen)
+		}
 		if !errors.Is(err, errStale) || i == maxStaleRetries {
 			return err
 		}
@@ -329,9 +359,9 @@ func (e *Engine) verifyLoop(ctx context.Context) {
 				break
 			}
 			sl := st.slots[path]
-			// Only a refusal changes the catalog: a failure that may pass
-			// is left for the request that next opens the version.
-			if err := sl.verify(); err != nil && sl.refusal() != nil {
+			// Only a new refusal changes the catalog: a failure that may
+			// pass is left for the request that next opens the version.
+			if err := sl.verify(); err != nil && sl.refusal() != nil && !st.isRefused(path) {
 				refusedNow = true
 			}
 		}
