@@ -57,8 +57,11 @@ type Engine struct {
 	opts  Options
 
 	state    atomic.Pointer[state]
-	reloadMu sync.Mutex // serializes loads
+	reloadMu sync.Mutex // serializes loads, and Close with them
 	lastErr  atomic.Pointer[string]
+	// closed is set, under reloadMu, by Close: no state is loaded after.
+	closed atomic.Bool
+	quit   chan struct{} // closed by Close, to end Watch
 
 	answerHits, answerMisses atomic.Int64
 
@@ -80,7 +83,7 @@ func OpenWith(dir string, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Engine{dir: dir, log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1)}
+	e := &Engine{dir: dir, log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
 	if _, err := e.reload(false); err != nil {
 		if !opts.AllowEmpty {
 			return nil, err
@@ -98,16 +101,24 @@ func OpenWith(dir string, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Close stops background work and closes every index once the requests
-// using it end.
+// Close stops background work and Watch, and closes every index once the
+// requests using it end. Afterwards the engine loads nothing: calls fail
+// with ErrClosed. Closing twice is harmless.
 func (e *Engine) Close() error {
+	e.reloadMu.Lock()
+	if e.closed.Load() {
+		e.reloadMu.Unlock()
+		return nil
+	}
+	e.closed.Store(true)
+	close(e.quit)
+	old := e.state.Swap(emptyState())
+	e.reloadMu.Unlock()
 	if e.stop != nil {
 		e.stop()
 	}
 	e.done.Wait()
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	if old := e.state.Swap(emptyState()); old != nil {
+	if old != nil {
 		old.retire()
 	}
 	return nil
@@ -182,21 +193,24 @@ func (e *Engine) Status() Status {
 }
 
 // Reload reads the catalog again now, even if catalog.json looks
-// unchanged (SIGHUP). On error the previous catalog stays served.
+// unchanged (SIGHUP). On error the previous catalog stays served. After
+// Close it is ErrClosed.
 func (e *Engine) Reload(ctx context.Context) error {
 	_, err := e.reload(true)
 	return err
 }
 
-// Watch polls catalog.json every interval until ctx ends and loads it when
-// it changes (a build replaced it). Errors are logged and the previous
-// catalog stays served.
+// Watch polls catalog.json every interval until ctx ends or the engine
+// closes, and loads it when it changes (a build replaced it). Errors are
+// logged and the previous catalog stays served.
 func (e *Engine) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-e.quit:
 			return
 		case <-t.C:
 			e.reload(false)
@@ -228,6 +242,9 @@ func (e *Engine) reloadSince(gen int64) error {
 
 // reloadLocked is reload with e.reloadMu held.
 func (e *Engine) reloadLocked(force bool) (bool, error) {
+	if e.closed.Load() {
+		return false, ErrClosed
+	}
 	prev := e.state.Load()
 	id, err := statCatalog(e.dir)
 	if err == nil && !force && prev != nil && prev.ready && id == prev.id && !prev.retry {
@@ -310,12 +327,19 @@ const maxStaleRetries = 3
 // with runs fn on the current state. When fn finds a version directory
 // replaced on disk since the state was loaded (a build published between
 // two polls), the catalog is reloaded and fn runs again on the new state,
-// so a publish never fails a request.
+// so a publish never fails a request. Requests that found the same state
+// out of date share one reload. After Close, with fails with ErrClosed.
 func (e *Engine) with(fn func(*state) error) error {
 	for i := 0; ; i++ {
+		if e.closed.Load() {
+			return ErrClosed
+		}
 		st := e.acquire()
 		if !st.ready {
 			st.release()
+			if e.closed.Load() {
+				return ErrClosed
+			}
 			return ErrNotReady
 		}
 		err := fn(st)
@@ -330,7 +354,10 @@ func (e *Engine) with(fn func(*state) error) error {
 			return err
 		}
 		e.log.Info("version republished under a request; reloading", "err", err)
-		if _, rerr := e.reload(true); rerr != nil {
+		if rerr := e.reloadSince(gen); rerr != nil {
+			if errors.Is(rerr, ErrClosed) {
+				return ErrClosed
+			}
 			return err
 		}
 	}

@@ -33,6 +33,8 @@ var (
 	// ErrNotReady means the engine has no catalog yet (the artifact
 	// directory is empty or still being published).
 	ErrNotReady = errors.New("no artifacts loaded yet")
+	// ErrClosed means the engine was closed: it serves and loads nothing.
+	ErrClosed = errors.New("search engine closed")
 )
 
 // LibraryError is ErrLibraryNotFound with the closest ids that exist.
