@@ -6,11 +6,15 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/pipeline"
 )
 
 // TestClosedEngineStaysClosed closes an engine and then tries each way a
@@ -152,5 +156,86 @@ func TestStaleRequestsShareOneReload(t *testing.T) {
 				t.Errorf("%d requests finding one state stale caused %d reloads, want 1", n, got)
 			}
 		})
+	}
+}
+
+// TestFindLibrariesOneCatalog loads two catalogs in turn, whose latest
+// version of /acme/lib differs (v1 has one document, v2 two), while
+// FindLibraries runs: each answer's documents must be those of the latest
+// version it names, never the other catalog's.
+func TestFindLibrariesOneCatalog(t *testing.T) {
+	repo := gittest.New(t, "main")
+	repo.Write(map[string]string{"docs/a.md": "# A\n\nWidgets poll a data source.\n"})
+	repo.Commit("v1")
+	repo.Git("tag", "v1")
+	repo.Write(map[string]string{"docs/b.md": "# B\n\nWidgets stream events.\n"})
+	repo.Commit("v2")
+	repo.Git("tag", "v2")
+	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: /acme/lib\n    repo: "+repo.Dir+"\n    versions: [{ref: v1}, {ref: v2}]\n    latest: v1\n"), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := t.TempDir()
+	if res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out}); err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	catalog := filepath.Join(out, artifacts.CatalogFile)
+	v1, err := os.ReadFile(catalog)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v2 := []byte(strings.Replace(string(v1), `"latest": "v1"`, `"latest": "v2"`, 1))
+	if string(v2) == string(v1) {
+		t.Fatalf("no latest version in %s", v1)
+	}
+	e, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx, cancel := context.WithTimeout(context.Background(), 500*time.Millisecond)
+	defer cancel()
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; ctx.Err() == nil; i++ {
+			data := v1
+			if i%2 == 0 {
+				data = v2
+			}
+			// A build replaces catalog.json by rename.
+			if err := os.WriteFile(catalog+".tmp", data, 0o644); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := os.Rename(catalog+".tmp", catalog); err != nil {
+				t.Error(err)
+				return
+			}
+			if err := e.Reload(context.Background()); err != nil {
+				t.Error(err)
+				return
+			}
+		}
+	}()
+	answers, mixed := 0, 0
+	for ctx.Err() == nil {
+		res, err := e.FindLibraries(context.Background(), LibraryRequest{Name: "/acme/lib", Detail: "full"})
+		if err != nil || len(res.Matches) != 1 {
+			t.Fatalf("FindLibraries: %+v, %v", res, err)
+		}
+		m := res.Matches[0]
+		answers++
+		if len(m.Docs)+m.DocsLeftOut != m.Documents || m.Problem != "" {
+			mixed++
+			if mixed == 1 {
+				t.Errorf("latest %s has %d documents, but %d are listed (%+v): documents of another catalog", m.Latest, m.Documents, len(m.Docs)+m.DocsLeftOut, m.Docs)
+			}
+		}
+	}
+	wg.Wait()
+	if mixed > 0 {
+		t.Errorf("%d of %d answers mixed two catalogs", mixed, answers)
 	}
 }
