@@ -409,7 +409,9 @@ type Resolved struct {
 // Resolve finds the library version an agent's id names. An id without a
 // version gets the library's latest; an explicit version that is not built
 // is a *VersionError, never replaced by another. A bare name ("fastapi")
-// matches a library's project name, title or alias.
+// matches a library's project name, title or alias. The Resolved's
+// pointers point into the served catalog, which is immutable and shared
+// by every request: callers must not modify what they point to.
 func (e *Engine) Resolve(id string) (*Resolved, error) {
 	var r *Resolved
 	err := e.with(func(st *state) (err error) {
@@ -421,18 +423,22 @@ func (e *Engine) Resolve(id string) (*Resolved, error) {
 
 // Topics returns the topic tree of the library version id names (the
 // latest when id has no version). The tree is shared: callers must not
-// modify it.
+// modify it. It reads topics.json only (verified against the manifest, and
+// kept from the catalog load for latest versions): the version's index is
+// not opened.
 func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
 	var r *Resolved
 	var tree *topics.Tree
 	err := e.with(func(st *state) error {
-		var v *version
+		var sl *slot
 		var err error
-		r, v, err = st.open(id)
-		if err == nil {
-			tree = v.tree
+		if r, sl, err = st.resolve(id); err != nil {
+			return err
 		}
-		return err
+		if tree, err = sl.topics(); err != nil {
+			return st.unavailable(r, sl, err)
+		}
+		return nil
 	})
 	return r, tree, err
 }

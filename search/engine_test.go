@@ -10,7 +10,6 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
-	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -96,6 +95,29 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestTopicsDoesNotOpenTheIndex checks that a topic tree is read without
+// opening (and checksumming) the version's whole index.
+func TestTopicsDoesNotOpenTheIndex(t *testing.T) {
+	e := buildFixtures(t)
+	for _, id := range []string{"/acme/widgets", "/acme/widgets@v1.0.0", "/acme/cli"} {
+		t.Run(id, func(t *testing.T) {
+			r, tree, err := e.Topics(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tree.Slugs()) == 0 || r.Library == nil || r.Version == nil {
+				t.Errorf("topics of %s: %+v, %+v", id, r, tree)
+			}
+			if open := e.Status().Open; open != 0 {
+				t.Errorf("%d indexes open after Topics, want 0", open)
+			}
+		})
+	}
+	if _, _, err := e.Topics(context.Background(), "/acme/widgets@v9"); !errors.Is(err, ErrVersionNotFound) {
+		t.Errorf("topics of a version never built: %v, want ErrVersionNotFound", err)
+	}
+}
+
 func TestSearchVersionsAreExact(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
@@ -137,7 +159,7 @@ func TestSearchTopics(t *testing.T) {
 	if !errors.As(err, &te) || !errors.Is(err, ErrTopicNotFound) || !strings.Contains(err.Error(), "getting-started") {
 		t.Errorf("unknown topic error = %v, want ErrTopicNotFound listing the topics", err)
 	}
-	if _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "<relevant topic>"}); !errors.Is(err, index.ErrEmptyQuery) {
+	if _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "<relevant topic>"}); !errors.Is(err, ErrEmptyQuery) {
 		t.Errorf("placeholder query error = %v, want ErrEmptyQuery", err)
 	}
 	// A question keeps its slashes and hyphens.

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/codex7/codex7/index"
 )
 
 // Errors callers branch on (errors.Is); the errors returned also say what
@@ -35,6 +37,10 @@ var (
 	ErrNotReady = errors.New("no artifacts loaded yet")
 	// ErrClosed means the engine was closed: it serves and loads nothing.
 	ErrClosed = errors.New("search engine closed")
+	// ErrEmptyQuery means a search had neither query text nor topics to go
+	// on (or only a placeholder such as "<relevant topic>"). It is
+	// index.ErrEmptyQuery, so that callers need not import index.
+	ErrEmptyQuery = index.ErrEmptyQuery
 )
 
 // LibraryError is ErrLibraryNotFound with the closest ids that exist.

@@ -253,20 +253,22 @@ func (st *state) open(id string) (*Resolved, *version, error) {
 	}
 	v, err := sl.open(st.cache)
 	if err != nil {
-		if sl.refusal() != nil {
-			st.outdated.Store(true)
-		}
-		return nil, nil, unavailable(r, sl, err)
+		return nil, nil, st.unavailable(r, sl, err)
 	}
 	return r, v, nil
 }
 
 // unavailable is the error of a request that found r's version sl
 // unusable because of err: errStale as it is (the request is retried), a
-// *VersionError naming the other versions otherwise.
-func unavailable(r *Resolved, sl *slot, err error) error {
+// *VersionError naming the other versions otherwise. When the version is
+// now refused, st is marked outdated so that a catalog without it is
+// loaded.
+func (st *state) unavailable(r *Resolved, sl *slot, err error) error {
 	if errors.Is(err, errStale) {
 		return err
+	}
+	if sl.refusal() != nil {
+		st.outdated.Store(true)
 	}
 	var avail []string
 	for _, x := range r.Library.Versions {
