@@ -154,11 +154,14 @@ func manifestSum(dir string) (string, error) {
 }
 
 // checkFilesPresent is the cheap check done at load: every file the
-// manifest lists exists.
+// manifest lists exists. A file that could not be looked at (EIO…) is
+// the operating system's error, not artifacts.ErrMissing.
 func checkFilesPresent(dir string, m *artifacts.Manifest) error {
 	for _, name := range sortedFiles(m) {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: %w", name, artifacts.ErrMissing)
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil

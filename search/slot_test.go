@@ -224,3 +224,47 @@ func TestStatusDuringVerification(t *testing.T) {
 		}
 	}
 }
+
+// TestTransientRefusalAtLoadIsRetried makes a version's manifest
+// unreadable for a reason that passes (here a directory in its place,
+// EISDIR, standing for EIO) while a catalog loads: the version is left out
+// of that catalog, and the next poll loads the catalog again although
+// catalog.json did not change, serving the version once it reads.
+func TestTransientRefusalAtLoadIsRetried(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	manifest := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.ManifestFile)
+	if err := os.Rename(manifest, manifest+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(manifest, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Status().Refused; len(r) != 1 || !errors.Is(r[0].Cause, syscall.EISDIR) {
+		t.Fatalf("refused %+v, want acme/site/main with EISDIR", r)
+	}
+	os.Remove(manifest)
+	if err := os.Rename(manifest+".away", manifest); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := e.reload(false); err != nil || !changed {
+		t.Fatalf("the next poll: changed %v, %v; want the catalog loaded again", changed, err)
+	}
+	if r := e.Status().Refused; len(r) != 0 {
+		t.Errorf("refused %+v after the manifest came back, want none", r)
+	}
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Errorf("answer from %s, want marker1", m)
+	}
+	if changed, _ := e.reload(false); changed {
+		t.Error("a poll with nothing to retry loaded the catalog again")
+	}
+}
