@@ -35,14 +35,15 @@ func OpenCached(dir string, cache *Cache) (*Reader, error) {
 	if _, err := os.Stat(filepath.Join(dir, emptyMarker)); err == nil {
 		return &Reader{}, nil
 	}
+	// The errors below name the file: they need not repeat dir.
 	store, err := openStore(filepath.Join(dir, storeFile), cache)
 	if err != nil {
-		return nil, fmt.Errorf("open index %s: %w", dir, err)
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	r, err := bluge.OpenReader(config(dir))
 	if err != nil {
 		store.close()
-		return nil, fmt.Errorf("open index %s: %w", dir, err)
+		return nil, fmt.Errorf("open index: %w", err)
 	}
 	return &Reader{r: r, store: store, prose: analyzer()}, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strings"
 )
 
 // The section store, sections.bin, keeps every section's metadata and text
@@ -35,9 +36,26 @@ const (
 	textBlockSize = 16 << 10
 	trailerSize   = 8 + 4 + 8 + 4 + 4 + len(trailerMagic)
 	tableEntry    = 8 + 4
-	// maxMetaBytes bounds the inflated meta stream, so a damaged or hostile
-	// file cannot make a reader allocate without limit.
-	maxMetaBytes = 1 << 30
+)
+
+// Bounds on what a reader inflates, so that a damaged or hostile file
+// cannot make it allocate without limit. A reader allocates at most a few
+// times what it inflates: every string, list entry and record it keeps
+// takes at least one, one and minRecordBytes bytes of the meta stream.
+const (
+	// maxMetaBytes bounds the inflated meta stream. tldr, the largest
+	// corpus (38,000 sections), inflates to 2.8 MB: this is ten times that
+	// with room to spare.
+	maxMetaBytes = 32 << 20
+	// maxBlockBytes bounds one inflated text block: about textBlockSize of
+	// sections, plus at most one larger section, from a source file of at
+	// most 4 MiB (larger ones are never indexed).
+	maxBlockBytes = 8 << 20
+	// minRecordBytes is the smallest encoding of a record in the meta
+	// stream: 4 string ids, 3 list counts, level, line, part, parts,
+	// tokens, kinds, block, offset and length of a byte each, and the two
+	// 8-byte hashes.
+	minRecordBytes = 4 + 3 + 5 + 1 + 3 + 16
 )
 
 // ErrCorruptStore means sections.bin is damaged.
@@ -49,8 +67,8 @@ type record struct {
 	Text string
 }
 
-// metaRec is one section's metadata in memory: string ids into
-// storeReader.strs and spans of storeReader.lists.
+// metaRec is one section's metadata in memory: string ids (see
+// storeReader.str) and spans of storeReader.lists.
 type metaRec struct {
 	path, anchor, heading, title uint32
 	headingPath, topics, langs   span
@@ -224,10 +242,14 @@ func (s *storeWriter) close() error {
 type storeReader struct {
 	f      *os.File
 	blocks []blockEntry
-	strs   []string
-	lists  []uint32
-	recs   []metaRec
-	cache  *Cache
+	// The interned strings, one after the other in strData: string i is
+	// strData[strEnd[i-1]:strEnd[i]] (from 0 for the first). Offsets cost
+	// 4 bytes a string where string headers would cost 16.
+	strData string
+	strEnd  []uint32
+	lists   []uint32
+	recs    []metaRec
+	cache   *Cache
 }
 
 type blockEntry struct {
@@ -248,10 +270,13 @@ func openStore(path string, cache *Cache) (*storeReader, error) {
 	return s, nil
 }
 
+// readStore decodes the store in f. Every error wraps ErrCorruptStore;
+// one that came from reading the file also wraps the operating system's
+// error, so that callers can tell a failing disk from a damaged file.
 func readStore(f *os.File, cache *Cache) (*storeReader, error) {
 	fi, err := f.Stat()
 	if err != nil {
-		return nil, err
+		return nil, fmt.Errorf("%w: %w", ErrCorruptStore, err)
 	}
 	size := fi.Size()
 	if size < int64(len(storeMagic)+trailerSize) {
@@ -259,10 +284,10 @@ func readStore(f *os.File, cache *Cache) (*storeReader, error) {
 	}
 	head := make([]byte, len(storeMagic))
 	trailer := make([]byte, trailerSize)
-	if _, err := f.ReadAt(head, 0); err != nil {
+	if err := readAt(f, head, 0, "magic"); err != nil {
 		return nil, err
 	}
-	if _, err := f.ReadAt(trailer, size-int64(trailerSize)); err != nil {
+	if err := readAt(f, trailer, uint64(size)-uint64(trailerSize), "trailer"); err != nil {
 		return nil, err
 	}
 	if string(head) != storeMagic || string(trailer[trailerSize-len(trailerMagic):]) != trailerMagic {
@@ -272,33 +297,61 @@ func readStore(f *os.File, cache *Cache) (*storeReader, error) {
 	metaOff, metaLen := le.Uint64(trailer), le.Uint32(trailer[8:])
 	tableOff, nblocks, records := le.Uint64(trailer[12:]), le.Uint32(trailer[20:]), le.Uint32(trailer[24:])
 	end := uint64(size) - uint64(trailerSize)
-	if tableOff > end || uint64(nblocks)*tableEntry != end-tableOff || metaOff+uint64(metaLen) != tableOff || metaOff < uint64(len(storeMagic)) {
+	// Subtractions only, of smaller from larger: a sum could wrap.
+	if tableOff > end || uint64(nblocks)*tableEntry != end-tableOff ||
+		metaOff < uint64(len(storeMagic)) || metaOff > tableOff || tableOff-metaOff != uint64(metaLen) {
 		return nil, fmt.Errorf("%w: bad trailer", ErrCorruptStore)
 	}
+	// Both reads below are within the file: their sizes are bounded by it.
 	raw := make([]byte, int(nblocks)*tableEntry)
-	if _, err := f.ReadAt(raw, int64(tableOff)); err != nil {
+	if err := readAt(f, raw, tableOff, "block table"); err != nil {
 		return nil, err
 	}
-	s := &storeReader{f: f, cache: cache}
+	s := &storeReader{f: f, cache: cache, blocks: make([]blockEntry, 0, nblocks)}
 	for i := 0; i < int(nblocks); i++ {
 		b := blockEntry{offset: le.Uint64(raw[i*tableEntry:]), length: le.Uint32(raw[i*tableEntry+8:])}
-		if b.offset < uint64(len(storeMagic)) || b.offset+uint64(b.length) > metaOff {
+		if b.offset < uint64(len(storeMagic)) || b.offset > metaOff || metaOff-b.offset < uint64(b.length) {
 			return nil, fmt.Errorf("%w: bad block table", ErrCorruptStore)
 		}
 		s.blocks = append(s.blocks, b)
 	}
 	z := make([]byte, metaLen)
-	if _, err := f.ReadAt(z, int64(metaOff)); err != nil {
+	if err := readAt(f, z, metaOff, "metadata"); err != nil {
 		return nil, err
 	}
-	meta, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), maxMetaBytes))
+	meta, err := inflate(z, maxMetaBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: metadata: %v", ErrCorruptStore, err)
+		return nil, fmt.Errorf("%w: metadata: %w", ErrCorruptStore, err)
 	}
 	if err := s.decodeMeta(meta, records); err != nil {
 		return nil, err
 	}
 	return s, nil
+}
+
+// readAt fills buf from f at off, which the caller checked is within the
+// file; what names the part read, for the error.
+func readAt(f *os.File, buf []byte, off uint64, what string) error {
+	if _, err := f.ReadAt(buf, int64(off)); err != nil {
+		return fmt.Errorf("%w: read %s: %w", ErrCorruptStore, what, err)
+	}
+	return nil
+}
+
+// errTooLarge means a DEFLATE stream inflates past its bound.
+var errTooLarge = errors.New("inflates past its bound")
+
+// inflate decompresses the DEFLATE stream z, refusing to produce more than
+// limit bytes.
+func inflate(z []byte, limit int64) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), limit+1))
+	if err != nil {
+		return nil, err
+	}
+	if int64(len(data)) > limit {
+		return nil, fmt.Errorf("%w of %d bytes", errTooLarge, limit)
+	}
+	return data, nil
 }
 
 // metaDecoder reads the meta stream, remembering the first error.
@@ -343,26 +396,36 @@ func (d *metaDecoder) bytes(n int) []byte {
 }
 
 func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
+	if uint64(records)*minRecordBytes > uint64(len(meta)) {
+		return fmt.Errorf("%w: %d records cannot fit %d bytes of metadata", ErrCorruptStore, records, len(meta))
+	}
 	d := &metaDecoder{b: meta}
+	// Every string takes at least its length's byte.
 	nstr := d.uvarint()
-	if nstr > uint64(len(meta)) {
+	if nstr > uint64(len(d.b)) {
 		return fmt.Errorf("%w: string count", ErrCorruptStore)
 	}
-	s.strs = make([]string, 0, nstr)
+	s.strEnd = make([]uint32, 0, nstr)
+	var data strings.Builder
 	for range nstr {
 		n := d.uvarint()
 		if n > uint64(len(d.b)) {
 			return fmt.Errorf("%w: string length", ErrCorruptStore)
 		}
-		s.strs = append(s.strs, string(d.bytes(int(n))))
+		data.Write(d.bytes(int(n)))
+		s.strEnd = append(s.strEnd, uint32(data.Len()))
 	}
+	if d.err != nil {
+		return d.err
+	}
+	s.strData = data.String()
 	if n := d.uvarint(); d.err == nil && n != uint64(records) {
 		return fmt.Errorf("%w: %d records in metadata, %d in trailer", ErrCorruptStore, n, records)
 	}
-	if uint64(records) > uint64(len(d.b)) {
+	if uint64(records)*minRecordBytes > uint64(len(d.b)) {
 		return fmt.Errorf("%w: record count", ErrCorruptStore)
 	}
-	nstrs := uint64(len(s.strs))
+	nstrs := uint64(len(s.strEnd))
 	list := func() span {
 		n := d.uvarint()
 		if n > uint64(len(d.b)) {
@@ -400,6 +463,9 @@ func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
 			return d.err
 		}
 	}
+	if d.err != nil {
+		return d.err
+	}
 	if len(d.b) != 0 {
 		return fmt.Errorf("%w: %d trailing metadata bytes", ErrCorruptStore, len(d.b))
 	}
@@ -417,9 +483,18 @@ func (s *storeReader) strings(sp span) []string {
 	}
 	out := make([]string, sp.n)
 	for i, id := range s.lists[sp.start : sp.start+sp.n] {
-		out[i] = s.strs[id]
+		out[i] = s.str(id)
 	}
 	return out
+}
+
+// str returns interned string id (decodeMeta checked it is in range).
+func (s *storeReader) str(id uint32) string {
+	start := uint32(0)
+	if id > 0 {
+		start = s.strEnd[id-1]
+	}
+	return s.strData[start:s.strEnd[id]]
 }
 
 // meta returns record n's metadata. The caller owns the slices.
@@ -429,7 +504,7 @@ func (s *storeReader) meta(n uint32) (Meta, error) {
 	}
 	r := &s.recs[n]
 	m := Meta{
-		Path: s.strs[r.path], Anchor: s.strs[r.anchor], Heading: s.strs[r.heading], Title: s.strs[r.title],
+		Path: s.str(r.path), Anchor: s.str(r.anchor), Heading: s.str(r.heading), Title: s.str(r.title),
 		HeadingPath: s.strings(r.headingPath), Level: int(r.level), Line: int(r.line),
 		Part: int(r.part), Parts: int(r.parts), Tokens: int(r.tokens),
 		Topics: s.strings(r.topics), Langs: s.strings(r.langs),
@@ -472,12 +547,12 @@ func (s *storeReader) block(b uint32) ([]byte, error) {
 	}
 	e := s.blocks[b]
 	z := make([]byte, e.length)
-	if _, err := s.f.ReadAt(z, int64(e.offset)); err != nil {
-		return nil, fmt.Errorf("%w: block %d: %v", ErrCorruptStore, b, err)
+	if err := readAt(s.f, z, e.offset, fmt.Sprintf("block %d", b)); err != nil {
+		return nil, err
 	}
-	data, err := io.ReadAll(io.LimitReader(flate.NewReader(bytes.NewReader(z)), maxMetaBytes))
+	data, err := inflate(z, maxBlockBytes)
 	if err != nil {
-		return nil, fmt.Errorf("%w: block %d: %v", ErrCorruptStore, b, err)
+		return nil, fmt.Errorf("%w: block %d: %w", ErrCorruptStore, b, err)
 	}
 	s.cache.put(s, b, data)
 	return data, nil
@@ -488,7 +563,7 @@ func (s *storeReader) block(b uint32) ([]byte, error) {
 func (s *storeReader) recordsIn(path string) []uint32 {
 	var out []uint32
 	for i := range s.recs {
-		if s.strs[s.recs[i].path] == path {
+		if s.str(s.recs[i].path) == path {
 			out = append(out, uint32(i))
 		}
 	}

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func writeStore(t *testing.T, n int, emptyTexts bool) (string, []*record) {
+func writeStore(t testing.TB, n int, emptyTexts bool) (string, []*record) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), storeFile)
 	w, err := newStoreWriter(p)

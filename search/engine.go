@@ -57,8 +57,11 @@ type Engine struct {
 	opts  Options
 
 	state    atomic.Pointer[state]
-	reloadMu sync.Mutex // serializes loads
+	reloadMu sync.Mutex // serializes loads, and Close with them
 	lastErr  atomic.Pointer[string]
+	// closed is set, under reloadMu, by Close: no state is loaded after.
+	closed atomic.Bool
+	quit   chan struct{} // closed by Close, to end Watch
 
 	answerHits, answerMisses atomic.Int64
 
@@ -80,7 +83,7 @@ func OpenWith(dir string, opts Options) (*Engine, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Engine{dir: dir, log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1)}
+	e := &Engine{dir: dir, log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
 	if _, err := e.reload(false); err != nil {
 		if !opts.AllowEmpty {
 			return nil, err
@@ -98,16 +101,24 @@ func OpenWith(dir string, opts Options) (*Engine, error) {
 	return e, nil
 }
 
-// Close stops background work and closes every index once the requests
-// using it end.
+// Close stops background work and Watch, and closes every index once the
+// requests using it end. Afterwards the engine loads nothing: calls fail
+// with ErrClosed. Closing twice is harmless.
 func (e *Engine) Close() error {
+	e.reloadMu.Lock()
+	if e.closed.Load() {
+		e.reloadMu.Unlock()
+		return nil
+	}
+	e.closed.Store(true)
+	close(e.quit)
+	old := e.state.Swap(emptyState())
+	e.reloadMu.Unlock()
 	if e.stop != nil {
 		e.stop()
 	}
 	e.done.Wait()
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	if old := e.state.Swap(emptyState()); old != nil {
+	if old != nil {
 		old.retire()
 	}
 	return nil
@@ -125,7 +136,13 @@ type Refused struct {
 	Library string `json:"library"`
 	Version string `json:"version"`
 	Path    string `json:"path"`
-	Reason  string `json:"reason"`
+	// Reason says why for people, with paths relative to the version
+	// directory.
+	Reason string `json:"reason"`
+	// Cause is the error behind Reason, for errors.Is (it wraps
+	// artifacts.ErrChecksum, ErrMissing, ErrFormatVersion, ErrCorrupt or
+	// index.ErrCorruptStore for damaged artifacts).
+	Cause error `json:"-"`
 }
 
 // Status describes what the engine serves, for readiness checks and metrics.
@@ -162,7 +179,7 @@ func (e *Engine) Status() Status {
 	for _, path := range st.paths {
 		sl := st.slots[path]
 		if err := sl.refusal(); err != nil && !st.isRefused(path) {
-			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: err.Error()})
+			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
 		}
 		if sl.isOpen() {
 			s.Open++
@@ -176,21 +193,24 @@ func (e *Engine) Status() Status {
 }
 
 // Reload reads the catalog again now, even if catalog.json looks
-// unchanged (SIGHUP). On error the previous catalog stays served.
+// unchanged (SIGHUP). On error the previous catalog stays served. After
+// Close it is ErrClosed.
 func (e *Engine) Reload(ctx context.Context) error {
 	_, err := e.reload(true)
 	return err
 }
 
-// Watch polls catalog.json every interval until ctx ends and loads it when
-// it changes (a build replaced it). Errors are logged and the previous
-// catalog stays served.
+// Watch polls catalog.json every interval until ctx ends or the engine
+// closes, and loads it when it changes (a build replaced it). Errors are
+// logged and the previous catalog stays served.
 func (e *Engine) Watch(ctx context.Context, interval time.Duration) {
 	t := time.NewTicker(interval)
 	defer t.Stop()
 	for {
 		select {
 		case <-ctx.Done():
+			return
+		case <-e.quit:
 			return
 		case <-t.C:
 			e.reload(false)
@@ -204,9 +224,30 @@ func (e *Engine) Watch(ctx context.Context, interval time.Duration) {
 func (e *Engine) reload(force bool) (bool, error) {
 	e.reloadMu.Lock()
 	defer e.reloadMu.Unlock()
+	return e.reloadLocked(force)
+}
+
+// reloadSince loads the catalog again unless it was loaded since the state
+// of generation gen, so that requests which all found the same state out
+// of date cause one load, not one each.
+func (e *Engine) reloadSince(gen int64) error {
+	e.reloadMu.Lock()
+	defer e.reloadMu.Unlock()
+	if e.state.Load().generation != gen {
+		return nil
+	}
+	_, err := e.reloadLocked(true)
+	return err
+}
+
+// reloadLocked is reload with e.reloadMu held.
+func (e *Engine) reloadLocked(force bool) (bool, error) {
+	if e.closed.Load() {
+		return false, ErrClosed
+	}
 	prev := e.state.Load()
 	id, err := statCatalog(e.dir)
-	if err == nil && !force && prev != nil && prev.ready && id == prev.id {
+	if err == nil && !force && prev != nil && prev.ready && id == prev.id && !prev.retry {
 		return false, nil
 	}
 	if err != nil {
@@ -286,21 +327,37 @@ const maxStaleRetries = 3
 // with runs fn on the current state. When fn finds a version directory
 // replaced on disk since the state was loaded (a build published between
 // two polls), the catalog is reloaded and fn runs again on the new state,
-// so a publish never fails a request.
+// so a publish never fails a request. Requests that found the same state
+// out of date share one reload. After Close, with fails with ErrClosed.
 func (e *Engine) with(fn func(*state) error) error {
 	for i := 0; ; i++ {
+		if e.closed.Load() {
+			return ErrClosed
+		}
 		st := e.acquire()
 		if !st.ready {
 			st.release()
+			if e.closed.Load() {
+				return ErrClosed
+			}
 			return ErrNotReady
 		}
 		err := fn(st)
+		gen, outdated := st.generation, st.outdated.Load()
 		st.release()
+		if outdated {
+			// A version of the catalog served was refused: load one
+			// without it.
+			e.reloadSince(gen)
+		}
 		if !errors.Is(err, errStale) || i == maxStaleRetries {
 			return err
 		}
 		e.log.Info("version republished under a request; reloading", "err", err)
-		if _, rerr := e.reload(true); rerr != nil {
+		if rerr := e.reloadSince(gen); rerr != nil {
+			if errors.Is(rerr, ErrClosed) {
+				return ErrClosed
+			}
 			return err
 		}
 	}
@@ -329,7 +386,9 @@ func (e *Engine) verifyLoop(ctx context.Context) {
 				break
 			}
 			sl := st.slots[path]
-			if err := sl.verify(); err != nil && !errors.Is(err, errStale) {
+			// Only a new refusal changes the catalog: a failure that may
+			// pass is left for the request that next opens the version.
+			if err := sl.verify(); err != nil && sl.refusal() != nil && !st.isRefused(path) {
 				refusedNow = true
 			}
 		}
@@ -350,7 +409,9 @@ type Resolved struct {
 // Resolve finds the library version an agent's id names. An id without a
 // version gets the library's latest; an explicit version that is not built
 // is a *VersionError, never replaced by another. A bare name ("fastapi")
-// matches a library's project name, title or alias.
+// matches a library's project name, title or alias. The Resolved's
+// pointers point into the served catalog, which is immutable and shared
+// by every request: callers must not modify what they point to.
 func (e *Engine) Resolve(id string) (*Resolved, error) {
 	var r *Resolved
 	err := e.with(func(st *state) (err error) {
@@ -362,18 +423,22 @@ func (e *Engine) Resolve(id string) (*Resolved, error) {
 
 // Topics returns the topic tree of the library version id names (the
 // latest when id has no version). The tree is shared: callers must not
-// modify it.
+// modify it. It reads topics.json only (verified against the manifest, and
+// kept from the catalog load for latest versions): the version's index is
+// not opened.
 func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
 	var r *Resolved
 	var tree *topics.Tree
 	err := e.with(func(st *state) error {
-		var v *version
+		var sl *slot
 		var err error
-		r, v, err = st.open(id)
-		if err == nil {
-			tree = v.tree
+		if r, sl, err = st.resolve(id); err != nil {
+			return err
 		}
-		return err
+		if tree, err = sl.topics(); err != nil {
+			return st.unavailable(r, sl, err)
+		}
+		return nil
 	})
 	return r, tree, err
 }

@@ -10,7 +10,6 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
-	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -96,6 +95,29 @@ func TestResolve(t *testing.T) {
 	}
 }
 
+// TestTopicsDoesNotOpenTheIndex checks that a topic tree is read without
+// opening (and checksumming) the version's whole index.
+func TestTopicsDoesNotOpenTheIndex(t *testing.T) {
+	e := buildFixtures(t)
+	for _, id := range []string{"/acme/widgets", "/acme/widgets@v1.0.0", "/acme/cli"} {
+		t.Run(id, func(t *testing.T) {
+			r, tree, err := e.Topics(context.Background(), id)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(tree.Slugs()) == 0 || r.Library == nil || r.Version == nil {
+				t.Errorf("topics of %s: %+v, %+v", id, r, tree)
+			}
+			if open := e.Status().Open; open != 0 {
+				t.Errorf("%d indexes open after Topics, want 0", open)
+			}
+		})
+	}
+	if _, _, err := e.Topics(context.Background(), "/acme/widgets@v9"); !errors.Is(err, ErrVersionNotFound) {
+		t.Errorf("topics of a version never built: %v, want ErrVersionNotFound", err)
+	}
+}
+
 func TestSearchVersionsAreExact(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
@@ -137,7 +159,7 @@ func TestSearchTopics(t *testing.T) {
 	if !errors.As(err, &te) || !errors.Is(err, ErrTopicNotFound) || !strings.Contains(err.Error(), "getting-started") {
 		t.Errorf("unknown topic error = %v, want ErrTopicNotFound listing the topics", err)
 	}
-	if _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "<relevant topic>"}); !errors.Is(err, index.ErrEmptyQuery) {
+	if _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "<relevant topic>"}); !errors.Is(err, ErrEmptyQuery) {
 		t.Errorf("placeholder query error = %v, want ErrEmptyQuery", err)
 	}
 	// A question keeps its slashes and hyphens.
@@ -205,45 +227,49 @@ func TestWithoutLibraryName(t *testing.T) {
 	}
 }
 
-func TestPath(t *testing.T) {
+// TestDocsPath reads documents and folders by path.
+func TestDocsPath(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
-	l, err := e.Path(ctx, "/acme/widgets", "./docs//guides/data-sources.md")
+	read := func(library, p string) (*Answer, error) {
+		return e.Docs(ctx, DocsRequest{Library: library, Path: p, Tokens: MaxTokens})
+	}
+	a, err := read("/acme/widgets", "./docs//guides/data-sources.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	var anchors []string
-	for _, s := range l.Sections {
+	for _, s := range a.Sections {
 		anchors = append(anchors, s.Anchor)
 		if s.Text == "" {
-			t.Errorf("%s has no text", s.ID)
+			t.Errorf("%s#%s has no text", s.Path, s.Anchor)
 		}
 	}
-	if l.Title != "Data sources" || strings.Join(anchors, ",") != "data-sources,polling,example,streaming,example-1,error-handling" {
-		t.Errorf("document %q sections %v, want all six in document order", l.Title, anchors)
+	if a.Kind != KindDocument || a.Pages != 1 || a.Title != "Data sources" || strings.Join(anchors, ",") != "data-sources,polling,example,streaming,example-1,error-handling" {
+		t.Errorf("%s %q of %d pages, sections %v; want the document whole, all six sections in document order", a.Kind, a.Title, a.Pages, anchors)
 	}
-	l, err = e.Path(ctx, "/acme/widgets", "docs/getting-started")
-	if err != nil || len(l.Documents) != 2 || l.Sections != nil {
-		t.Fatalf("folder = %+v, %v; want two documents", l, err)
+	a, err = read("/acme/widgets", "docs/getting-started")
+	if err != nil || a.Kind != KindFolder || len(a.Documents) != 2 || len(a.Sections) != 0 {
+		t.Fatalf("folder = %+v, %v; want two documents", a, err)
 	}
-	if l, err := e.Path(ctx, "/acme/widgets@v1.0.0", ""); err != nil || len(l.Documents) != 6 {
-		t.Errorf("root listing = %+v, %v; want every document of v1.0.0", l, err)
+	if a, err := read("/acme/widgets@v1.0.0", "."); err != nil || a.Kind != KindFolder || len(a.Documents) != 6 {
+		t.Errorf("root listing = %+v, %v; want every document of v1.0.0", a, err)
 	}
 	for _, bad := range []string{"../secrets.md", "/etc/passwd", "docs/../../x.md", `docs\a.md`, "docs/\x00.md", "C:/x.md"} {
-		if _, err := e.Path(ctx, "/acme/widgets", bad); !errors.Is(err, ErrInvalidPath) {
-			t.Errorf("Path(%q) error = %v, want ErrInvalidPath", bad, err)
+		if _, err := read("/acme/widgets", bad); !errors.Is(err, ErrInvalidPath) {
+			t.Errorf("path %q: error %v, want ErrInvalidPath", bad, err)
 		}
 	}
-	_, err = e.Path(ctx, "/acme/widgets", "docs/data-sources.md")
+	_, err = read("/acme/widgets", "docs/data-sources.md")
 	var de *DocumentError
 	if !errors.As(err, &de) || !errors.Is(err, ErrDocumentNotFound) || len(de.Closest) == 0 || de.Closest[0] != "docs/guides/data-sources.md" {
 		t.Errorf("missing document error = %v, want a suggestion of docs/guides/data-sources.md", err)
 	}
 }
 
-// TestPathReturnsEveryChunk reads back a document whose one section is
-// split into far more chunks than its outline suggests.
-func TestPathReturnsEveryChunk(t *testing.T) {
+// TestDocsPathReturnsEveryChunk reads back, page by page, a document whose
+// one section is split into far more chunks than its outline suggests.
+func TestDocsPathReturnsEveryChunk(t *testing.T) {
 	r := gittest.New(t, "main")
 	var big strings.Builder
 	big.WriteString("# Huge\n\n## Everything\n\n")
@@ -265,17 +291,22 @@ func TestPathReturnsEveryChunk(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	l, err := e.Path(context.Background(), "/acme/huge", "huge.md")
-	if err != nil {
-		t.Fatal(err)
-	}
-	text := ""
-	for _, s := range l.Sections {
-		text += s.Text
+	var text strings.Builder
+	sections, pages := 0, 1
+	for page := 1; page <= pages; page++ {
+		a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/huge", Path: "huge.md", Tokens: MaxTokens, Page: page})
+		if err != nil {
+			t.Fatal(err)
+		}
+		pages = a.Pages
+		for _, s := range a.Sections {
+			text.WriteString(s.Text + "\n")
+			sections++
+		}
 	}
 	for _, want := range []string{"Paragraph 0.", "Paragraph 75.", "Paragraph 149."} {
-		if !strings.Contains(text, want) {
-			t.Errorf("%d sections returned; %q missing", len(l.Sections), want)
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("%d sections returned on %d pages; %q missing", sections, pages, want)
 		}
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"errors"
 	"fmt"
 	"strings"
+
+	"github.com/codex7/codex7/index"
 )
 
 // Errors callers branch on (errors.Is); the errors returned also say what
@@ -33,6 +35,12 @@ var (
 	// ErrNotReady means the engine has no catalog yet (the artifact
 	// directory is empty or still being published).
 	ErrNotReady = errors.New("no artifacts loaded yet")
+	// ErrClosed means the engine was closed: it serves and loads nothing.
+	ErrClosed = errors.New("search engine closed")
+	// ErrEmptyQuery means a search had neither query text nor topics to go
+	// on (or only a placeholder such as "<relevant topic>"). It is
+	// index.ErrEmptyQuery, so that callers need not import index.
+	ErrEmptyQuery = index.ErrEmptyQuery
 )
 
 // LibraryError is ErrLibraryNotFound with the closest ids that exist.
@@ -51,14 +59,21 @@ func (e *LibraryError) Error() string {
 
 func (e *LibraryError) Unwrap() error { return ErrLibraryNotFound }
 
-// VersionError is ErrVersionNotFound (or, with Reason set,
+// VersionError is ErrVersionNotFound (or, with Cause set,
 // ErrVersionUnavailable) with the versions that can be served.
 type VersionError struct {
 	Library, Version string
 	Available        []string
-	// Reason says why a built version was refused; empty when the version
-	// was never built.
+	// Reason says, for people, why a built version is not served. Paths in
+	// it are relative to the version directory: no server path reaches an
+	// agent. Empty when the version was never built.
 	Reason string
+	// Cause is the error behind Reason, for errors.Is: it wraps
+	// artifacts.ErrChecksum, ErrMissing, ErrFormatVersion, ErrCorrupt or
+	// index.ErrCorruptStore when the version is refused for damage, or an
+	// operating system error when it could not be opened this time (the
+	// next request tries again). nil when the version was never built.
+	Cause error
 }
 
 func (e *VersionError) Error() string {
@@ -66,18 +81,29 @@ func (e *VersionError) Error() string {
 	if avail == "" {
 		avail = "none"
 	}
-	if e.Reason != "" {
-		return fmt.Sprintf("%s: %s@%s is not served (%s); versions served: %s", ErrVersionUnavailable, e.Library, e.Version, e.Reason, avail)
+	if e.unavailable() {
+		why := e.Reason
+		if why == "" {
+			why = e.Cause.Error()
+		}
+		return fmt.Sprintf("%s: %s@%s is not served (%s); versions served: %s", ErrVersionUnavailable, e.Library, e.Version, why, avail)
 	}
 	return fmt.Sprintf("%s: %s has no version %q; built versions: %s", ErrVersionNotFound, e.Library, e.Version, avail)
 }
 
-func (e *VersionError) Unwrap() error {
-	if e.Reason != "" {
-		return ErrVersionUnavailable
+// Unwrap returns ErrVersionUnavailable and the cause for a version built
+// but not served, ErrVersionNotFound for one never built.
+func (e *VersionError) Unwrap() []error {
+	switch {
+	case e.Cause != nil:
+		return []error{ErrVersionUnavailable, e.Cause}
+	case e.Reason != "":
+		return []error{ErrVersionUnavailable}
 	}
-	return ErrVersionNotFound
+	return []error{ErrVersionNotFound}
 }
+
+func (e *VersionError) unavailable() bool { return e.Cause != nil || e.Reason != "" }
 
 // TopicError is ErrTopicNotFound with the topics that exist.
 type TopicError struct {

@@ -446,8 +446,11 @@ func dedupeTerms(terms []string) []string {
 // the org, then partial name matches, then libraries whose description or
 // topics have the words; BM25 orders each group and the question breaks
 // ties.
+//
+// It reads one catalog's index once and does no I/O, so it needs no
+// reference on the state; after Close it finds nothing.
 func (e *Engine) Libraries(ctx context.Context, name, query string, max int) []LibraryMatch {
-	return e.libraryIndex().search(name, query, max)
+	return e.state.Load().libs.search(name, query, max)
 }
 
 // byName returns the one library a bare name names in any spelling
@@ -459,6 +462,3 @@ func (x *libraryIndex) byName(name string) *artifacts.CatalogLib {
 	}
 	return m[0].Library
 }
-
-// libraryIndex returns the index of the catalog served now.
-func (e *Engine) libraryIndex() *libraryIndex { return e.state.Load().libs }

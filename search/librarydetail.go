@@ -175,22 +175,33 @@ type FolderInfo struct {
 // above. An invalid detail is an error wrapping ErrInvalidDetail; no match
 // is not an error. Documents are read from the artifacts of each match's
 // latest version (opening it on first use); a version that cannot be read
-// leaves its match without documents and says why in Problem. It is safe
-// for concurrent use.
+// leaves its match without documents and says why in Problem. The matches
+// and their documents all come from one catalog, even if another is loaded
+// meanwhile. It is safe for concurrent use.
 func (e *Engine) FindLibraries(ctx context.Context, req LibraryRequest) (*LibraryResult, error) {
 	detail, err := ParseDetail(req.Detail)
 	if err != nil {
 		return nil, err
 	}
-	docsOf := func(id string) ([]artifacts.DocumentInfo, error) {
-		_, docs, err := e.Documents(ctx, id)
-		return docs, err
-	}
-	return e.libraryIndex().find(ctx, req, detail, docsOf)
+	var res *LibraryResult
+	err = e.with(func(st *state) error {
+		docsOf := func(id string) ([]artifacts.DocumentInfo, error) {
+			_, v, err := st.open(id)
+			if err != nil {
+				return nil, err
+			}
+			return v.documents()
+		}
+		res, err = st.libs.find(ctx, req, detail, docsOf)
+		return err
+	})
+	return res, err
 }
 
 // find is FindLibraries over x, reading documents through docsOf, so
-// that tests can give a synthetic catalog.
+// that tests can give a synthetic catalog. A docsOf error wrapping
+// errStale ends find with it, for the caller to retry on a fresh catalog;
+// other errors become the match's Problem.
 func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Detail, docsOf func(id string) ([]artifacts.DocumentInfo, error)) (*LibraryResult, error) {
 	res := &LibraryResult{Detail: detail, Matches: []LibraryInfo{}}
 	topicBudget, docBudget := TopicsBudget, DocumentsBudget
@@ -220,6 +231,9 @@ func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Deta
 			info.DocsLeftOut = info.Documents // not worth opening the version
 		default:
 			docs, err := docsOf(m.Library.ID)
+			if errors.Is(err, errStale) {
+				return nil, err
+			}
 			if err != nil {
 				info.Problem = strings.TrimPrefix(info.Problem+"; ", "; ") + fmt.Sprintf("documents unavailable: %v", err)
 				break

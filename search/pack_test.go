@@ -266,9 +266,9 @@ func TestDocsPaths(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
 	const doc = "docs/guides/data-sources.md"
-	whole, err := e.Path(ctx, "/acme/widgets", doc)
-	if err != nil {
-		t.Fatal(err)
+	whole, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: MaxTokens})
+	if err != nil || whole.Pages != 1 {
+		t.Fatalf("the whole document: %+v, %v", whole, err)
 	}
 	var want []string
 	for _, s := range whole.Sections {

@@ -2,6 +2,9 @@ package search
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -14,6 +17,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -250,6 +254,15 @@ func TestRefusedVersionsAndTheRest(t *testing.T) {
 			data, _ := os.ReadFile(p)
 			os.WriteFile(p, []byte(strings.Replace(string(data), fmt.Sprintf(`"format_version": %d`, artifacts.FormatVersion), `"format_version": 99`, 1)), 0o644)
 		}, artifacts.ErrFormatVersion},
+		// Damage the checksums cannot see (the manifest was rewritten to
+		// match) is found opening the index.
+		{"a damaged store whose checksum matches", func(dir string) {
+			p := filepath.Join(dir, "index", "sections.bin")
+			data, _ := os.ReadFile(p)
+			data[len(data)-1] ^= 0xff // the trailer's magic
+			os.WriteFile(p, data, 0o644)
+			setChecksum(t, dir, "index/sections.bin", data)
+		}, index.ErrCorruptStore},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -266,16 +279,22 @@ func TestRefusedVersionsAndTheRest(t *testing.T) {
 				t.Fatalf("the sound library: %v, %+v", err, a)
 			}
 			_, err = e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition"})
-			if !errors.Is(err, ErrVersionUnavailable) && !errors.Is(err, ErrLibraryNotFound) {
-				t.Fatalf("the damaged library: %v, want ErrVersionUnavailable", err)
+			if !errors.Is(err, ErrVersionUnavailable) || !errors.Is(err, tt.reason) {
+				t.Fatalf("the damaged library: %v, want ErrVersionUnavailable and %v", err, tt.reason)
+			}
+			if strings.Contains(err.Error(), s.out) {
+				t.Errorf("the error names a server path: %v", err)
 			}
 			deadline := time.Now().Add(10 * time.Second)
 			for {
 				st := e.Status()
 				if len(st.Refused) == 1 && st.Libraries == 1 {
 					r := st.Refused[0]
-					if r.Library != "/acme/site" || r.Version != "main" || r.Reason == "" {
-						t.Errorf("refused %+v", r)
+					if r.Library != "/acme/site" || r.Version != "main" || r.Reason == "" || !errors.Is(r.Cause, tt.reason) {
+						t.Errorf("refused %+v, want /acme/site@main because of %v", r, tt.reason)
+					}
+					if strings.Contains(r.Reason, s.out) {
+						t.Errorf("reason %q names a server path", r.Reason)
 					}
 					break
 				}
@@ -288,6 +307,29 @@ func TestRefusedVersionsAndTheRest(t *testing.T) {
 				t.Error("the refused library is still in the catalog served")
 			}
 		})
+	}
+}
+
+// setChecksum records data as the checksum of the file name in the
+// manifest of the version directory dir.
+func setChecksum(t *testing.T, dir, name string, data []byte) {
+	t.Helper()
+	p := filepath.Join(dir, artifacts.ManifestFile)
+	raw, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(raw, &m); err != nil {
+		t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	m["files"].(map[string]any)[name] = hex.EncodeToString(sum[:])
+	if raw, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(p, raw, 0o644); err != nil {
+		t.Fatal(err)
 	}
 }
 

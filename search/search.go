@@ -110,7 +110,7 @@ func (st *state) prepare(library, query string, topicList []string, mode string)
 	}
 	text := prepareQuery(query, r.Library)
 	if text == "" && len(slugs) == 0 {
-		return nil, nil, nil, index.ErrEmptyQuery
+		return nil, nil, nil, ErrEmptyQuery
 	}
 	return &prepared{Query: index.Query{Text: text, Topics: slugs, Kind: mode}, capped: capped}, r, v, nil
 }

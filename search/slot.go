@@ -11,8 +11,10 @@ import (
 	"path/filepath"
 	"slices"
 	"sort"
+	"strings"
 	"sync"
 	"sync/atomic"
+	"syscall"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
@@ -24,9 +26,15 @@ import (
 var errStale = errors.New("version directory republished since the catalog was loaded")
 
 // slot is one library version directory as one manifest describes it. It
-// verifies and opens lazily, once; a failure to verify is sticky (the
-// version is refused) while a failure to open is retried by the next
-// request. States share a slot while its manifest is unchanged.
+// verifies and opens lazily, once. Only damage is sticky: a file missing at
+// verification, a checksum mismatch, an unknown format or a corrupt file
+// refuses the version for as long as its manifest is unchanged. Any other
+// failure (too many open files, an I/O error, a file briefly away after it
+// was verified) is returned to the request that met it, and the next
+// request tries again. States share a slot while its manifest is unchanged.
+//
+// Nothing that hashes or opens files holds a lock that Status needs: the
+// refusal and the opened flag are atomics.
 type slot struct {
 	key              string // path and manifest checksum
 	dir              string
@@ -35,13 +43,27 @@ type slot struct {
 	manifest         *artifacts.Manifest
 	users            atomic.Int32 // states holding the slot
 
-	mu       sync.Mutex
-	tree     *topics.Tree
-	verified map[string]bool // files checked against the manifest
-	err      error           // why the version is refused, sticky
-	v        *version
-	closed   bool
-	opened   atomic.Bool
+	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
+	opened  atomic.Bool
+	tree    atomic.Pointer[topics.Tree]
+
+	// vmu guards the verification record; it is never held while hashing.
+	vmu         sync.Mutex
+	verified    map[string]bool // files that matched the manifest
+	verifiedAll bool
+	verifying   *flight // the checksum pass under way, or nil
+
+	// mu serializes opening and closing the index.
+	mu     sync.Mutex
+	v      *version
+	closed bool
+}
+
+// flight is one checksum pass of a slot; requests that need it meanwhile
+// wait for its result instead of hashing the same files again.
+type flight struct {
+	done chan struct{}
+	err  error // set before done is closed
 }
 
 // version is one opened library version.
@@ -55,39 +77,46 @@ type version struct {
 	dir      string
 	docsSum  string      // its sha256, from the manifest
 	stale    func() bool // whether the directory was republished since
-	docsOnce sync.Once
+	docsMu   sync.Mutex
+	docsRead bool
 	docs     []artifacts.DocumentInfo // sorted by path
-	docsErr  error
+	docsErr  error                    // a lasting failure to read them
 }
 
 // documents returns the version's documents, sorted by path. They are
 // checked against the manifest as they are read: if the directory was
-// republished since the version opened, the error wraps errStale.
+// republished since the version opened, the error wraps errStale. A
+// damaged file fails every call; any other failure is retried by the next.
 func (v *version) documents() ([]artifacts.DocumentInfo, error) {
-	v.docsOnce.Do(func() {
-		data, err := os.ReadFile(filepath.Join(v.dir, artifacts.DocumentsFile))
-		if err == nil {
-			if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != v.docsSum {
-				err = fmt.Errorf("%s: %w", artifacts.DocumentsFile, artifacts.ErrChecksum)
-			}
+	v.docsMu.Lock()
+	defer v.docsMu.Unlock()
+	if v.docsRead || v.docsErr != nil {
+		return v.docs, v.docsErr
+	}
+	data, err := os.ReadFile(filepath.Join(v.dir, artifacts.DocumentsFile))
+	if err == nil {
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != v.docsSum {
+			err = fmt.Errorf("%s: %w", artifacts.DocumentsFile, artifacts.ErrChecksum)
 		}
-		if err != nil {
-			if v.stale() {
-				err = fmt.Errorf("%w: %v", errStale, err)
-			}
-			v.docsErr = err
-			return
-		}
+	}
+	if err == nil {
 		var d artifacts.Documents
-		if err := json.Unmarshal(data, &d); err != nil {
-			v.docsErr = fmt.Errorf("%s: %w: %v", artifacts.DocumentsFile, artifacts.ErrCorrupt, err)
-			return
+		if jerr := json.Unmarshal(data, &d); jerr != nil {
+			err = fmt.Errorf("%s: %w: %v", artifacts.DocumentsFile, artifacts.ErrCorrupt, jerr)
+		} else {
+			sort.Slice(d.Documents, func(i, j int) bool { return d.Documents[i].Path < d.Documents[j].Path })
+			internDocuments(d.Documents)
+			v.docs, v.docsRead = d.Documents, true
+			return v.docs, nil
 		}
-		sort.Slice(d.Documents, func(i, j int) bool { return d.Documents[i].Path < d.Documents[j].Path })
-		internDocuments(d.Documents)
-		v.docs = d.Documents
-	})
-	return v.docs, v.docsErr
+	}
+	if v.stale() {
+		return nil, fmt.Errorf("%w: %v", errStale, err)
+	}
+	if permanent(err, false) {
+		v.docsErr = err
+	}
+	return nil, err
 }
 
 // readManifest reads dir's manifest and returns it with the sha256 of its
@@ -116,12 +145,25 @@ func readManifest(dir string) (*artifacts.Manifest, string, error) {
 	return &m, hex.EncodeToString(sum[:]), nil
 }
 
+// manifestSum returns the sha256 of dir's manifest.json as it is now.
+func manifestSum(dir string) (string, error) {
+	data, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestFile))
+	if err != nil {
+		return "", err
+	}
+	sum := sha256.Sum256(data)
+	return hex.EncodeToString(sum[:]), nil
+}
+
 // checkFilesPresent is the cheap check done at load: every file the
-// manifest lists exists.
+// manifest lists exists. A file that could not be looked at (EIO…) is
+// the operating system's error, not artifacts.ErrMissing.
 func checkFilesPresent(dir string, m *artifacts.Manifest) error {
 	for _, name := range sortedFiles(m) {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); err != nil {
+		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); errors.Is(err, os.ErrNotExist) {
 			return fmt.Errorf("%s: %w", name, artifacts.ErrMissing)
+		} else if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
 		}
 	}
 	return nil
@@ -136,70 +178,166 @@ func sortedFiles(m *artifacts.Manifest) []string {
 	return names
 }
 
-// refusal returns why the slot is refused, or nil.
+// permanent reports whether err means the version's artifacts are damaged,
+// so that trying again cannot help: a checksum mismatch, an unknown format,
+// a corrupt file or store, or (when verifying is set, that is when the
+// manifest's files are being checked) a file missing. A failure of the
+// operating system (EMFILE, EIO, ENOENT on a file that passed verification)
+// is not, even when a reader reports it as corruption.
+func permanent(err error, verifying bool) bool {
+	switch {
+	case transient(err):
+		return false
+	case errors.Is(err, artifacts.ErrMissing):
+		return verifying
+	}
+	return errors.Is(err, artifacts.ErrChecksum) || errors.Is(err, artifacts.ErrFormatVersion) ||
+		errors.Is(err, artifacts.ErrCorrupt) || errors.Is(err, index.ErrCorruptStore)
+}
+
+// transient reports whether err is a failure of the operating system
+// (EMFILE, EIO, ENOENT…) rather than a fault of the artifacts, so that the
+// same operation may succeed later.
+func transient(err error) bool {
+	var errno syscall.Errno
+	return errors.As(err, &errno)
+}
+
+// refusal returns why the slot is refused, or nil. It takes no lock.
 func (sl *slot) refusal() error {
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	return sl.err
-}
-
-func (sl *slot) isOpen() bool { return sl.opened.Load() }
-
-// topics returns the version's topic tree, verifying topics.json first.
-func (sl *slot) topics() (*topics.Tree, error) {
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	if sl.err != nil {
-		return nil, sl.err
-	}
-	if sl.tree != nil {
-		return sl.tree, nil
-	}
-	if err := sl.verifyFile(artifacts.TopicsFile); err != nil {
-		return nil, sl.fail(err)
-	}
-	tree, err := artifacts.ReadTopics(sl.dir)
-	if err != nil {
-		return nil, sl.fail(err)
-	}
-	sl.tree = tree
-	return tree, nil
-}
-
-// verify checksums every file of the version once.
-func (sl *slot) verify() error {
-	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	return sl.verifyLocked()
-}
-
-func (sl *slot) verifyLocked() error {
-	if sl.err != nil {
-		return sl.err
-	}
-	for _, name := range sortedFiles(sl.manifest) {
-		if err := sl.verifyFile(name); err != nil {
-			return sl.fail(err)
-		}
+	if p := sl.refused.Load(); p != nil {
+		return *p
 	}
 	return nil
 }
 
-// fail records err as the slot's refusal, unless the directory was
-// republished (then the new build deserves its own check). sl.mu is held.
-func (sl *slot) fail(err error) error {
-	if _, sum, merr := readManifest(sl.dir); merr == nil && sum != sl.sum {
+func (sl *slot) isOpen() bool { return sl.opened.Load() }
+
+// fail returns err met using the slot's files, and records it as the
+// slot's refusal when it is permanent (see permanent). If the directory
+// was republished meanwhile, the error wraps errStale instead and nothing
+// is recorded: the new build deserves its own check.
+func (sl *slot) fail(err error, verifying bool) error {
+	if sum, merr := manifestSum(sl.dir); merr == nil && sum != sl.sum {
 		return fmt.Errorf("%w: %v", errStale, err)
 	}
-	sl.err = err
+	if permanent(err, verifying) {
+		sl.refused.CompareAndSwap(nil, &err)
+		return sl.refusal()
+	}
 	return err
 }
 
-// verifyFile checks one file against the manifest; sl.mu is held.
-func (sl *slot) verifyFile(name string) error {
-	if sl.verified[name] {
+// checkManifest reads the manifest again: errStale if it changed since the
+// slot was made (a build republished the directory), the read error if it
+// cannot be read now.
+func (sl *slot) checkManifest() error {
+	sum, err := manifestSum(sl.dir)
+	if err != nil {
+		return err
+	}
+	if sum != sl.sum {
+		return errStale
+	}
+	return nil
+}
+
+// topics returns the version's topic tree, verifying topics.json first.
+func (sl *slot) topics() (*topics.Tree, error) {
+	if err := sl.refusal(); err != nil {
+		return nil, err
+	}
+	if tree := sl.tree.Load(); tree != nil {
+		return tree, nil
+	}
+	if err := sl.verifyFile(artifacts.TopicsFile); err != nil {
+		return nil, err
+	}
+	tree, err := artifacts.ReadTopics(sl.dir)
+	if err != nil {
+		return nil, sl.fail(err, false)
+	}
+	sl.tree.CompareAndSwap(nil, tree)
+	return sl.tree.Load(), nil
+}
+
+// verify checksums every file of the version once. It is safe to call
+// concurrently: one caller hashes, the others wait for its result. No lock
+// is held while hashing.
+func (sl *slot) verify() error {
+	if err := sl.refusal(); err != nil {
+		return err
+	}
+	sl.vmu.Lock()
+	if sl.verifiedAll {
+		sl.vmu.Unlock()
 		return nil
 	}
+	if f := sl.verifying; f != nil {
+		sl.vmu.Unlock()
+		<-f.done
+		return f.err
+	}
+	f := &flight{done: make(chan struct{})}
+	sl.verifying = f
+	var todo []string
+	for _, name := range sortedFiles(sl.manifest) {
+		if !sl.verified[name] {
+			todo = append(todo, name)
+		}
+	}
+	sl.vmu.Unlock()
+
+	var err error
+	var ok []string
+	for _, name := range todo {
+		if err = sl.hashFile(name); err != nil {
+			err = sl.fail(err, true)
+			break
+		}
+		ok = append(ok, name)
+	}
+	sl.vmu.Lock()
+	sl.markVerified(ok...)
+	sl.verifiedAll = err == nil
+	sl.verifying = nil
+	sl.vmu.Unlock()
+	f.err = err
+	close(f.done)
+	return err
+}
+
+// verifyFile checksums one file of the version once.
+func (sl *slot) verifyFile(name string) error {
+	sl.vmu.Lock()
+	done := sl.verified[name]
+	sl.vmu.Unlock()
+	if done {
+		return nil
+	}
+	if err := sl.hashFile(name); err != nil {
+		return sl.fail(err, true)
+	}
+	sl.vmu.Lock()
+	sl.markVerified(name)
+	sl.vmu.Unlock()
+	return nil
+}
+
+// markVerified records files that matched the manifest; sl.vmu is held.
+func (sl *slot) markVerified(names ...string) {
+	if sl.verified == nil {
+		sl.verified = map[string]bool{}
+	}
+	for _, name := range names {
+		sl.verified[name] = true
+	}
+}
+
+// hashFile checks one file against the manifest, taking no lock. A file
+// not there is artifacts.ErrMissing, one that differs
+// artifacts.ErrChecksum; other errors are the operating system's.
+func (sl *slot) hashFile(name string) error {
 	f, err := os.Open(filepath.Join(sl.dir, filepath.FromSlash(name)))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -215,56 +353,60 @@ func (sl *slot) verifyFile(name string) error {
 	if got := hex.EncodeToString(h.Sum(nil)); got != sl.manifest.Files[name] {
 		return fmt.Errorf("%s: %w", name, artifacts.ErrChecksum)
 	}
-	if sl.verified == nil {
-		sl.verified = map[string]bool{}
-	}
-	sl.verified[name] = true
 	return nil
 }
 
-// open verifies and opens the version on first use. The manifest is read
-// again before and after opening: if the directory was republished in
-// between, nothing opened is kept and errStale says to retry on a fresh
-// state, so an answer never mixes two builds.
+// open verifies and opens the version on first use; concurrent callers
+// share one opening. The manifest is read again before and after opening:
+// if the directory was republished in between, nothing opened is kept and
+// errStale says to retry on a fresh state, so an answer never mixes two
+// builds. A failure that is not damage is returned without being recorded,
+// and the next call tries again.
 func (sl *slot) open(cache *index.Cache) (*version, error) {
 	sl.mu.Lock()
-	defer sl.mu.Unlock()
-	if sl.v != nil {
-		return sl.v, nil
-	}
-	if sl.closed {
+	v, closed := sl.v, sl.closed
+	sl.mu.Unlock()
+	switch {
+	case v != nil:
+		return v, nil
+	case closed:
 		return nil, errStale
 	}
-	if err := sl.verifyLocked(); err != nil {
+	if err := sl.verify(); err != nil {
 		return nil, err
 	}
-	if _, sum, err := readManifest(sl.dir); err != nil || sum != sl.sum {
+	tree, err := sl.topics()
+	if err != nil {
+		return nil, err
+	}
+	sl.mu.Lock()
+	defer sl.mu.Unlock()
+	switch {
+	case sl.v != nil:
+		return sl.v, nil
+	case sl.closed:
 		return nil, errStale
 	}
-	tree := sl.tree
-	if tree == nil {
-		var err error
-		if tree, err = artifacts.ReadTopics(sl.dir); err != nil {
-			return nil, sl.fail(err)
-		}
+	if err := sl.checkManifest(); err != nil {
+		return nil, err
 	}
 	reader, err := index.OpenCached(filepath.Join(sl.dir, artifacts.IndexDir), cache)
 	if err != nil {
-		return nil, sl.fail(err)
+		return nil, sl.fail(err, false)
 	}
-	if _, sum, err := readManifest(sl.dir); err != nil || sum != sl.sum {
+	if err := sl.checkManifest(); err != nil {
 		reader.Close()
-		return nil, errStale
+		return nil, err
 	}
-	v := &version{reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+	v = &version{reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
 		stale: func() bool {
-			_, sum, err := readManifest(sl.dir)
-			return err != nil || sum != sl.sum
+			sum, err := manifestSum(sl.dir)
+			return err == nil && sum != sl.sum
 		}}
 	for _, s := range tree.Slugs() {
 		v.slugs[s] = true
 	}
-	sl.tree, sl.v = tree, v
+	sl.v = v
 	sl.opened.Store(true)
 	return v, nil
 }
@@ -305,4 +447,15 @@ func internDocuments(docs []artifacts.DocumentInfo) {
 		d.Topics = slices.Clip(d.Topics)
 		d.Outline = slices.Clip(d.Outline)
 	}
+}
+
+// reason is err's message for people: the version directory dir is left
+// out of the paths in it, so that no server path reaches an agent.
+func reason(err error, dir string) string {
+	msg := err.Error()
+	if dir == "" {
+		return msg
+	}
+	msg = strings.ReplaceAll(msg, dir+string(filepath.Separator), "")
+	return strings.ReplaceAll(msg, dir, ".")
 }

@@ -32,10 +32,18 @@ type state struct {
 	answers    *answerCache // nil: no caching
 	loadedAt   time.Time
 	generation int64
+	// retry says a version was refused at load for a reason that may pass
+	// (too many open files, an I/O error): the next poll loads the catalog
+	// again even if catalog.json is unchanged.
+	retry bool
 
 	refs    atomic.Int64
 	retired atomic.Bool
 	cleanup sync.Once
+	// outdated says a request found a version of the catalog refused
+	// since the state was loaded: the catalog should be loaded again to
+	// leave it out.
+	outdated atomic.Bool
 }
 
 func emptyState() *state {
@@ -58,7 +66,7 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 	seen := map[string]bool{}
 	for _, l := range cat.Libraries {
 		if seen[strings.ToLower(l.ID)] {
-			st.refuse(l.ID, "", "", "listed twice in the catalog")
+			st.refuse(l.ID, "", "", errors.New("listed twice in the catalog"), "")
 			continue
 		}
 		seen[strings.ToLower(l.ID)] = true
@@ -67,7 +75,8 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 		for _, v := range l.Versions {
 			sl, err := st.slotFor(dir, &l, &v, prev)
 			if err != nil {
-				st.refuse(l.ID, v.Version, v.Path, err.Error())
+				st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
+				st.retry = st.retry || transient(err)
 				continue
 			}
 			// The manifest is the truth about what the directory holds: a
@@ -78,7 +87,8 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 				if tree, err := sl.topics(); err == nil {
 					trees[l.ID] = tree
 				} else {
-					st.refuse(l.ID, v.Version, v.Path, err.Error())
+					st.refuse(l.ID, v.Version, v.Path, err, sl.dir)
+					st.retry = st.retry || transient(err)
 					lib.Versions = lib.Versions[:len(lib.Versions)-1]
 				}
 			}
@@ -97,8 +107,10 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 	return st, nil
 }
 
-func (st *state) refuse(lib, version, path, reason string) {
-	st.refused = append(st.refused, Refused{Library: lib, Version: version, Path: path, Reason: reason})
+// refuse records a version refused at load because of err; vdir is its
+// directory, left out of the reason.
+func (st *state) refuse(lib, version, path string, err error, vdir string) {
+	st.refused = append(st.refused, Refused{Library: lib, Version: version, Path: path, Reason: reason(err, vdir), Cause: err})
 }
 
 func (st *state) isRefused(path string) bool {
@@ -111,7 +123,9 @@ func (st *state) isRefused(path string) bool {
 }
 
 // slotFor checks one catalog version against its manifest and returns its
-// slot, reused from prev when the manifest is unchanged.
+// slot, reused from prev when the manifest is unchanged. A reused slot
+// that was refused is kept in st (so that its refusal lasts until the
+// version is republished) and its refusal returned.
 func (st *state) slotFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *state) (*slot, error) {
 	rel := v.Path
 	if segs := strings.Split(rel, "/"); len(segs) != 3 || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") || strings.HasPrefix(rel, ".") {
@@ -131,10 +145,10 @@ func (st *state) slotFor(dir string, l *artifacts.CatalogLib, v *artifacts.Catal
 	key := rel + "\x00" + sum
 	if prev != nil {
 		if old := prev.slots[rel]; old != nil && old.key == key {
-			if err := old.refusal(); err != nil && !errors.Is(err, errStale) {
+			st.slots[rel] = old
+			if err := old.refusal(); err != nil {
 				return nil, err
 			}
-			st.slots[rel] = old
 			return old, nil
 		}
 	}
@@ -191,7 +205,7 @@ func (st *state) resolve(id string) (*Resolved, *slot, error) {
 	}
 	if lib == nil {
 		if r := st.refusedLibrary(key); r != nil {
-			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: r.Reason}
+			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: r.Reason, Cause: r.Cause}
 		}
 		return nil, nil, &LibraryError{Key: key.String(), Closest: closest(st.catalog, key)}
 	}
@@ -208,7 +222,7 @@ func (st *state) resolve(id string) (*Resolved, *slot, error) {
 		verr := &VersionError{Library: lib.ID, Version: name, Available: names}
 		for _, r := range st.refused {
 			if strings.EqualFold(r.Library, lib.ID) && r.Version == name {
-				verr.Reason = r.Reason
+				verr.Reason, verr.Cause = r.Reason, r.Cause
 			}
 		}
 		return nil, nil, verr
@@ -239,18 +253,30 @@ func (st *state) open(id string) (*Resolved, *version, error) {
 	}
 	v, err := sl.open(st.cache)
 	if err != nil {
-		var avail []string
-		for _, x := range r.Library.Versions {
-			if x.Version != r.Version.Version {
-				avail = append(avail, x.Version)
-			}
-		}
-		if errors.Is(err, errStale) {
-			return nil, nil, err
-		}
-		return nil, nil, &VersionError{Library: r.Library.ID, Version: r.Version.Version, Available: avail, Reason: err.Error()}
+		return nil, nil, st.unavailable(r, sl, err)
 	}
 	return r, v, nil
+}
+
+// unavailable is the error of a request that found r's version sl
+// unusable because of err: errStale as it is (the request is retried), a
+// *VersionError naming the other versions otherwise. When the version is
+// now refused, st is marked outdated so that a catalog without it is
+// loaded.
+func (st *state) unavailable(r *Resolved, sl *slot, err error) error {
+	if errors.Is(err, errStale) {
+		return err
+	}
+	if sl.refusal() != nil {
+		st.outdated.Store(true)
+	}
+	var avail []string
+	for _, x := range r.Library.Versions {
+		if x.Version != r.Version.Version {
+			avail = append(avail, x.Version)
+		}
+	}
+	return &VersionError{Library: r.Library.ID, Version: r.Version.Version, Available: avail, Reason: reason(err, sl.dir), Cause: err}
 }
 
 func findLibrary(cat *artifacts.Catalog, key Key) *artifacts.CatalogLib {

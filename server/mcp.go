@@ -1,5 +1,6 @@
 // Package server exposes the search engine to agents over MCP: the tools
-// resolve-library-id and get-library-docs, on stdio and streamable HTTP. It is read-only: it never writes under the artifact directory.
+// resolve-library-id and get-library-docs, on stdio and streamable HTTP.
+// It is read-only: it never writes under the artifact directory.
 package server
 
 import (
@@ -14,7 +15,6 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/search"
 )
 
@@ -123,7 +123,7 @@ func agentError(err error) error {
 	case errors.Is(err, search.ErrInvalidKey), errors.Is(err, search.ErrInvalidMode), errors.Is(err, search.ErrInvalidPath),
 		errors.Is(err, search.ErrInvalidRequest), errors.Is(err, search.ErrNotReady):
 		return err
-	case errors.Is(err, index.ErrEmptyQuery):
+	case errors.Is(err, search.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")
 	}
 	return err

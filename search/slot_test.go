@@ -1,0 +1,270 @@
+package search
+
+import (
+	"context"
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+// starveFDs lowers the process's file limit so that only extra more
+// descriptors can be opened, and returns what puts it back.
+func starveFDs(t *testing.T, extra uint64) (restore func()) {
+	t.Helper()
+	var old syscall.Rlimit
+	if err := syscall.Getrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+		t.Skip(err)
+	}
+	// A new descriptor takes the lowest number free: below it all are used.
+	f, err := os.Open(os.DevNull)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lowest := uint64(f.Fd())
+	f.Close()
+	low := syscall.Rlimit{Cur: lowest + extra, Max: old.Max}
+	if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &low); err != nil {
+		t.Skip(err)
+	}
+	return func() {
+		if err := syscall.Setrlimit(syscall.RLIMIT_NOFILE, &old); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
+// TestTransientFailuresAreRetried makes opening a version fail for a
+// reason that passes (a file briefly away after verification, no file
+// descriptors free): the request fails without being told the version was
+// republished, the version is not refused, and the next request, and the
+// next catalog, serve it.
+func TestTransientFailuresAreRetried(t *testing.T) {
+	const lib = "/acme/site"
+	tests := []struct {
+		name     string
+		verified bool // the version was checksummed before the failure
+		fail     func(t *testing.T, dir string) (restore func())
+	}{
+		{"store away after verification", true, func(t *testing.T, dir string) func() {
+			store := filepath.Join(dir, artifacts.IndexDir, "sections.bin")
+			if err := os.Rename(store, store+".away"); err != nil {
+				t.Fatal(err)
+			}
+			return func() { os.Rename(store+".away", store) }
+		}},
+		// With n descriptors free, the request fails reading the manifest
+		// again (0), opening the index (1) or checking the manifest after
+		// (2); while verifying, hashing (0) or opening the index (1).
+		{"no descriptor free, verified", true, func(t *testing.T, dir string) func() { return starveFDs(t, 0) }},
+		{"one descriptor free, verified", true, func(t *testing.T, dir string) func() { return starveFDs(t, 1) }},
+		{"two descriptors free, verified", true, func(t *testing.T, dir string) func() { return starveFDs(t, 2) }},
+		{"no descriptor free while verifying", false, func(t *testing.T, dir string) func() { return starveFDs(t, 0) }},
+		{"one descriptor free while verifying", false, func(t *testing.T, dir string) func() { return starveFDs(t, 1) }},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := newSite(t, t.TempDir())
+			s.build()
+			e, err := Open(s.out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if tt.verified {
+				st := e.acquire()
+				err := st.slots["acme/site/main"].verify()
+				st.release()
+				if err != nil {
+					t.Fatal(err)
+				}
+			}
+			ctx := context.Background()
+			req := DocsRequest{Library: lib, Query: "edition widgets"}
+			restore := tt.fail(t, artifacts.Dir(s.out, lib, "main"))
+			_, err = e.Docs(ctx, req)
+			restore()
+			if err == nil {
+				t.Fatal("the request succeeded despite the failure")
+			}
+			t.Logf("request error: %v", err)
+			if errors.Is(err, errStale) || strings.Contains(fmtErr(err), "republished") {
+				t.Errorf("request error %v: a transient failure reported as a republished version", err)
+			}
+			if r := e.Status().Refused; len(r) != 0 {
+				t.Errorf("refused %+v after a transient failure, want none", r)
+			}
+			if _, err := e.Docs(ctx, req); err != nil {
+				t.Errorf("next request: %v, want an answer", err)
+			}
+			if err := e.Reload(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if _, err := e.Docs(ctx, req); err != nil {
+				t.Errorf("after a reload: %v, want an answer", err)
+			}
+		})
+	}
+}
+
+func fmtErr(err error) string {
+	if err == nil {
+		return ""
+	}
+	return err.Error()
+}
+
+// TestDamageStaysRefused checks the other side: a checksum mismatch found
+// when a version opens refuses it for good, through requests and reloads.
+func TestDamageStaysRefused(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	ctx := context.Background()
+	store := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.IndexDir, "sections.bin")
+	good, err := os.ReadFile(store)
+	if err != nil {
+		t.Fatal(err)
+	}
+	flipByte(t, store)
+	req := DocsRequest{Library: "/acme/site", Query: "edition widgets"}
+	if _, err := e.Docs(ctx, req); !errors.Is(err, ErrVersionUnavailable) {
+		t.Fatalf("damaged version: %v, want ErrVersionUnavailable", err)
+	}
+	os.WriteFile(store, good, 0o644)
+	if _, err := e.Docs(ctx, req); !errors.Is(err, ErrVersionUnavailable) {
+		t.Errorf("next request: %v, want the refusal to stay", err)
+	}
+	e.Reload(ctx)
+	if r := e.Status().Refused; len(r) != 1 || r[0].Path != "acme/site/main" {
+		t.Errorf("refused after a reload: %+v, want acme/site/main", r)
+	}
+}
+
+// blockFile replaces the file at p with a named pipe, so that whoever
+// opens it to read waits until feed writes the original bytes into it;
+// feed then puts the file back.
+func blockFile(t *testing.T, p string) (feed func()) {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(p); err != nil {
+		t.Fatal(err)
+	}
+	if err := syscall.Mkfifo(p, 0o644); err != nil {
+		t.Skip("no named pipes:", err)
+	}
+	return func() {
+		w, err := os.OpenFile(p, os.O_WRONLY, 0)
+		if err != nil {
+			t.Error(err)
+			return
+		}
+		w.Write(data)
+		w.Close()
+		os.Remove(p)
+		if err := os.WriteFile(p, data, 0o644); err != nil {
+			t.Error(err)
+		}
+	}
+}
+
+// TestStatusDuringVerification checks that Status (what /readyz and
+// /metrics call) answers at once while a version is being checksummed, and
+// that two verifications of one version at once hash its files once: the
+// second waits for the first's result.
+func TestStatusDuringVerification(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	st := e.acquire()
+	defer st.release()
+	sl := st.slots["acme/site/main"]
+	// documents.json is the first file verified; a pipe stalls the hashing.
+	feed := blockFile(t, filepath.Join(sl.dir, artifacts.DocumentsFile))
+	results := make(chan error, 2)
+	for range 2 {
+		go func() { results <- sl.verify() }()
+	}
+	time.Sleep(50 * time.Millisecond) // both verifications start
+	status := make(chan Status, 1)
+	go func() { status <- e.Status() }()
+	select {
+	case got := <-status:
+		if len(got.Refused) != 0 || got.Libraries != 2 {
+			t.Errorf("status %+v during verification, want both libraries, none refused", got)
+		}
+	case <-time.After(2 * time.Second):
+		t.Error("Status waited for a verification to finish")
+	}
+	feed() // one writer: a second hashing of the pipe would wait for ever
+	for range 2 {
+		select {
+		case err := <-results:
+			if err != nil {
+				t.Errorf("verify: %v", err)
+			}
+		case <-time.After(5 * time.Second):
+			t.Fatal("a concurrent verification hashed the files again (it waits on the pipe)")
+		}
+	}
+}
+
+// TestTransientRefusalAtLoadIsRetried makes a version's manifest
+// unreadable for a reason that passes (here a directory in its place,
+// EISDIR, standing for EIO) while a catalog loads: the version is left out
+// of that catalog, and the next poll loads the catalog again although
+// catalog.json did not change, serving the version once it reads.
+func TestTransientRefusalAtLoadIsRetried(t *testing.T) {
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	manifest := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.ManifestFile)
+	if err := os.Rename(manifest, manifest+".away"); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(manifest, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Status().Refused; len(r) != 1 || !errors.Is(r[0].Cause, syscall.EISDIR) {
+		t.Fatalf("refused %+v, want acme/site/main with EISDIR", r)
+	}
+	os.Remove(manifest)
+	if err := os.Rename(manifest+".away", manifest); err != nil {
+		t.Fatal(err)
+	}
+	if changed, err := e.reload(false); err != nil || !changed {
+		t.Fatalf("the next poll: changed %v, %v; want the catalog loaded again", changed, err)
+	}
+	if r := e.Status().Refused; len(r) != 0 {
+		t.Errorf("refused %+v after the manifest came back, want none", r)
+	}
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Errorf("answer from %s, want marker1", m)
+	}
+	if changed, _ := e.reload(false); changed {
+		t.Error("a poll with nothing to retry loaded the catalog again")
+	}
+}
