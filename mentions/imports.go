@@ -135,3 +135,27 @@ func jsPackage(spec string) string {
 	}
 	return n
 }
+
+var (
+	nodeModulesRe  = regexp.MustCompile(`node_modules/((?:@[\w.-]+/)?[\w.-]+)`)
+	sitePackagesRe = regexp.MustCompile(`(?:site|dist)-packages/([A-Za-z_]\w*)`)
+	goModCacheRe   = regexp.MustCompile(`pkg/mod/([a-z0-9-]+(?:\.[a-z0-9-]+)*\.[a-z]{2,}/[^@\s"']+)@`)
+)
+
+// traces finds paths into installed packages, as stack traces and error
+// messages print them.
+func (s *scan) traces() {
+	for _, m := range nodeModulesRe.FindAllStringSubmatchIndex(s.text, -1) {
+		if name, ok := npmName(s.text[m[2]:m[3]]); ok && !strings.HasPrefix(name, ".") {
+			s.addPackage(ecoNPM, name, Found{Kind: KindTrace, Via: "node_modules", Text: s.text[m[0]:m[1]], Offset: m[2]})
+		}
+	}
+	for _, m := range sitePackagesRe.FindAllStringSubmatchIndex(s.text, -1) {
+		s.addPackage(ecoPyImport, s.text[m[2]:m[3]], Found{Kind: KindTrace, Via: "site-packages", Text: s.text[m[0]:m[1]], Offset: m[2]})
+	}
+	for _, m := range goModCacheRe.FindAllStringSubmatchIndex(s.text, -1) {
+		if path := s.text[m[2]:m[3]]; goModRe.MatchString(path) {
+			s.addPackage(ecoGo, moduleRoot(path), Found{Kind: KindTrace, Via: "pkg/mod", Text: s.text[m[0]:m[1]], Offset: m[2]})
+		}
+	}
+}

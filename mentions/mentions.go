@@ -2,16 +2,17 @@
 // `indexer context`: direct mentions of a known library's names and
 // aliases, package-manager commands (npm, yarn, pnpm, bun, pip, uv, poetry,
 // go get, cargo), import and require statements (Python, JavaScript and
-// TypeScript, Go, Rust) and dependency lists (package.json, go.mod,
-// requirements.txt, Cargo.toml and pyproject tables), with standard
-// libraries and English words filtered out.
+// TypeScript, Go, Rust), dependency lists (package.json, go.mod,
+// requirements.txt, Cargo.toml and pyproject tables) and stack traces'
+// paths into installed packages, with standard libraries and English words
+// filtered out.
 //
 // It is pure: a prompt and an Index of known names in, ranked candidates
 // with where each was found out. No I/O, no clock, no randomness.
 //
 // The rules, in short:
-//   - A package-manager command, an import or a dependency line names a
-//     package whatever the catalog holds; the package is matched against
+//   - A package-manager command, an import, a dependency line or a path
+//     into installed packages names a package whatever the catalog holds; the package is matched against
 //     the Index, and kept under its own name when nothing matches.
 //     Standard-library modules (os, sys, json, fmt, fs, path, node:…) and
 //     relative imports are dropped.
@@ -61,13 +62,17 @@ const (
 	// KindManifest is a dependency in a manifest: package.json, go.mod,
 	// requirements.txt, Cargo.toml or pyproject.toml.
 	KindManifest = "manifest"
+	// KindTrace is a path into installed packages, as stack traces show
+	// them: "node_modules/express/lib/router.js", "site-packages/fastapi/",
+	// "pkg/mod/github.com/gin-gonic/gin@v1.9.1/".
+	KindTrace = "trace"
 	// KindMention is the library's name in the text: "How do I use FastAPI?".
 	KindMention = "mention"
 )
 
 // Evidence weights: what one piece of evidence adds to a candidate's score.
 const (
-	weightStatement = 3 // install, import, manifest
+	weightStatement = 3 // install, import, manifest, trace
 	weightName      = 2 // a specific name, or an ambiguous one written as code
 	weightWord      = 1 // an ambiguous name with corroboration
 )
@@ -86,12 +91,13 @@ type Library struct {
 
 // Found is one place a candidate was found.
 type Found struct {
-	// Kind is KindInstall, KindImport, KindManifest or KindMention.
+	// Kind is KindInstall, KindImport, KindManifest, KindTrace or KindMention.
 	Kind string `json:"kind"`
 	// Via says in what: "npm", "pip", "go", "cargo"… for commands;
 	// "python", "js", "go", "rust" for imports; "package.json", "go.mod",
 	// "requirements.txt", "Cargo.toml", "pyproject.toml" for manifests;
-	// "text" or "code" (an inline code span or a quoted name) for mentions.
+	// "node_modules", "site-packages", "pkg/mod" for traces; "text" or
+	// "code" (an inline code span or a quoted name) for mentions.
 	Via string `json:"via"`
 	// Text is the command, statement or name as written (cut to 120 bytes).
 	Text string `json:"text"`
@@ -204,6 +210,7 @@ func (x *Index) Detect(prompt string) []Candidate {
 	s.installs()
 	s.imports()
 	s.manifests()
+	s.traces()
 	s.mentions()
 	return s.rank()
 }

@@ -23,6 +23,8 @@ var testLibs = []Library{
 	{ID: "/serde-rs/serde", Names: []string{"Serde"}},
 	{ID: "/spf13/cobra", Names: []string{"Cobra"}},
 	{ID: "/pydantic/pydantic", Names: []string{"Pydantic"}},
+	{ID: "/pallets/click", Names: []string{"Click"}},
+	{ID: "/textualize/rich", Names: []string{"Rich"}},
 	{ID: "/acme/widgets", Names: []string{"Acme Widgets", "widgets", "acme-widgets"}},
 }
 
@@ -69,6 +71,8 @@ var detectCases = []struct {
 	{"english: widgets", "Add more widgets to the dashboard", nil},
 	{"english: gin", "gin and tonic recipe", nil},
 	{"english: go get coffee", "I need to go get coffee before the standup", nil},
+	{"english: a click handler", "Add a click handler so the flask of coffee refills", nil},
+	{"english: rich text", "Add rich text support to the editor", nil},
 	{"node built-ins", "import fs from \"fs\"\nimport path from 'node:path'\nconst { spawn } = require('child_process')", nil},
 	{"go standard library", "import (\n\t\"fmt\"\n\t\"net/http\"\n\n\t\"github.com/gin-gonic/gin\"\n)", []string{"/gin-gonic/gin"}},
 	{"rust std", "use std::collections::HashMap;", nil},
@@ -132,6 +136,9 @@ var detectCases = []struct {
 	{"adverb at sentence start", "React quickly to user input in the Vite dev server", []string{"/vitejs/vite"}},
 	{"possessive", "I read React's docs twice", []string{"/facebook/react"}},
 	{"python import of requests", "import requests\n\nr = requests.get(url)", []string{"/psf/requests"}},
+	{"node stack trace", "TypeError: express is not a function\n    at Object.<anonymous> (/app/node_modules/express/lib/router/index.js:10:3)\n    at /app/node_modules/@tanstack/react-query/build/lib/index.js:1:1", []string{"/expressjs/express", "/tanstack/query"}},
+	{"python traceback", "Traceback (most recent call last):\n  File \"/usr/lib/python3.11/json/decoder.py\", line 3\n  File \"/venv/lib/python3.11/site-packages/fastapi/routing.py\", line 10, in run", []string{"/tiangolo/fastapi"}},
+	{"go panic", "panic: runtime error\n\t/root/go/pkg/mod/github.com/gin-gonic/gin@v1.9.1/context.go:174 +0x2c", []string{"/gin-gonic/gin"}},
 	{"strongest evidence first", "I read the Flask docs.\n\n```python\nfrom fastapi import FastAPI\n```", []string{"/tiangolo/fastapi", "/pallets/flask"}},
 }
 

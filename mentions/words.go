@@ -57,7 +57,7 @@ api cli sdk orm db sql json xml yaml csv html css js ts ui ux os sys fs fmt io u
 // meant as software: "react hooks", "express middleware", "next config".
 var techNouns = wordSet(`
 hook hooks component components middleware middlewares router routers routing route routes app apps application
-server servers handler handlers config configuration configs plugin plugins project projects library lib framework
+server servers worker workers config configuration configs plugin plugins project projects library lib framework
 package module modules docs documentation api apis cli template templates schema schemas
 client clients sdk integration setup installation example examples tutorial context provider providers
 store native dom js ts devtools extension extensions orm model models endpoint endpoints view views controller
@@ -73,11 +73,12 @@ using use uses with in into via install installing installed import importing im
 migrated upgrade upgrading upgraded downgrade downgrading vs versus
 `)
 
-// verbBefore are words after which a bare ambiguous name is a verb, not a
-// library: "to express", "we react", "can't react".
+// verbBefore are words after which a bare ambiguous name is a verb or a
+// common noun, not a library: "to express", "we react", "a click handler".
 var verbBefore = wordSet(`
 to will would can could should must may might shall i we you they he she it who that which
 dont didnt doesnt wont cant cannot couldnt shouldnt wouldnt lets please not never always often quickly t ll d
+a an
 `)
 
 // determiners make the next word a common noun ("the next 5 minutes",

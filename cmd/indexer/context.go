@@ -22,9 +22,10 @@ items with their provenance (--json).
 Libraries are found by their names and aliases in the artifacts (written
 as in "Next.js", "nextjs" or "Next JS"), package-manager commands (npm,
 yarn, pnpm, bun, pip, uv, poetry, go get, cargo), import and require
-statements (Python, JavaScript/TypeScript, Go, Rust) and pasted
-dependency lists; standard-library modules and English words ("express my
-concern", "react quickly", "next steps") are not libraries. At most 5.
+statements (Python, JavaScript/TypeScript, Go, Rust), pasted dependency
+lists and stack traces; standard-library modules and English words
+("express my concern", "react quickly", "next steps") are not libraries.
+At most 5.
 Each is searched in parallel within --timeout; a library that is unknown,
 fails or does not answer in time is left out. The command exits 0 whatever
 it finds (printing nothing when it finds nothing), 2 on bad usage only.
