@@ -69,6 +69,8 @@ type Engine interface {
 	Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error)
 }
 
+var _ Engine = (*search.Engine)(nil)
+
 // Remote is a remote documentation service, such as the Context7 client.
 // It must be safe for concurrent use and give up when ctx ends.
 type Remote interface {

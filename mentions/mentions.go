@@ -12,17 +12,22 @@
 //
 // The rules, in short:
 //   - A package-manager command, an import, a dependency line or a path
-//     into installed packages names a package whatever the catalog holds; the package is matched against
-//     the Index, and kept under its own name when nothing matches.
-//     Standard-library modules (os, sys, json, fmt, fs, path, node:…) and
-//     relative imports are dropped.
+//     into installed packages names a package whatever the Index holds:
+//     the package is matched against the Index (by package name, scope,
+//     Python import name, Go module path or GitHub id), and kept under its
+//     own name when nothing matches. Standard-library modules (os, sys,
+//     json, fmt, fs, path, node:…) and relative imports are dropped. In a
+//     sentence, a command's arguments end at punctuation and at the first
+//     word of prose ("npm install fails with EACCES" names nothing).
 //   - A direct mention only finds a library of the Index. A name that is
 //     an English or generic word ("react", "express", "next", "widgets"), or
 //     of two letters or fewer, needs corroboration in prose: written as code
 //     or quoted, capitalized in mid-sentence, followed by a word of software
 //     ("hooks", "middleware", "config", "18"), or preceded by one
 //     ("using", "in", "vs"); and it never counts as a verb or common noun
-//     ("to express", "react quickly", "next steps"). Other names
+//     ("to express", "react quickly", "a click handler", "next steps"),
+//     nor capitalized at the start of a sentence or in a title-case line
+//     ("How To Express My Concern"). Other names
 //     ("fastapi", "Next.js", "@tanstack/react-query") count as written, in
 //     any case, and names of several words ("React Query", "Next JS")
 //     match however they are spaced or punctuated.
