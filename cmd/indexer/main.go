@@ -31,6 +31,7 @@ Usage:
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
   indexer serve   (--stdio | --http ADDR) [--artifacts DIR] [--reload-interval D]
+  indexer context [--artifacts DIR] [--json|--markdown] [--hook] "PROMPT"
   indexer version
 
 Run 'indexer COMMAND --help' for a command's flags.
@@ -61,6 +62,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runEval(ctx, rest, stdout, stderr)
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr)
+	case "context":
+		return runContext(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version":
 		fmt.Fprintln(stdout, versionString())
 		return exitOK

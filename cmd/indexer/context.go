@@ -1,0 +1,115 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/codex7/codex7/contextitems"
+	"github.com/codex7/codex7/search"
+)
+
+// maxPromptRead bounds what `context -` and `context --hook` read from stdin.
+const maxPromptRead = 1 << 20
+
+const contextHelp = `Finds the libraries a prompt is about and prints their best sections for
+it: Markdown to paste into an agent's context (the default), or JSON context
+items with their provenance (--json).
+
+Libraries are found by their names and aliases in the artifacts (written
+as in "Next.js", "nextjs" or "Next JS"), package-manager commands (npm,
+yarn, pnpm, bun, pip, uv, poetry, go get, cargo), import and require
+statements (Python, JavaScript/TypeScript, Go, Rust), pasted dependency
+lists and stack traces; standard-library modules and English words
+("express my concern", "react quickly", "next steps") are not libraries.
+At most 5.
+Each is searched in parallel within --timeout; a library that is unknown,
+fails or does not answer in time is left out. The command exits 0 whatever
+it finds (printing nothing when it finds nothing), 2 on bad usage only.
+
+The prompt is the arguments, or stdin with "-". With --hook, stdin is a
+Claude Code hook event (JSON with a "prompt" field). As a UserPromptSubmit
+hook, whose output Claude Code adds to the prompt's context, in
+.claude/settings.json:
+
+  {"hooks": {"UserPromptSubmit": [{"hooks": [{"type": "command",
+    "command": "indexer context --hook --artifacts /srv/codex7/dist",
+    "timeout": 10}]}]}}`
+
+func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	fs := newFlags(`context [flags] "PROMPT"`, contextHelp, stdout, stderr)
+	dir := fs.String("artifacts", "dist", "artifact directory")
+	asJSON := fs.Bool("json", false, `print {"libraries":[...],"items":[...]} as JSON`)
+	asMarkdown := fs.Bool("markdown", false, "print Markdown for an agent's context (the default)")
+	hook := fs.Bool("hook", false, `read the prompt from a Claude Code hook event on stdin ({"prompt": ...})`)
+	tokens := fs.Int("tokens", contextitems.DefaultTokens, "token budget of all the sections together")
+	timeout := fs.Duration("timeout", contextitems.DefaultTimeout, "time budget; libraries that do not answer in time are left out")
+	verbose := fs.Bool("v", false, "log why each library found was left out")
+	if code, done := parse(fs, args, stdout); done {
+		return code
+	}
+	switch {
+	case *asJSON && *asMarkdown:
+		fmt.Fprintln(stderr, "indexer context: give --json or --markdown, not both")
+		return exitUsage
+	case *hook && fs.NArg() > 0:
+		fmt.Fprintln(stderr, "indexer context: --hook reads the prompt from stdin; give no prompt argument")
+		return exitUsage
+	case !*hook && fs.NArg() == 0:
+		fmt.Fprintln(stderr, `indexer context: give the prompt, e.g. indexer context "how do I add middleware in express?", or - to read it from stdin`)
+		return exitUsage
+	case *tokens < search.MinTokens || *tokens > search.MaxTokens:
+		fmt.Fprintf(stderr, "indexer context: --tokens must be between %d and %d\n", search.MinTokens, search.MaxTokens)
+		return exitUsage
+	case *timeout <= 0:
+		fmt.Fprintln(stderr, "indexer context: --timeout must be positive, e.g. 3s")
+		return exitUsage
+	}
+	log := newLogger(stderr, *verbose, isTerminal(stderr))
+
+	prompt := strings.Join(fs.Args(), " ")
+	if *hook || prompt == "-" {
+		data, err := io.ReadAll(io.LimitReader(stdin, maxPromptRead))
+		prompt = string(data)
+		if err == nil && *hook {
+			var event struct {
+				Prompt string `json:"prompt"`
+			}
+			err = json.Unmarshal(data, &event)
+			prompt = event.Prompt
+		}
+		if err != nil {
+			// Never block the agent's prompt over its hook's input.
+			log.Warn("context: cannot read the prompt from stdin", "err", err)
+			prompt = ""
+		}
+	}
+
+	opts := contextitems.Options{Remote: contextRemote(), Timeout: *timeout, Tokens: *tokens, Logger: log}
+	if engine, err := search.Open(*dir); err != nil {
+		log.Warn("context: no local artifacts (run 'indexer build' first?)", "dir", *dir, "err", err)
+	} else {
+		defer engine.Close()
+		opts.Engine = engine
+		opts.Repos = contextitems.ManifestRepos(*dir, engine.Catalog())
+	}
+	start := time.Now()
+	res := contextitems.Assemble(ctx, prompt, opts)
+	log.Debug("context: assembled", "libraries", len(res.Libraries), "items", len(res.Items), "duration_ms", time.Since(start).Milliseconds())
+	if *asJSON {
+		enc := json.NewEncoder(stdout)
+		enc.SetIndent("", "  ")
+		enc.Encode(res)
+	} else {
+		fmt.Fprint(stdout, res.Markdown())
+	}
+	return exitOK
+}
+
+// contextRemote returns the remote documentation service `indexer
+// context` asks for libraries the artifacts lack, or nil for none. The
+// Context7 client plugs in here (it must satisfy contextitems.Remote).
+func contextRemote() contextitems.Remote { return nil }

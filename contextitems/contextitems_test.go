@@ -1,0 +1,390 @@
+package contextitems
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/search"
+)
+
+// fakeEngine serves a catalog of three libraries with canned sections.
+// delay and fail make a library slow or failing; block makes it ignore
+// its context until release is closed.
+type fakeEngine struct {
+	cat     *artifacts.Catalog
+	delay   map[string]time.Duration
+	fail    map[string]error
+	block   map[string]bool
+	release chan struct{}
+
+	mu   sync.Mutex
+	reqs []search.DocsRequest
+}
+
+func newFakeEngine() *fakeEngine {
+	lib := func(id, title string, aliases ...string) artifacts.CatalogLib {
+		return artifacts.CatalogLib{Library: artifacts.Library{ID: id, Title: title, Aliases: aliases}, Latest: "v1",
+			Versions: []artifacts.CatalogVersion{{Version: "v1", Commit: "0123456789abcdef0123456789abcdef01234567", Path: strings.TrimPrefix(id, "/") + "/v1"}}}
+	}
+	return &fakeEngine{
+		cat: &artifacts.Catalog{Libraries: []artifacts.CatalogLib{
+			lib("/acme/cli", "Acme CLI"),
+			lib("/acme/widgets", "Acme Widgets", "widgets"),
+			lib("/vercel/next.js", "Next.js", "nextjs"),
+		}},
+		delay: map[string]time.Duration{}, fail: map[string]error{}, block: map[string]bool{}, release: make(chan struct{}),
+	}
+}
+
+func (e *fakeEngine) Catalog() *artifacts.Catalog { return e.cat }
+
+func (e *fakeEngine) Resolve(id string) (*search.Resolved, error) {
+	key := strings.ToLower(id)
+	if key == "acme-deployer" {
+		key = "/acme/cli" // a name only the engine's resolution knows
+	}
+	for i := range e.cat.Libraries {
+		if l := &e.cat.Libraries[i]; strings.EqualFold(l.ID, key) {
+			return &search.Resolved{Library: l, Version: &l.Versions[0]}, nil
+		}
+	}
+	return nil, &search.LibraryError{Key: id}
+}
+
+func (e *fakeEngine) Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error) {
+	e.mu.Lock()
+	e.reqs = append(e.reqs, req)
+	e.mu.Unlock()
+	if e.block[req.Library] {
+		<-e.release
+	}
+	select {
+	case <-time.After(e.delay[req.Library]):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := e.fail[req.Library]; err != nil {
+		return nil, err
+	}
+	r, err := e.Resolve(req.Library)
+	if err != nil {
+		return nil, err
+	}
+	ans := &search.Answer{Library: r.Library.ID, Version: "v1", Commit: r.Version.Commit}
+	for i, h := range []string{"Deploy", "Configure", "Log in", "Uninstall"} {
+		ans.Sections = append(ans.Sections, search.Section{
+			Library: r.Library.ID, Version: "v1", Commit: r.Version.Commit,
+			Path: "docs/" + strings.ToLower(strings.ReplaceAll(h, " ", "-")) + ".md", Anchor: "usage",
+			Title: "Usage", HeadingPath: []string{h, "Usage"}, Tokens: 20, Relevance: 1 - 0.25*float64(i),
+			Text: "## Usage\n\nHow to " + strings.ToLower(h) + " with " + r.Library.Title + ".\n",
+		})
+	}
+	return ans, nil
+}
+
+func (e *fakeEngine) requests() []search.DocsRequest {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return slices.Clone(e.reqs)
+}
+
+// fakeRemote knows /tanstack/query and /facebook/react by name.
+type fakeRemote struct {
+	delay      map[string]time.Duration // by library id
+	failDocs   map[string]error
+	relevances []float64
+
+	mu    sync.Mutex
+	names []string
+}
+
+func (r *fakeRemote) Resolve(ctx context.Context, name, query string) (string, error) {
+	r.mu.Lock()
+	r.names = append(r.names, name)
+	r.mu.Unlock()
+	switch name {
+	case "TanStack Query":
+		return "/tanstack/query", nil
+	case "React":
+		return "/facebook/react", nil
+	}
+	return "", errors.New("no library matches " + name)
+}
+
+func (r *fakeRemote) Docs(ctx context.Context, id, topic string, tokens int) ([]Snippet, error) {
+	select {
+	case <-time.After(r.delay[id]):
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	}
+	if err := r.failDocs[id]; err != nil {
+		return nil, err
+	}
+	var out []Snippet
+	for i := range 4 {
+		s := Snippet{Title: fmt.Sprintf("Snippet %d", i), Text: fmt.Sprintf("Use %s like this.\n\n```js\ncall(%d)\n```", id, i),
+			URL: fmt.Sprintf("https://docs.example/%s/%d", strings.Trim(id, "/"), i), Version: "5.0.0"}
+		if i < len(r.relevances) {
+			s.Relevance = r.relevances[i]
+		}
+		out = append(out, s)
+	}
+	return out, nil
+}
+
+func (r *fakeRemote) asked() []string {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	return slices.Clone(r.names)
+}
+
+// libs renders Result.Libraries as "name=status" for comparison.
+func libs(r *Result) []string {
+	var out []string
+	for _, l := range r.Libraries {
+		out = append(out, l.Name+"="+l.Status)
+	}
+	return out
+}
+
+func TestAssembleLocal(t *testing.T) {
+	e := newFakeEngine()
+	repos := func(lib, version string) string { return "https://github.com" + lib + ".git" }
+	prompt := "How do I deploy with the Acme CLI?\n\n```\nacme deploy --prod\n```\nAnd the acme widgets config."
+	res := Assemble(context.Background(), prompt, Options{Engine: e, Repos: repos, Tokens: 1000, PerLibrary: 2})
+	if got, want := libs(res), []string{"Acme CLI=ok", "Acme Widgets=ok"}; !slices.Equal(got, want) {
+		t.Fatalf("libraries %q, want %q", got, want)
+	}
+	if len(res.Items) != 4 {
+		t.Fatalf("%d items, want 2 per library: %+v", len(res.Items), res.Items)
+	}
+	want := Item{
+		ID: "codex7:/acme/cli@v1:docs/deploy.md#usage", Source: SourceLocal, Title: "Acme CLI: Deploy › Usage",
+		Summary: "How to deploy with Acme CLI.", Excerpt: "## Usage\n\nHow to deploy with Acme CLI.\n", Relevance: 1,
+		Library: "/acme/cli", Version: "v1", Path: "docs/deploy.md",
+		URL:    "https://github.com/acme/cli/blob/0123456789abcdef0123456789abcdef01234567/docs/deploy.md#usage",
+		Commit: "0123456789abcdef0123456789abcdef01234567", Anchor: "usage", Tokens: 20,
+	}
+	if res.Items[0] != want {
+		t.Errorf("first item\n got %+v\nwant %+v", res.Items[0], want)
+	}
+	// Section relevance times library relevance: both libraries are named
+	// by their titles, so both are at 1.
+	if res.Items[1].Relevance != 0.75 || res.Items[2].Library != "/acme/widgets" {
+		t.Errorf("items %+v", res.Items)
+	}
+	for _, r := range e.requests() {
+		if r.Tokens != 500 || strings.Contains(r.Query, "--prod") || !strings.Contains(r.Query, "How do I deploy") {
+			t.Errorf("request %+v: want half the tokens each and the prose of the prompt as query", r)
+		}
+	}
+}
+
+func TestAssembleRemote(t *testing.T) {
+	e := newFakeEngine()
+	remote := &fakeRemote{relevances: []float64{0.9}}
+	res := Assemble(context.Background(), "npm i @tanstack/react-query, then deploy it with the Acme CLI and nextjs", Options{Engine: e, Remote: remote})
+	if got, want := libs(res), []string{"TanStack Query=ok", "Acme CLI=ok", "Next.js=ok"}; !slices.Equal(got, want) {
+		t.Fatalf("libraries %q, want %q", got, want)
+	}
+	if got := remote.asked(); !slices.Equal(got, []string{"TanStack Query"}) {
+		t.Errorf("the remote was asked for %q; local libraries must never be sent to it", got)
+	}
+	l := res.Libraries[0]
+	if l.ID != "/tanstack/query" || l.Source != SourceRemote || l.Version != "5.0.0" || len(l.Found) != 1 || l.Found[0].Via != "npm" {
+		t.Errorf("remote library %+v", l)
+	}
+	var remoteItems []Item
+	for _, it := range res.Items {
+		if it.Source == SourceRemote {
+			remoteItems = append(remoteItems, it)
+		}
+	}
+	if len(remoteItems) != DefaultPerLibrary {
+		t.Fatalf("%d remote items, want %d", len(remoteItems), DefaultPerLibrary)
+	}
+	first := remoteItems[0]
+	if first.ID != "context7:/tanstack/query:0" || first.Title != "TanStack Query: Snippet 0" || first.Library != "/tanstack/query" ||
+		first.URL != "https://docs.example/tanstack/query/0" || first.Relevance != 0.9 || first.Summary != "Use /tanstack/query like this." || first.Path != "" {
+		t.Errorf("first remote item %+v", first)
+	}
+	// Without a score, the order ranks snippets.
+	if remoteItems[1].Relevance != 0.9 || remoteItems[2].Relevance != 0.8 {
+		t.Errorf("remote relevances %v, %v; want 0.9 and 0.8 by rank", remoteItems[1].Relevance, remoteItems[2].Relevance)
+	}
+}
+
+func TestAssembleTimeBudget(t *testing.T) {
+	e := newFakeEngine()
+	e.delay["/acme/cli"] = 10 * time.Second // honours its context
+	e.block["/acme/widgets"] = true         // ignores it
+	defer close(e.release)
+	remote := &fakeRemote{delay: map[string]time.Duration{"/facebook/react": 10 * time.Second}}
+	start := time.Now()
+	res := Assemble(context.Background(), "Deploy the Acme CLI and Acme Widgets in a Next.js app that uses React hooks",
+		Options{Engine: e, Remote: remote, Timeout: 300 * time.Millisecond})
+	if d := time.Since(start); d > 2*time.Second {
+		t.Fatalf("Assemble took %v with a 300ms budget", d)
+	}
+	want := []string{"Acme CLI=timeout", "Acme Widgets=timeout", "Next.js=ok", "React=timeout"}
+	if got := libs(res); !slices.Equal(got, want) {
+		t.Fatalf("libraries %q, want %q", got, want)
+	}
+	for _, it := range res.Items {
+		if it.Library != "/vercel/next.js" {
+			t.Errorf("item of a library that did not answer in time: %+v", it)
+		}
+	}
+	if len(res.Items) == 0 {
+		t.Error("the library that answered in time gave no items")
+	}
+}
+
+func TestAssembleDegrades(t *testing.T) {
+	e := newFakeEngine()
+	remote := &fakeRemote{failDocs: map[string]error{"/facebook/react": errors.New("429 too many requests")}}
+	e.fail["/acme/widgets"] = errors.New("index damaged")
+	prompt := "pip install left-pad-py\nnpm i acme-deployer\nConfigure Acme Widgets. Also `react` hooks and npm i @tanstack/react-query"
+	res := Assemble(context.Background(), prompt, Options{Engine: e, Remote: remote})
+	want := []string{"left-pad-py=unknown", "acme-deployer=ok", "TanStack Query=ok", "Acme Widgets=error", "React=error"}
+	if got := libs(res); !slices.Equal(got, want) {
+		t.Fatalf("libraries %q, want %q", got, want)
+	}
+	if l := res.Libraries[1]; l.ID != "/acme/cli" || l.Source != SourceLocal {
+		t.Errorf("a name the engine resolves is served locally: %+v", l)
+	}
+	got := remote.asked()
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"React", "TanStack Query", "left-pad-py"}) {
+		t.Errorf("the remote was asked for %q", got)
+	}
+	if l := res.Libraries[3]; l.Error != "index damaged" || l.Source != SourceLocal {
+		t.Errorf("local failure %+v", l)
+	}
+	for _, it := range res.Items {
+		if it.Library == "/acme/widgets" || it.Library == "/facebook/react" {
+			t.Errorf("item of a failed library: %+v", it)
+		}
+	}
+
+	// Nothing to search at all: the libraries are still listed.
+	res = Assemble(context.Background(), "npm i react-query", Options{})
+	if got := libs(res); !slices.Equal(got, []string{"react-query=unknown"}) || len(res.Items) != 0 {
+		t.Errorf("without engine or remote: %q, %d items", got, len(res.Items))
+	}
+	// Nothing found: empty lists, not nil, for JSON.
+	res = Assemble(context.Background(), "what are the next steps?", Options{Engine: e})
+	if res.Libraries == nil || res.Items == nil || len(res.Libraries)+len(res.Items) != 0 {
+		t.Errorf("nothing found: %+v", res)
+	}
+}
+
+func TestKnown(t *testing.T) {
+	cat := &artifacts.Catalog{Libraries: []artifacts.CatalogLib{
+		{Library: artifacts.Library{ID: "/TanStack/query", Title: "TanStack Query"}},
+		{Library: artifacts.Library{ID: "/mongodb/docs", Title: "MongoDB Docs", Aliases: []string{"mongo"}}},
+	}}
+	local := Known(cat, false)
+	if len(local) != 2 {
+		t.Fatalf("Known(cat, false) = %d libraries, want the catalog's 2", len(local))
+	}
+	if !slices.Contains(local[0].Names, "@tanstack/react-query") || local[0].ID != "/TanStack/query" {
+		t.Errorf("a catalog library gets the well-known names of its id: %+v", local[0])
+	}
+	if want := []string{"MongoDB Docs", "docs", "mongodb", "mongo"}; !slices.Equal(local[1].Names, want) {
+		t.Errorf("names %q, want %q (the org of a generic project)", local[1].Names, want)
+	}
+	all := Known(cat, true)
+	if len(all) <= 2 || all[2].ID == "/tanstack/query" {
+		t.Errorf("Known(cat, true) must add the well-known libraries the catalog lacks, once")
+	}
+	for _, l := range all[2:] {
+		if strings.EqualFold(l.ID, "/tanstack/query") {
+			t.Errorf("%s listed twice", l.ID)
+		}
+	}
+}
+
+func TestMarkdown(t *testing.T) {
+	if md := (&Result{}).Markdown(); md != "" {
+		t.Errorf("no items: %q, want nothing", md)
+	}
+	res := Assemble(context.Background(), "npm i react-query; deploy with the Acme CLI",
+		Options{Engine: newFakeEngine(), Remote: &fakeRemote{}, PerLibrary: 1, Repos: func(string, string) string { return "git@github.com:acme/cli.git" }})
+	md := res.Markdown()
+	for _, want := range []string{
+		"# Documentation for this prompt\n",
+		"Codex7 found TanStack Query (/tanstack/query@5.0.0, Context7), Acme CLI (/acme/cli@v1) in the prompt.",
+		"\n## TanStack Query: Snippet 0\n\nSource: Context7 `/tanstack/query` · <https://docs.example/tanstack/query/0>\n\nUse /tanstack/query like this.",
+		"\n## Acme CLI: Deploy › Usage\n\nSource: `/acme/cli@v1` · `docs/deploy.md#usage` · commit 0123456789ab · <https://github.com/acme/cli/blob/0123456789abcdef0123456789abcdef01234567/docs/deploy.md#usage>\n\nHow to deploy with Acme CLI.\n",
+	} {
+		if !strings.Contains(md, want) {
+			t.Errorf("markdown lacks %q:\n%s", want, md)
+		}
+	}
+	if strings.Contains(md, "## Usage") {
+		t.Errorf("the excerpt's own heading is repeated:\n%s", md)
+	}
+}
+
+func TestSourceURL(t *testing.T) {
+	const c = "abc123"
+	tests := []struct{ repo, want string }{
+		{"https://github.com/vercel/next.js", "https://github.com/vercel/next.js/blob/abc123/docs/a.md#x"},
+		{"https://github.com/vercel/next.js.git", "https://github.com/vercel/next.js/blob/abc123/docs/a.md#x"},
+		{"git@github.com:vercel/next.js.git", "https://github.com/vercel/next.js/blob/abc123/docs/a.md#x"},
+		{"ssh://git@github.com/vercel/next.js.git", "https://github.com/vercel/next.js/blob/abc123/docs/a.md#x"},
+		{"https://gitlab.com/group/sub/project", "https://gitlab.com/group/sub/project/-/blob/abc123/docs/a.md#x"},
+		{"https://gitlab.example.com/team/docs.git", "https://gitlab.example.com/team/docs/-/blob/abc123/docs/a.md#x"},
+		{"https://bitbucket.org/team/repo", "https://bitbucket.org/team/repo/src/abc123/docs/a.md#x"},
+		{"https://codeberg.org/team/repo", "https://codeberg.org/team/repo/src/commit/abc123/docs/a.md#x"},
+		{"https://git.example.com/team/repo", ""},
+		{"..", ""},
+		{"/srv/repos/docs", ""},
+		{"file:///srv/repos/docs", ""},
+		{"https://github.com/", ""},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := SourceURL(tt.repo, c, "docs/a.md", "x"); got != tt.want {
+			t.Errorf("SourceURL(%q) = %q, want %q", tt.repo, got, tt.want)
+		}
+	}
+}
+
+func TestSummary(t *testing.T) {
+	tests := []struct{ md, want string }{
+		{"## Usage\n\nRun **it** with [the CLI](https://x.dev).\nTwice.\n\nMore.", "Run it with the CLI. Twice."},
+		{"Setext\n------\n\nProse here.", "Prose here."},
+		{"## Code only\n\n```js\nconst a = 1\n```", "const a = 1"},
+		{"## Table\n\n| A | B |\n|---|---|\n| 1 | 2 |", "A ; B 1 ; 2"},
+		{"- one item\n- two", "one item two"},
+		{strings.Repeat("word ", 100), strings.TrimSpace(strings.Repeat("word ", 40)) + "…"},
+		{"", ""},
+	}
+	for _, tt := range tests {
+		if got := Summary(tt.md); got != tt.want {
+			t.Errorf("Summary(%q) = %q, want %q", tt.md, got, tt.want)
+		}
+	}
+}
+
+func TestQuery(t *testing.T) {
+	tests := []struct{ prompt, want string }{
+		{"How do I\n  deploy?\n\n```sh\nacme deploy --prod\n```\nThanks", "How do I deploy? Thanks"},
+		{"```\nonly code\n```", "``` only code ```"},
+		{strings.Repeat("ab ", 600), strings.TrimSpace(strings.Repeat("ab ", 333))},
+	}
+	for _, tt := range tests {
+		if got := Query(tt.prompt); got != tt.want {
+			t.Errorf("Query(%q) = %q, want %q", tt.prompt, got, tt.want)
+		}
+	}
+}
