@@ -15,6 +15,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/context7/cache"
+	"github.com/codex7/codex7/context7/context7test"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/tokens"
 )
@@ -734,7 +735,7 @@ func TestFailuresNotCached(t *testing.T) {
 		t.Fatalf("%v, want ErrNotFound", err)
 	}
 	// An empty answer: nothing about the topic yet.
-	f.addLib(&fakeLib{id: "/acme/later", title: "Later"})
+	f.addLib(context7test.Library{ID: "/acme/later", Title: "Later"})
 	if d, err := c.Doc(bg, req); err != nil || len(d.Snippets) != 0 {
 		t.Fatalf("%v %+v, want an empty answer", err, d)
 	}
@@ -744,7 +745,7 @@ func TestFailuresNotCached(t *testing.T) {
 	if mem.Len() != 0 {
 		t.Fatalf("%d entries cached from failures and empty answers", mem.Len())
 	}
-	f.addLib(&fakeLib{id: "/acme/later", title: "Later", info: []apiInfoSnippet{info("Now", "t is here", "https://acme.dev/now")}})
+	f.addLib(context7test.Library{ID: "/acme/later", Title: "Later", Info: []context7test.InfoSnippet{info("Now", "t is here", "https://acme.dev/now")}})
 	if d, err := c.Doc(bg, req); err != nil || len(d.Snippets) != 1 || d.Cached {
 		t.Errorf("after the failures: %v %+v", err, d)
 	}
@@ -819,5 +820,42 @@ func TestTrimToTokens(t *testing.T) {
 	}
 	if got := trimToTokens("anything", 3); got != "" {
 		t.Errorf("no room: %q", got)
+	}
+}
+
+// TestTextAndJSONAgree reads each fixture library's snippets from the JSON
+// answer and from both text answers, and expects the same snippets.
+func TestTextAndJSONAgree(t *testing.T) {
+	for _, lib := range context7test.Fixtures() {
+		body, _ := json.Marshal(map[string]any{"codeSnippets": lib.Code, "infoSnippets": lib.Info})
+		code, info, err := parseContextJSON(body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		want := append(code, info...)
+		for name, text := range map[string]string{"v2": context7test.V2Text(lib.Code, lib.Info), "v1": context7test.V1Text(lib.Code, lib.Info)} {
+			got, err := checkText([]byte(text))
+			if err != nil {
+				t.Fatalf("%s %s: %v", lib.ID, name, err)
+			}
+			if len(got) != len(want) {
+				t.Errorf("%s %s: %d snippets, want %d", lib.ID, name, len(got), len(want))
+				continue
+			}
+			for i := range want {
+				// Text answers have no kinds: a snippet with code is taken
+				// for a code snippet.
+				kind := want[i].Kind
+				if strings.Contains(want[i].Text, "```") {
+					kind = KindCode
+				}
+				if got[i].Title != want[i].Title || got[i].Kind != kind || got[i].Source != want[i].Source {
+					t.Errorf("%s %s snippet %d: %q %q %s, want %q %q %s", lib.ID, name, i, got[i].Title, got[i].Source, got[i].Kind, want[i].Title, want[i].Source, want[i].Kind)
+				}
+				if name == "v2" && got[i].Text != want[i].Text {
+					t.Errorf("%s v2 snippet %d:\n%q\nwant\n%q", lib.ID, i, got[i].Text, want[i].Text)
+				}
+			}
+		}
 	}
 }

@@ -64,7 +64,7 @@ func (e *StatusError) Error() string {
 		msg += ": " + e.Message
 	}
 	if e.Hint != "" {
-		msg += ". " + e.Hint
+		msg = strings.TrimRight(msg, ". ") + ". " + e.Hint
 	}
 	return msg
 }

@@ -278,6 +278,7 @@ func textSnippet(text string) Snippet {
 	if s.Title == "" {
 		s.Title = clip(strings.SplitN(text, "\n", 2)[0], 80)
 	}
+	s.Source = snippetAnchor.ReplaceAllString(s.Source, "")
 	return s
 }
 
