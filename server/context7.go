@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
@@ -83,16 +84,20 @@ func wholeNumber(data []byte, name string) (int, error) {
 	}
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1e6 {
-		return 0, fmt.Errorf("%s must be a whole number from 1 to 10, as in \"%s\": 2; got %s", name, name, clipArg(string(data)))
+		return 0, fmt.Errorf("%s must be a whole number from 1 to 10, as in \"%s\": 2; got %s", name, name, clipText(string(data), 40))
 	}
 	return int(f), nil
 }
 
-func clipArg(s string) string {
-	if len(s) > 40 {
-		return s[:40] + "…"
+// clipText shortens s to at most n bytes, on a rune boundary.
+func clipText(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return s
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return strings.ToValidUTF8(s[:n], "") + "…"
 }
 
 func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in Context7Input) (*mcp.CallToolResult, Context7Output, error) {
@@ -223,8 +228,10 @@ func mergeRemote(out *ResolveOutput, name string, maxResults int, r remoteResult
 		out.Note = fmt.Sprintf("No library here or on Context7 matches %q: check the spelling, or try a shorter name.", name)
 	case local == 0:
 		out.Note = fmt.Sprintf("No library indexed here matches %q; these matches come from Context7 (source \"remote\"): call get-context7-docs with their id.", name)
-	case out.Matches[0].Match == search.MatchText:
+	case out.Matches[0].Match == search.MatchText && added > 0:
 		out.Note = fmt.Sprintf("No library named %q is indexed here; the local matches only mention it in their description or topics. Context7's matches (source \"remote\") follow them.", name)
+	case out.Matches[0].Match == search.MatchText:
+		out.Note = fmt.Sprintf("No library named %q is indexed here or on Context7; these only mention it in their description or topics.", name)
 	}
 }
 
@@ -242,9 +249,5 @@ func remoteFailure(err error) string {
 	case errors.As(err, &se):
 		return se.Error()
 	}
-	msg := err.Error()
-	if len(msg) > 160 {
-		msg = msg[:160] + "…"
-	}
-	return msg
+	return clipText(err.Error(), 160)
 }

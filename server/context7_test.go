@@ -295,6 +295,10 @@ func TestResolveMergesRemote(t *testing.T) {
 	if len(ro.Matches) != 0 || !strings.Contains(ro.Note, "No library here or on Context7 matches") {
 		t.Errorf("no match: %+v", ro)
 	}
+	call(t, cs, "resolve-library-id", map[string]any{"libraryName": "dashboard"}, &ro)
+	if len(ro.Matches) != 1 || ro.Matches[0].Match != search.MatchText || !strings.Contains(ro.Note, `No library named "dashboard" is indexed here or on Context7`) {
+		t.Errorf("text match only: %+v", ro)
+	}
 	// maxResults leaves room for a few remote matches.
 	call(t, cs, "resolve-library-id", map[string]any{"libraryName": "acme", "maxResults": 1}, &ro)
 	if len(ro.Matches) != 2 || ro.Matches[0].Source != "local" || ro.Matches[1].Source != "remote" {

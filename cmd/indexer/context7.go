@@ -3,7 +3,9 @@ package main
 import (
 	"errors"
 	"flag"
+	"fmt"
 	"log/slog"
+	"net/url"
 	"os"
 	"path/filepath"
 	"time"
@@ -27,14 +29,14 @@ type context7Flags struct {
 // addContext7Flags registers the flags on fs. getenv reads
 // CONTEXT7_API_URL and CONTEXT7_API_KEY (os.Getenv).
 func addContext7Flags(fs *flag.FlagSet, getenv func(string) string) *context7Flags {
-	url := context7.OptionsFromEnv(getenv).BaseURL
-	if url == "" {
-		url = context7.DefaultBaseURL
+	base := context7.OptionsFromEnv(getenv).BaseURL
+	if base == "" {
+		base = context7.DefaultBaseURL
 	}
 	return &context7Flags{
 		fs:       fs,
 		getenv:   getenv,
-		url:      fs.String("context7-url", url, "Context7 API base URL (default: CONTEXT7_API_URL, else the public service); Context7 serves get-context7-docs and remote matches when CONTEXT7_API_KEY is set"),
+		url:      fs.String("context7-url", base, "Context7 API base URL (default: CONTEXT7_API_URL, else the public service); Context7 serves get-context7-docs and remote matches when CONTEXT7_API_KEY is set"),
 		cacheDir: fs.String("context7-cache-dir", defaultContext7CacheDir(), "directory for cached Context7 answers, which several servers may share"),
 		mem:      fs.Bool("context7-cache-mem", false, "keep Context7 answers in memory only, as for a read-only container"),
 		ttl:      fs.Duration("context7-cache-ttl", cache.DefaultTTL, "how long a Context7 answer is reused"),
@@ -66,6 +68,9 @@ func (f *context7Flags) client(log *slog.Logger) (*context7.Client, error) {
 	f.fs.Visit(func(fl *flag.Flag) { urlGiven = urlGiven || fl.Name == "context7-url" })
 	if opts.APIKey == "" && !urlGiven {
 		return nil, nil
+	}
+	if u, err := url.Parse(*f.url); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		return nil, fmt.Errorf("the Context7 API URL %q is not an http(s) URL such as %s", *f.url, context7.DefaultBaseURL)
 	}
 	opts.BaseURL, opts.Timeout, opts.Logger = *f.url, *f.timeout, log
 	copts := cache.Options{TTL: *f.ttl, Logger: log}

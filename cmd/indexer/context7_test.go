@@ -44,6 +44,7 @@ func TestContext7Flags(t *testing.T) {
 		{name: "memory", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, args: []string{"--context7-cache-mem"}, wantKey: true, wantURL: "https://context7.com/api", wantLog: []string{"cache=memory"}},
 		{name: "read-only cache dir", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, args: []string{"--context7-cache-dir", filepath.Join(file, "cache")}, wantKey: true, wantURL: "https://context7.com/api", wantLog: []string{"caching in memory only", "cache=memory"}},
 		{name: "bad ttl", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, args: []string{"--context7-cache-ttl", "0s"}, wantErr: true},
+		{name: "bad url", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k", "CONTEXT7_API_URL": "context7.com/api"}, wantErr: true},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
