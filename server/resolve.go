@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -76,19 +77,33 @@ type Match struct {
 	Problem          string            `json:"problem,omitempty"`
 }
 
-// MarshalJSON writes a remote match's topics and documents as null, as
-// seed 000 specifies: Context7 has neither. Local matches are written as
-// they are.
-func (m Match) MarshalJSON() ([]byte, error) {
-	type plain Match
-	if m.Source != "remote" {
-		return json.Marshal(plain(m))
+// MarshalJSON writes remote matches' topics and documents as null, as
+// seed 000 specifies: Context7 has neither. An answer without remote
+// matches is written as it always was; the method is on the answer rather
+// than on Match so that it costs one pass over the answer, not one
+// encoding per match.
+func (o ResolveOutput) MarshalJSON() ([]byte, error) {
+	type plain ResolveOutput
+	if !slices.ContainsFunc(o.Matches, func(m Match) bool { return m.Source == "remote" }) {
+		return json.Marshal(plain(o))
+	}
+	type remoteMatch struct {
+		Match
+		Topics    []TopicCategory   `json:"topics"`
+		Documents []ResolveDocument `json:"documents"`
+	}
+	matches := make([]any, len(o.Matches))
+	for i, m := range o.Matches {
+		if m.Source == "remote" {
+			matches[i] = remoteMatch{Match: m}
+		} else {
+			matches[i] = m
+		}
 	}
 	return json.Marshal(struct {
 		plain
-		Topics    []TopicCategory   `json:"topics"`
-		Documents []ResolveDocument `json:"documents"`
-	}{plain: plain(m)})
+		Matches []any `json:"matches"`
+	}{plain(o), matches})
 }
 
 // TopicCategory is a category of a topic tree and its topics.
