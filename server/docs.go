@@ -59,6 +59,9 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 		Mode: in.Mode, Path: in.Path, Outline: in.Outline, Tokens: in.Tokens, Page: in.Page}
 	ans, err := h.engine.Docs(ctx, req)
 	if err != nil {
+		if errors.Is(err, search.ErrLibraryNotFound) && h.c7.Configured() {
+			return nil, DocsOutput{}, remoteCall(err, req)
+		}
 		return nil, DocsOutput{}, agentError(err)
 	}
 	text := ans.Markdown()

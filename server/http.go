@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/context7api"
 	"github.com/codex7/codex7/metrics"
 	"github.com/codex7/codex7/search"
@@ -67,6 +68,9 @@ type HTTPOptions struct {
 	// Start is reported as codex7_process_start_time_seconds; the zero
 	// value means when Handler is called.
 	Start time.Time
+	// Context7, when set, serves get-context7-docs and remote matches (see
+	// WithContext7).
+	Context7 *context7.Client
 }
 
 // Handler serves MCP over streamable HTTP at /mcp, the Context7-compatible
@@ -102,7 +106,7 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 	m := newServerMetrics(reg, stats, lim.n.Load, start)
 	lim.busy = m.observe(http.HandlerFunc(busy))
 
-	srv := New(engine, version)
+	srv := New(engine, version, WithContext7(opts.Context7))
 	srv.AddReceivingMiddleware(m.toolCalls, timeoutToolCalls(toolTimeout))
 	mux := http.NewServeMux()
 	// The SDK refuses a loopback connection with a foreign Host header (DNS

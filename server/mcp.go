@@ -1,6 +1,7 @@
 // Package server exposes the search engine to agents over MCP: the tools
-// resolve-library-id and get-library-docs, on stdio and streamable HTTP.
-// It is read-only: it never writes under the artifact directory.
+// resolve-library-id and get-library-docs, and get-context7-docs when a
+// Context7 client is given, on stdio and streamable HTTP. It is read-only:
+// it never writes under the artifact directory.
 package server
 
 import (
@@ -15,14 +16,29 @@ import (
 	"github.com/google/jsonschema-go/jsonschema"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/search"
 )
 
+// Option configures New.
+type Option func(*handlers)
+
+// WithContext7 adds the tool get-context7-docs, answered by c, and, when c
+// has a key, Context7's matches to resolve-library-id's and the
+// get-context7-docs call to get-library-docs' answer for a library not
+// indexed here. A nil c adds nothing.
+func WithContext7(c *context7.Client) Option {
+	return func(h *handlers) { h.c7 = c }
+}
+
 // New returns an MCP server whose tools answer from engine. version is
 // reported to clients as the server's version.
-func New(engine *search.Engine, version string) *mcp.Server {
+func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 	s := mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil)
 	h := &handlers{engine: engine}
+	for _, o := range opts {
+		o(h)
+	}
 	addTool(s, &mcp.Tool{
 		Name:        "resolve-library-id",
 		Description: resolveDescription,
@@ -35,8 +51,18 @@ func New(engine *search.Engine, version string) *mcp.Server {
 		InputSchema: inputSchema[DocsInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Get a library's documentation"},
 	}, h.docs)
+	if h.c7 != nil {
+		addTool(s, &mcp.Tool{
+			Name:        "get-context7-docs",
+			Description: context7Description,
+			InputSchema: inputSchema[Context7Input](),
+			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true), Title: "Get a remote library's documentation from Context7"},
+		}, h.context7Docs)
+	}
 	return s
 }
+
+func ptr[T any](v T) *T { return &v }
 
 // addTool registers a tool whose handler takes In and returns Out, as
 // mcp.AddTool does, with two differences that matter on the hot path. The
@@ -103,6 +129,9 @@ func inputSchema[In any]() *jsonschema.Schema {
 
 type handlers struct {
 	engine *search.Engine
+	// c7 answers get-context7-docs and adds remote matches; nil without
+	// Context7.
+	c7 *context7.Client
 }
 
 // agentError turns engine errors into messages that say what to do.

@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"strings"
 	"unicode/utf8"
 
@@ -21,7 +23,7 @@ Parameters:
 - maxResults: how many matches to return, 1-50 (default 10).
 - detail: "summary" (default): id, title, description, versions. "topics": also each library's topic tree, whose slugs get-library-docs takes as topics. "full": also its documents, whose paths get-library-docs takes as path. Trees and document lists are capped, best match first, with counts of what was left out.
 
-Each match has: id (pass it to get-library-docs as libraryId; append @version for a version other than the latest), title, description, source ("local": indexed on this server), tool (the tool to call next: "get-library-docs"), versions, latest, relevance (1 for the best match) and match (how it matched: "id", "name", "org", "partial", or "text" when only its description or topics mention the name, so it is probably not the library asked for). Exact matches of an id, name or alias come first. No match means the library is not indexed here.
+Each match has: id (pass it to get-library-docs as libraryId; append @version for a version other than the latest), title, description, source ("local": indexed on this server; "remote": from Context7, when this server is configured for it), tool (the tool to call next: "get-library-docs" for local libraries, "get-context7-docs" for remote ones), versions, latest, relevance (1 for the best match) and match (how it matched: "id", "name", "org", "partial", or "text" when only its description or topics mention the name, so it is probably not the library asked for; "remote" for Context7's matches). Exact matches of an id, name or alias come first; remote matches follow the local ones and have no topics or documents (pass a remote id to get-context7-docs as libraryId, with /version appended for one of its versions). No match means the library is not indexed here (nor on Context7, when configured).
 
 Examples: {"libraryName": "fastapi"}; {"libraryName": "next.js", "query": "how do I add middleware", "maxResults": 3}; {"libraryName": "/withastro/docs", "maxResults": 1, "detail": "full"}.`
 
@@ -54,15 +56,15 @@ type Match struct {
 	ID          string `json:"id" jsonschema:"the library id, to pass to get-library-docs as libraryId"`
 	Title       string `json:"title"`
 	Description string `json:"description,omitempty"`
-	Source      string `json:"source" jsonschema:"local: indexed on this server"`
-	Tool        string `json:"tool" jsonschema:"the tool to call next with this id"`
+	Source      string `json:"source" jsonschema:"local: indexed on this server; remote: from Context7"`
+	Tool        string `json:"tool" jsonschema:"the tool to call next with this id: get-library-docs (local) or get-context7-docs (remote)"`
 	// Versions are the built versions (at most 20; VersionsLeftOut counts
 	// the others); Latest is the one an id without @version gets.
 	Versions        []string `json:"versions"`
 	VersionsLeftOut int      `json:"versions_left_out,omitempty"`
 	Latest          string   `json:"latest"`
 	Relevance       float64  `json:"relevance" jsonschema:"1 for the best match, between 0 and 1 for the others"`
-	Match           string   `json:"match" jsonschema:"how the library matched libraryName: id, name (project, title or alias), org, partial (part of its names), or text (only its description or topics mention it: probably not the library asked for)"`
+	Match           string   `json:"match" jsonschema:"how the library matched libraryName: id, name (project, title or alias), org, partial (part of its names), or text (only its description or topics mention it: probably not the library asked for); remote for Context7's matches"`
 	// DocumentCount and SectionCount are the latest version's.
 	DocumentCount    int               `json:"document_count"`
 	SectionCount     int               `json:"section_count"`
@@ -73,6 +75,35 @@ type Match struct {
 	Folders          []ResolveFolder   `json:"folders,omitempty" jsonschema:"when documents were left out: the biggest folders; pass one to get-library-docs as path to list it"`
 	FoldersLeftOut   int               `json:"folders_left_out,omitempty"`
 	Problem          string            `json:"problem,omitempty"`
+}
+
+// MarshalJSON writes remote matches' topics and documents as null, as
+// seed 000 specifies: Context7 has neither. An answer without remote
+// matches is written as it always was; the method is on the answer rather
+// than on Match so that it costs one pass over the answer, not one
+// encoding per match.
+func (o ResolveOutput) MarshalJSON() ([]byte, error) {
+	type plain ResolveOutput
+	if !slices.ContainsFunc(o.Matches, func(m Match) bool { return m.Source == "remote" }) {
+		return json.Marshal(plain(o))
+	}
+	type remoteMatch struct {
+		Match
+		Topics    []TopicCategory   `json:"topics"`
+		Documents []ResolveDocument `json:"documents"`
+	}
+	matches := make([]any, len(o.Matches))
+	for i, m := range o.Matches {
+		if m.Source == "remote" {
+			matches[i] = remoteMatch{Match: m}
+		} else {
+			matches[i] = m
+		}
+	}
+	return json.Marshal(struct {
+		plain
+		Matches []any `json:"matches"`
+	}{plain(o), matches})
 }
 
 // TopicCategory is a category of a topic tree and its topics.
@@ -108,6 +139,14 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	if n := utf8.RuneCountInString(name); n > maxNameRunes {
 		return nil, ResolveOutput{}, fmt.Errorf("libraryName is %d characters long, at most %d: give just the library's name, and put the user's question in query", n, maxNameRunes)
 	}
+	// Context7 is searched while the local search runs.
+	var remote chan remoteResult
+	if h.c7.Configured() {
+		rctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		remote = make(chan remoteResult, 1)
+		go func() { remote <- h.searchRemote(rctx, name, in.Query) }()
+	}
 	res, err := h.engine.FindLibraries(ctx, search.LibraryRequest{Name: name, Query: in.Query, Max: in.MaxResults, Detail: in.Detail})
 	if errors.Is(err, search.ErrInvalidDetail) {
 		return nil, ResolveOutput{}, err
@@ -124,6 +163,9 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 		out.Note = fmt.Sprintf("No library here matches %q. Only locally indexed libraries exist on this server: check the spelling, try a shorter name or the org, or tell the user this library is not indexed here.", name)
 	case out.Matches[0].Match == search.MatchText:
 		out.Note = fmt.Sprintf("No library named %q is indexed here; these only mention it in their description or topics. Only locally indexed libraries exist on this server.", name)
+	}
+	if remote != nil {
+		mergeRemote(&out, name, in.MaxResults, <-remote)
 	}
 	if in.MaxResults > search.MaxLibraries {
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" maxResults lowered to the maximum of %d.", search.MaxLibraries))
@@ -181,6 +223,10 @@ func renderResolve(name string, out *ResolveOutput) string {
 			fmt.Fprintf(&b, " (%s)", m.Title)
 		}
 		fmt.Fprintf(&b, ", relevance %.2f (%s match)\n", m.Relevance, m.Match)
+		if m.Source == "remote" {
+			renderRemote(&b, m)
+			continue
+		}
 		fmt.Fprintf(&b, "   source: %s; call %s with libraryId %q\n", m.Source, m.Tool, m.ID)
 		fmt.Fprintf(&b, "   versions: %s", strings.Join(m.Versions, ", "))
 		if m.VersionsLeftOut > 0 {
@@ -241,4 +287,15 @@ func renderResolve(name string, out *ResolveOutput) string {
 		b.WriteString("\nFor a library's topic tree, call again with detail \"topics\"; for its documents too, \"full\".\n")
 	}
 	return b.String()
+}
+
+// renderRemote writes a remote match's lines.
+func renderRemote(b *strings.Builder, m *Match) {
+	fmt.Fprintf(b, "   source: remote (Context7); call %s with libraryId %q\n", m.Tool, m.ID)
+	if len(m.Versions) > 0 {
+		fmt.Fprintf(b, "   versions: %s (for one, append it to the id: %s/%s)\n", strings.Join(m.Versions, ", "), m.ID, m.Versions[0])
+	}
+	if m.Description != "" {
+		fmt.Fprintf(b, "   description: %s\n", m.Description)
+	}
 }

@@ -2,263 +2,138 @@ package main
 
 import (
 	"bytes"
-	"encoding/json"
-	"errors"
+	"context"
+	"flag"
+	"log/slog"
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
-	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codex7/codex7/context7/context7test"
 )
 
-// Context7's own clients, which TestContext7Clients points at indexer
-// serve's Context7-compatible API, are pinned in testdata/context7
-// (package.json and package-lock.json, installed with npm ci): the official
-// MCP server @upstash/context7-mcp, the SDK @upstash/context7-sdk and the
-// ctx7 CLI. The MCP Inspector that drives the MCP server is the one pinned
-// in testdata/clients.
-const context7Dir = "testdata/context7"
-
-// TestContext7Clients is the end-to-end proof that Context7's clients work
-// unchanged against a self-hosted Codex7: it serves the fixtures over HTTP
-// and points at http://host:port/api the official Context7 MCP server
-// (CONTEXT7_API_URL; driven over stdio by the MCP Inspector CLI), the SDK
-// (testdata/context7/sdk.mjs) and the ctx7 CLI (--base-url). Like
-// TestClients it skips without node and npm unless CODEX7_REQUIRE_CLIENTS=1,
-// and needs the npm registry once.
-func TestContext7Clients(t *testing.T) {
-	if testing.Short() {
-		t.Skip("installs npm packages and runs Node.js clients")
-	}
-	start := time.Now()
-	inspector := installClients(t)
-	c7 := installPackages(t, context7Dir, "context7")
-	t.Logf("npm packages ready in %v", time.Since(start).Round(time.Millisecond))
-	bin, out := serveFixtures(t)
-	api := strings.TrimSuffix(serveHTTP(t, bin, out), "/mcp") + "/api"
-	version := fixtureVersion(t, "../..")
-
-	t.Run("mcp", func(t *testing.T) { testContext7MCP(t, inspector, c7, api, version) })
-	t.Run("sdk", func(t *testing.T) { testContext7SDK(t, c7, api, version) })
-	t.Run("ctx7", func(t *testing.T) { testCtx7(t, c7, api, version) })
+// init keeps the tests hermetic: the servers they start inherit this
+// process's environment, and a developer's CONTEXT7_API_KEY would make
+// them call the real Context7. TestServeContext7 sets its own.
+func init() {
+	os.Unsetenv("CONTEXT7_API_KEY")
+	os.Unsetenv("CONTEXT7_API_URL")
 }
 
-// testContext7MCP runs the official Context7 MCP server over stdio with
-// CONTEXT7_API_URL set to api, and calls its tools with the Inspector CLI.
-func testContext7MCP(t *testing.T, inspector, c7 clientInstall, api, version string) {
-	cli := filepath.Join(inspector.dir, "node_modules", ".bin", "mcp-inspector")
-	server := []string{"node", filepath.Join(c7.dir, "node_modules", "@upstash", "context7-mcp", "dist", "index.js"), "--transport", "stdio"}
-	call := func(tool string, args ...string) []string {
-		out := []string{"--method", "tools/call", "--tool-name", tool}
-		for _, a := range args {
-			out = append(out, "--tool-arg", a)
-		}
-		return out
-	}
-	const widgets = "Source: fixtures/docs/acme-widgets/"
-	tests := []struct {
-		name string
-		args []string
-		want []string // substrings of the text content
+func TestContext7Flags(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(file, nil, 0o600)
+	for _, tc := range []struct {
+		name    string
+		env     map[string]string
+		args    []string
+		wantNil bool
+		wantKey bool
+		wantURL string
+		wantLog []string
+		wantErr bool
 	}{
-		{"resolve-library-id", call("resolve-library-id", "libraryName=widgets", "query=poll a data source"),
-			[]string{"Context7-compatible library ID: /acme/widgets", "- Title: Acme Widgets", "- Versions: " + version, "- Source Reputation: Unknown"}},
-		{"resolve-library-id by org", call("resolve-library-id", "libraryName=acme", "query=deploy"),
-			[]string{"Context7-compatible library ID: /acme/widgets", "Context7-compatible library ID: /acme/cli"}},
-		{"resolve-library-id unknown", call("resolve-library-id", "libraryName=no-such-library-anywhere", "query=x"),
-			[]string{"No libraries found"}},
-		{"query-docs", call("query-docs", "libraryId=/acme/widgets", "query=poll a data source"),
-			[]string{"# /acme/widgets@" + version + " (commit ", widgets + "docs/guides/data-sources.md#polling"}},
-		{"query-docs exact version", call("query-docs", "libraryId=/acme/widgets/"+version, "query=layout"),
-			[]string{"# /acme/widgets@" + version + " (commit ", widgets}},
-		{"query-docs unbuilt version", call("query-docs", "libraryId=/acme/widgets/v9.9.9", "query=layout"),
-			[]string{`has no version "v9.9.9"; built versions: ` + version}},
-		{"query-docs unknown library", call("query-docs", "libraryId=/acme/nope", "query=layout"),
-			[]string{"library not found", "resolve-library-id"}},
-	}
-	t.Run("tools/list", func(t *testing.T) {
-		got := runInspector(t, cli, inspector, api, server, []string{"--method", "tools/list"})
-		var names []string
-		for _, tool := range got.Result.Tools {
-			names = append(names, tool.Name)
-		}
-		slices.Sort(names)
-		if want := []string{"query-docs", "resolve-library-id"}; !slices.Equal(names, want) {
-			t.Errorf("tools = %v, want %v (the pinned @upstash/context7-mcp's)", names, want)
-		}
-	})
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			got := runInspector(t, cli, inspector, api, server, tt.args)
-			text := textOf(got.Result.Content)
-			for _, w := range tt.want {
-				if !strings.Contains(text, w) {
-					t.Errorf("text does not contain %q:\n%s", w, text)
-				}
+		{name: "nothing set", wantNil: true},
+		{name: "key", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, wantKey: true, wantURL: "https://context7.com/api", wantLog: []string{"cache=/"}},
+		{name: "url from the environment", env: map[string]string{"CONTEXT7_API_URL": "http://c7.internal/api"}, wantURL: "http://c7.internal/api", wantLog: []string{"CONTEXT7_API_KEY is not set"}},
+		{name: "url flag", args: []string{"--context7-url", "http://other/api"}, wantURL: "http://other/api"},
+		{name: "memory", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, args: []string{"--context7-cache-mem"}, wantKey: true, wantURL: "https://context7.com/api", wantLog: []string{"cache=memory"}},
+		{name: "read-only cache dir", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, args: []string{"--context7-cache-dir", filepath.Join(file, "cache")}, wantKey: true, wantURL: "https://context7.com/api", wantLog: []string{"caching in memory only", "cache=memory"}},
+		{name: "bad ttl", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k"}, args: []string{"--context7-cache-ttl", "0s"}, wantErr: true},
+		{name: "bad url", env: map[string]string{"CONTEXT7_API_KEY": "ctx7sk-k", "CONTEXT7_API_URL": "context7.com/api"}, wantErr: true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			fs := flag.NewFlagSet("serve", flag.ContinueOnError)
+			f := addContext7Flags(fs, func(k string) string { return tc.env[k] })
+			args := tc.args
+			if !strings.Contains(strings.Join(args, " "), "--context7-cache-dir") {
+				args = append(args, "--context7-cache-dir", t.TempDir())
 			}
-		})
-	}
-}
-
-// runInspector runs the Inspector CLI against the Context7 MCP server over
-// stdio and returns what it printed. The server gets only the environment
-// the Inspector passes it with -e: CONTEXT7_API_URL, and telemetry off.
-func runInspector(t *testing.T, cli string, inspector clientInstall, api string, server, args []string) inspectorOutput {
-	t.Helper()
-	all := append([]string{"--cli", "--format", "json",
-		"-e", "CONTEXT7_API_URL=" + api, "-e", "OTEL_SDK_DISABLED=true"}, args...)
-	all = append(append(all, "--"), server...)
-	cmd := exec.Command(cli, all...)
-	cmd.Env = append(os.Environ(), "HOME="+inspector.home, "NO_COLOR=1")
-	var stdout, stderr bytes.Buffer
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("mcp-inspector %s: %v\nstdout: %s\nstderr: %s", strings.Join(all, " "), err, stdout.Bytes(), stderr.Bytes())
-	}
-	var got inspectorOutput
-	if err := json.Unmarshal(stdout.Bytes(), &got); err != nil {
-		t.Fatalf("mcp-inspector printed no JSON: %v\nstdout: %s\nstderr: %s", err, stdout.Bytes(), stderr.Bytes())
-	}
-	if got.Result.IsError {
-		t.Fatalf("tool error: %s", textOf(got.Result.Content))
-	}
-	return got
-}
-
-// sdkResult is what testdata/context7/sdk.mjs prints.
-type sdkResult struct {
-	SDK        string   `json:"sdk"`
-	Requests   []string `json:"requests"`
-	SearchJSON []struct {
-		ID            string   `json:"id"`
-		Name          string   `json:"name"`
-		Description   string   `json:"description"`
-		TotalSnippets int      `json:"totalSnippets"`
-		Versions      []string `json:"versions"`
-	} `json:"searchJSON"`
-	SearchTxt   string `json:"searchTxt"`
-	ContextJSON []struct {
-		Title   string `json:"title"`
-		Content string `json:"content"`
-		Source  string `json:"source"`
-	} `json:"contextJSON"`
-	ContextTxt   string `json:"contextTxt"`
-	VersionTxt   string `json:"versionTxt"`
-	UnknownError string `json:"unknownError"`
-}
-
-func testContext7SDK(t *testing.T, c7 clientInstall, api, version string) {
-	stdout := runNodeScript(t, c7, filepath.Join(context7Dir, "sdk.mjs"), api, version)
-	var got sdkResult
-	if err := json.Unmarshal(stdout, &got); err != nil {
-		t.Fatalf("sdk.mjs printed no JSON: %v\n%s", err, stdout)
-	}
-	if len(got.SearchJSON) == 0 || got.SearchJSON[0].ID != "/acme/widgets" || got.SearchJSON[0].Name != "Acme Widgets" ||
-		got.SearchJSON[0].TotalSnippets <= 0 || !slices.Contains(got.SearchJSON[0].Versions, version) {
-		t.Errorf("searchLibrary json = %+v, want /acme/widgets (Acme Widgets) first, with snippets and version %s", got.SearchJSON, version)
-	}
-	if !strings.Contains(got.SearchTxt, "- Context7-compatible library ID: /acme/widgets") {
-		t.Errorf("searchLibrary txt = %q, want it to name /acme/widgets", got.SearchTxt)
-	}
-	if len(got.ContextJSON) == 0 {
-		t.Fatal("getContext json: no documentation")
-	}
-	code := false
-	for _, d := range got.ContextJSON {
-		if d.Title == "" || d.Content == "" || !strings.HasPrefix(d.Source, "fixtures/docs/acme-widgets/") {
-			t.Errorf("getContext json: %+v, want a title, content and a source under fixtures/docs/acme-widgets/", d)
-		}
-		code = code || strings.Contains(d.Content, "```ts\n")
-	}
-	if !code {
-		t.Errorf("getContext json: no code example in %+v", got.ContextJSON)
-	}
-	if !strings.Contains(got.ContextTxt, "# /acme/widgets@") || !strings.Contains(got.ContextTxt, "Source: fixtures/docs/acme-widgets/") {
-		t.Errorf("getContext txt does not cite its sources:\n%s", got.ContextTxt)
-	}
-	if !strings.Contains(got.VersionTxt, "# /acme/widgets@"+version+" (commit ") {
-		t.Errorf("getContext of /acme/widgets/%s txt:\n%s\nwant that version", version, got.VersionTxt)
-	}
-	if !strings.HasPrefix(got.UnknownError, "Context7Error: library_not_found") {
-		t.Errorf("getContext of an unknown library threw %q, want Context7Error: library_not_found", got.UnknownError)
-	}
-	for _, u := range got.Requests {
-		if !strings.HasPrefix(u, api+"/v2/") {
-			t.Errorf("the SDK requested %s, want %s/v2/...", u, api)
-		}
-	}
-}
-
-// runNodeScript runs script from inside the install, where node resolves
-// its imports, with args, and returns its stdout.
-func runNodeScript(t *testing.T, inst clientInstall, script string, args ...string) []byte {
-	t.Helper()
-	src, err := os.ReadFile(script)
-	if err != nil {
-		t.Fatal(err)
-	}
-	f, err := os.CreateTemp(inst.dir, strings.TrimSuffix(filepath.Base(script), ".mjs")+"-*.mjs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.Remove(f.Name())
-	if _, err := f.Write(src); err != nil {
-		t.Fatal(err)
-	}
-	f.Close()
-	var stdout, stderr bytes.Buffer
-	cmd := exec.Command("node", append([]string{f.Name()}, args...)...)
-	cmd.Stdout, cmd.Stderr = &stdout, &stderr
-	if err := cmd.Run(); err != nil {
-		t.Fatalf("node %s: %v\nstderr: %s", script, err, stderr.Bytes())
-	}
-	return stdout.Bytes()
-}
-
-// testCtx7 runs the ctx7 CLI's library and docs commands with --base-url
-// (the server's root: ctx7 adds /api itself), as a user of a self-hosted
-// Context7 would.
-func testCtx7(t *testing.T, c7 clientInstall, api, version string) {
-	ctx7 := filepath.Join(c7.dir, "node_modules", "ctx7", "dist", "index.js")
-	root := strings.TrimSuffix(api, "/api")
-	home := t.TempDir()
-	tests := []struct {
-		name     string
-		args     []string
-		wantExit int
-		want     []string // substrings of stdout
-	}{
-		{"library", []string{"library", "widgets", "poll a data source"}, 0, []string{"Context7-compatible library ID: /acme/widgets", "Versions: " + version}},
-		{"library --json", []string{"library", "widgets", "--json"}, 0, []string{`"id": "/acme/widgets"`}},
-		{"docs", []string{"docs", "/acme/widgets", "poll a data source"}, 0, []string{"# /acme/widgets@" + version, "Source: fixtures/docs/acme-widgets/docs/guides/data-sources.md#polling"}},
-		{"docs --json", []string{"docs", "/acme/widgets", "poll a data source", "--json"}, 0, []string{`"codeSnippets": [`, `"codeId": "fixtures/docs/acme-widgets/`}},
-		{"docs exact version", []string{"docs", "/acme/widgets/" + version, "layout"}, 0, []string{"# /acme/widgets@" + version + " (commit "}},
-		{"docs unknown library", []string{"docs", "/acme/nope", "layout", "--json"}, 1, []string{"library not found", "resolve-library-id"}},
-	}
-	for _, tt := range tests {
-		t.Run(tt.name, func(t *testing.T) {
-			cmd := exec.Command("node", append([]string{ctx7, "--base-url", root}, tt.args...)...)
-			cmd.Env = append(os.Environ(), "HOME="+home, "XDG_CONFIG_HOME="+home, "XDG_STATE_HOME="+home, "NO_COLOR=1", "CTX7_TELEMETRY_DISABLED=1")
-			var stdout, stderr bytes.Buffer
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			err := cmd.Run()
-			code := 0
-			var exit *exec.ExitError
-			if errors.As(err, &exit) {
-				code = exit.ExitCode()
-			} else if err != nil {
+			if err := fs.Parse(args); err != nil {
 				t.Fatal(err)
 			}
-			if code != tt.wantExit {
-				t.Fatalf("ctx7 %s: exit %d, want %d\nstdout: %s\nstderr: %s", strings.Join(tt.args, " "), code, tt.wantExit, stdout.Bytes(), stderr.Bytes())
+			var logs bytes.Buffer
+			c, err := f.client(slog.New(slog.NewTextHandler(&logs, nil)))
+			if (err != nil) != tc.wantErr {
+				t.Fatalf("error %v, want one: %v", err, tc.wantErr)
 			}
-			for _, w := range tt.want {
-				if !strings.Contains(stdout.String(), w) {
-					t.Errorf("ctx7 %s: stdout does not contain %q:\n%s\nstderr: %s", strings.Join(tt.args, " "), w, stdout.Bytes(), stderr.Bytes())
+			if tc.wantErr {
+				return
+			}
+			if (c == nil) != tc.wantNil {
+				t.Fatalf("client %v, want nil: %v", c, tc.wantNil)
+			}
+			if c == nil {
+				return
+			}
+			if c.Configured() != tc.wantKey || c.BaseURL() != tc.wantURL {
+				t.Errorf("configured %v, url %s; want %v, %s", c.Configured(), c.BaseURL(), tc.wantKey, tc.wantURL)
+			}
+			for _, w := range tc.wantLog {
+				if !strings.Contains(logs.String(), w) {
+					t.Errorf("logs lack %q:\n%s", w, logs.String())
 				}
 			}
+			if strings.Contains(logs.String(), "ctx7sk-k") {
+				t.Error("the key is in the logs")
+			}
 		})
+	}
+	if d := defaultContext7CacheDir(); d != "" && !strings.HasSuffix(d, filepath.Join("codex7", "context7")) {
+		t.Errorf("default cache dir %s", d)
+	}
+}
+
+// TestServeContext7 runs the binary over stdio against a fake Context7:
+// get-context7-docs answers, a second call is served from the cache
+// directory, and resolve-library-id lists remote matches.
+func TestServeContext7(t *testing.T) {
+	bin, out := serveFixtures(t)
+	fake := context7test.NewServer(t, context7test.Fixtures()...)
+	cacheDir := t.TempDir()
+	ctx := context.Background()
+	cmd := exec.Command(bin, "serve", "--stdio", "--artifacts", out, "--context7-cache-dir", cacheDir)
+	cmd.Env = append(os.Environ(), "CONTEXT7_API_KEY="+context7test.Key, "CONTEXT7_API_URL="+fake.BaseURL())
+	var stderr bytes.Buffer
+	cmd.Stderr = &stderr
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "stdio-test", Version: "1"}, nil).Connect(ctx, &mcp.CommandTransport{Command: cmd}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cs.Close()
+	callText := func(tool string, args map[string]any) string {
+		t.Helper()
+		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: tool, Arguments: args})
+		if err != nil || res.IsError {
+			t.Fatalf("%s: %v %+v", tool, err, res)
+		}
+		return res.Content[0].(*mcp.TextContent).Text
+	}
+	args := map[string]any{"libraryId": "/vercel/next.js", "topic": "routing"}
+	first := callText("get-context7-docs", args)
+	if !strings.Contains(first, "### Routing > Overview") {
+		t.Errorf("get-context7-docs:\n%s", first)
+	}
+	n := fake.Count()
+	if again := callText("get-context7-docs", args); again != first || fake.Count() != n {
+		t.Errorf("the second call was not served from the cache (%d more requests)", fake.Count()-n)
+	}
+	if entries, _ := filepath.Glob(filepath.Join(cacheDir, "*.entry")); len(entries) == 0 {
+		t.Error("nothing cached in --context7-cache-dir")
+	}
+	if text := callText("resolve-library-id", map[string]any{"libraryName": "next.js"}); !strings.Contains(text, `call get-context7-docs with libraryId "/vercel/next.js"`) {
+		t.Errorf("resolve-library-id:\n%s", text)
+	}
+	cs.Close()
+	cmd.Wait()
+	if strings.Contains(stderr.String(), context7test.Key) {
+		t.Error("the key is in the server's logs")
+	}
+	if !strings.Contains(stderr.String(), "context7.doc") {
+		t.Errorf("no context7.doc span in the logs:\n%s", stderr.String())
 	}
 }

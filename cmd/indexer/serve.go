@@ -42,6 +42,7 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	verbose := fs.Bool("v", false, "debug logs")
+	c7flags := addContext7Flags(fs, os.Getenv)
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
@@ -59,6 +60,11 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 		return exitUsage
 	}
 	log := newLogger(stderr, *verbose, isTerminal(stderr))
+	c7, err := c7flags.client(log)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+		return exitUsage
+	}
 	// Over HTTP an empty directory is served as not ready until a build
 	// publishes into it (a container may start before its artifacts).
 	engine, err := search.OpenWith(*dir, search.Options{Logger: log, CacheBytes: *cacheMiB << 20, VerifyInBackground: true, AllowEmpty: !*stdio})
@@ -85,9 +91,9 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 		}
 	}()
 	if *stdio {
-		err = server.New(engine, pipeline.IndexerVersion).Run(ctx, &mcp.StdioTransport{})
+		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7)).Run(ctx, &mcp.StdioTransport{})
 	} else {
-		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, server.HTTPOptions{MaxInFlight: *maxInFlight}), log, nil)
+		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7}), log, nil)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
