@@ -5,9 +5,13 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"log/slog"
+	"os"
 	"strings"
 	"time"
 
+	"github.com/codex7/codex7/context7"
+	"github.com/codex7/codex7/context7/cache"
 	"github.com/codex7/codex7/contextitems"
 	"github.com/codex7/codex7/search"
 )
@@ -88,7 +92,7 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 		}
 	}
 
-	opts := contextitems.Options{Remote: contextRemote(), Timeout: *timeout, Tokens: *tokens, Logger: log}
+	opts := contextitems.Options{Remote: contextRemote(log), Timeout: *timeout, Tokens: *tokens, Logger: log}
 	if engine, err := search.Open(*dir); err != nil {
 		log.Warn("context: no local artifacts (run 'indexer build' first?)", "dir", *dir, "err", err)
 	} else {
@@ -110,6 +114,15 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 }
 
 // contextRemote returns the remote documentation service `indexer
-// context` asks for libraries the artifacts lack, or nil for none. The
-// Context7 client plugs in here (it must satisfy contextitems.Remote).
-func contextRemote() contextitems.Remote { return nil }
+// context` asks for libraries the artifacts lack: Context7 when
+// CONTEXT7_API_KEY is set (CONTEXT7_API_URL for another base URL), with
+// its short per-call budget and an in-memory cache; nil otherwise.
+func contextRemote(log *slog.Logger) contextitems.Remote {
+	opts := context7.OptionsFromEnv(os.Getenv)
+	if opts.APIKey == "" {
+		return nil
+	}
+	opts.Logger = log
+	opts.Cache = cache.NewMemory(cache.Options{Logger: log})
+	return contextitems.Context7{Client: context7.New(opts).WithTimeout(context7.ShortTimeout)}
+}

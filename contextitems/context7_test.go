@@ -1,0 +1,32 @@
+package contextitems
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/context7"
+	"github.com/codex7/codex7/context7/context7test"
+)
+
+// TestContext7Remote runs Assemble with no local artifacts and the
+// Context7 adapter over the fake Context7: a library the prompt names is
+// resolved by name and answered from Context7, with its sources.
+func TestContext7Remote(t *testing.T) {
+	fake := context7test.NewServer(t, context7test.Fixtures()...)
+	client := context7.New(context7.Options{BaseURL: fake.BaseURL(), APIKey: context7test.Key})
+	res := Assemble(context.Background(), "how do dynamic routes work in next.js?", Options{Remote: Context7{Client: client}})
+	if len(res.Items) == 0 {
+		t.Fatalf("no items: %+v", res)
+	}
+	for _, it := range res.Items {
+		if it.Source != SourceRemote || it.Library != "/vercel/next.js" || !strings.HasPrefix(it.URL, "https://github.com/vercel/next.js/") {
+			t.Errorf("item %+v: want a remote Next.js item with its source URL", it)
+		}
+	}
+	// Context7 failing (a wrong key) leaves fewer items, never an error.
+	bad := context7.New(context7.Options{BaseURL: fake.BaseURL(), APIKey: "wrong"})
+	if res := Assemble(context.Background(), "next.js dynamic routes", Options{Remote: Context7{Client: bad}}); len(res.Items) != 0 {
+		t.Errorf("items %+v from a refused key", res.Items)
+	}
+}
