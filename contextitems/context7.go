@@ -3,6 +3,7 @@ package contextitems
 import (
 	"context"
 	"errors"
+	"fmt"
 
 	"github.com/codex7/codex7/context7"
 )
@@ -16,11 +17,14 @@ type Context7 struct {
 // Resolve returns the id of Context7's best match for name.
 func (c Context7) Resolve(ctx context.Context, name, query string) (string, error) {
 	res, err := c.Client.Search(ctx, name, query)
+	if errors.Is(err, context7.ErrNotFound) {
+		return "", fmt.Errorf("%w: %w", ErrUnknownLibrary, err)
+	}
 	if err != nil {
 		return "", err
 	}
 	if len(res.Libraries) == 0 {
-		return "", errors.New("context7: no library named " + name)
+		return "", fmt.Errorf("%w: Context7 has no library named %q", ErrUnknownLibrary, name)
 	}
 	return res.Libraries[0].ID, nil
 }

@@ -30,3 +30,21 @@ func TestContext7Remote(t *testing.T) {
 		t.Errorf("items %+v from a refused key", res.Items)
 	}
 }
+
+// TestContext7FailureIsNotUnknown checks that Context7 refusing the key
+// marks the library as an error, not as one Context7 does not know.
+func TestContext7FailureIsNotUnknown(t *testing.T) {
+	fake := context7test.NewServer(t, context7test.Fixtures()...)
+	bad := context7.New(context7.Options{BaseURL: fake.BaseURL(), APIKey: "wrong"})
+	res := Assemble(context.Background(), "next.js dynamic routes", Options{Remote: Context7{Client: bad}})
+	if len(res.Libraries) != 1 || res.Libraries[0].Status != StatusError || res.Libraries[0].Error == "" {
+		t.Errorf("libraries %+v: want one with status error and the reason", res.Libraries)
+	}
+	good := context7.New(context7.Options{BaseURL: fake.BaseURL(), APIKey: context7test.Key})
+	res = Assemble(context.Background(), "how do I use the zzyzx-nonexistent package? npm install zzyzx-nonexistent", Options{Remote: Context7{Client: good}})
+	for _, l := range res.Libraries {
+		if l.Status != StatusUnknown {
+			t.Errorf("library %+v: want unknown", l)
+		}
+	}
+}

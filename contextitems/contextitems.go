@@ -71,6 +71,10 @@ type Engine interface {
 
 var _ Engine = (*search.Engine)(nil)
 
+// ErrUnknownLibrary is what Remote.Resolve returns (wrapped) when the
+// service knows no library of that name; any other error is a failure.
+var ErrUnknownLibrary = errors.New("unknown library")
+
 // Remote is a remote documentation service, such as the Context7 client.
 // It must be safe for concurrent use and give up when ctx ends.
 type Remote interface {
@@ -250,6 +254,7 @@ func Assemble(ctx context.Context, prompt string, opts Options) *Result {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	opts.Logger = log
 	var cat *artifacts.Catalog
 	if opts.Engine != nil {
 		cat = opts.Engine.Catalog()
@@ -383,11 +388,16 @@ func (a *assembly) local(ctx context.Context, id string) (Library, []Item) {
 func (a *assembly) remote(ctx context.Context, c mentions.Candidate) (Library, []Item) {
 	lib := Library{Source: SourceRemote}
 	id, err := a.opts.Remote.Resolve(ctx, c.Name, a.query)
-	if err != nil || id == "" {
-		if ctx.Err() != nil {
-			return failed(ctx, lib, ctx.Err()), nil
-		}
+	switch {
+	case ctx.Err() != nil:
+		return failed(ctx, lib, ctx.Err()), nil
+	case err == nil && id == "", errors.Is(err, ErrUnknownLibrary):
 		return Library{Status: StatusUnknown}, nil
+	case err != nil:
+		// A refused key, a spent quota, an outage: say so, never pass it
+		// off as a library the service does not know.
+		a.opts.Logger.Warn("context: remote library search failed", "name", c.Name, "err", err)
+		return failed(ctx, lib, err), nil
 	}
 	lib.ID = id
 	snippets, err := a.opts.Remote.Docs(ctx, id, a.query, a.tokens)

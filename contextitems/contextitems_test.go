@@ -115,7 +115,7 @@ func (r *fakeRemote) Resolve(ctx context.Context, name, query string) (string, e
 	case "React":
 		return "/facebook/react", nil
 	}
-	return "", errors.New("no library matches " + name)
+	return "", fmt.Errorf("%w: no library matches %s", ErrUnknownLibrary, name)
 }
 
 func (r *fakeRemote) Docs(ctx context.Context, id, topic string, tokens int) ([]Snippet, error) {

@@ -346,7 +346,10 @@ var errTooLarge = errors.New("inflates past its bound")
 // limit bytes.
 func inflate(z []byte, limit int64) ([]byte, error) {
 	r := inflaters.Get().(*inflater)
-	defer inflaters.Put(r)
+	defer func() {
+		r.src.Reset(nil) // keep no compressed block alive in the pool
+		inflaters.Put(r)
+	}()
 	r.src.Reset(z)
 	if err := r.fr.(flate.Resetter).Reset(&r.src, nil); err != nil {
 		return nil, err
@@ -363,7 +366,8 @@ func inflate(z []byte, limit int64) ([]byte, error) {
 }
 
 // inflater is a reusable DEFLATE reader: making one allocates tens of
-// kilobytes of tables, which cost more than inflating a 16 KiB block.
+// kilobytes of tables, which cost more than inflating a 16 KiB block. The
+// pool of them is the package's one global, stateless between uses.
 type inflater struct {
 	src bytes.Reader
 	fr  io.ReadCloser

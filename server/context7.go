@@ -196,7 +196,9 @@ func mergeRemote(out *ResolveOutput, name string, maxResults int, r remoteResult
 		seen[strings.ToLower(m.ID)] = true
 		base = math.Min(base, m.Relevance)
 	}
-	room := max(search.ClampMaxLibraries(maxResults)-local, min(3, search.ClampMaxLibraries(maxResults)))
+	// maxResults bounds the whole answer: remote matches fill what the
+	// local ones leave.
+	room := search.ClampMaxLibraries(maxResults) - local
 	added := 0
 	for _, l := range r.libs {
 		if added == room {

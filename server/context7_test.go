@@ -299,10 +299,14 @@ func TestResolveMergesRemote(t *testing.T) {
 	if len(ro.Matches) != 1 || ro.Matches[0].Match != search.MatchText || !strings.Contains(ro.Note, `No library named "dashboard" is indexed here or on Context7`) {
 		t.Errorf("text match only: %+v", ro)
 	}
-	// maxResults leaves room for a few remote matches.
+	// maxResults bounds the whole answer, local matches first.
 	call(t, cs, "resolve-library-id", map[string]any{"libraryName": "acme", "maxResults": 1}, &ro)
-	if len(ro.Matches) != 2 || ro.Matches[0].Source != "local" || ro.Matches[1].Source != "remote" {
+	if len(ro.Matches) != 1 || ro.Matches[0].Source != "local" {
 		t.Errorf("maxResults 1: %+v", ro.Matches)
+	}
+	call(t, cs, "resolve-library-id", map[string]any{"libraryName": "acme", "maxResults": 2}, &ro)
+	if len(ro.Matches) != 2 || ro.Matches[0].Source != "local" || ro.Matches[1].Source != "remote" {
+		t.Errorf("maxResults 2: %+v", ro.Matches)
 	}
 }
 

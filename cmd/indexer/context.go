@@ -116,13 +116,24 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 // contextRemote returns the remote documentation service `indexer
 // context` asks for libraries the artifacts lack: Context7 when
 // CONTEXT7_API_KEY is set (CONTEXT7_API_URL for another base URL), with
-// its short per-call budget and an in-memory cache; nil otherwise.
+// its short per-call budget and the on-disk cache serve uses; nil
+// otherwise.
 func contextRemote(log *slog.Logger) contextitems.Remote {
 	opts := context7.OptionsFromEnv(os.Getenv)
 	if opts.APIKey == "" {
 		return nil
 	}
 	opts.Logger = log
-	opts.Cache = cache.NewMemory(cache.Options{Logger: log})
+	// Each prompt is a new process: share serve's on-disk cache, so a
+	// library asked about again within the hour costs no call.
+	copts := cache.Options{Logger: log}
+	if dir := defaultContext7CacheDir(); dir != "" {
+		if d, err := cache.OpenDir(dir, copts); err == nil {
+			opts.Cache = d
+		}
+	}
+	if opts.Cache == nil {
+		opts.Cache = cache.NewMemory(copts)
+	}
 	return contextitems.Context7{Client: context7.New(opts).WithTimeout(context7.ShortTimeout)}
 }
