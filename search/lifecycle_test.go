@@ -119,13 +119,7 @@ func TestStaleRetryAfterClose(t *testing.T) {
 func TestStaleRequestsShareOneReload(t *testing.T) {
 	for _, n := range []int{1, 2, 8} {
 		t.Run(fmt.Sprintf("%d requests", n), func(t *testing.T) {
-			s := newSite(t, t.TempDir())
-			s.build()
-			e, err := Open(s.out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			_, e := servedSite(t)
 			before := e.Status().Reloads
 			var arrived sync.WaitGroup
 			arrived.Add(n)

@@ -63,6 +63,20 @@ func (s *site) build() {
 	}
 }
 
+// servedSite builds a site's first edition and opens an engine on it,
+// closed when the test ends.
+func servedSite(t *testing.T) (*site, *Engine) {
+	t.Helper()
+	s := newSite(t, t.TempDir())
+	s.build()
+	e, err := Open(s.out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { e.Close() })
+	return s, e
+}
+
 // markerOf returns the edition a search answer came from.
 func markerOf(t *testing.T, e *Engine) (string, string) {
 	t.Helper()
@@ -80,13 +94,7 @@ func markerOf(t *testing.T, e *Engine) (string, string) {
 }
 
 func TestReloadPicksUpANewBuild(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	s, e := servedSite(t)
 	if m, _ := markerOf(t, e); m != "marker1" {
 		t.Fatalf("first answer from %s, want marker1", m)
 	}
@@ -196,13 +204,7 @@ func TestRepublishedUnderTheCatalog(t *testing.T) {
 // with the version not yet opened or opened (its documents.json, read on
 // first use, not yet read), then reads a document.
 func testRepublished(t *testing.T, opened, newHeads bool, want string) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	s, e := servedSite(t)
 	if opened {
 		markerOf(t, e)
 	}
@@ -346,13 +348,7 @@ func flipByte(t *testing.T, p string) {
 }
 
 func TestBadCatalogKeepsThePreviousOne(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	s, e := servedSite(t)
 	p := filepath.Join(s.out, artifacts.CatalogFile)
 	os.Rename(p, p+".good")
 	os.WriteFile(p, []byte("{not json"), 0o644)
@@ -406,13 +402,7 @@ func TestEmptyDirectoryBecomesReady(t *testing.T) {
 // TestRetiredIndexesClose checks that a reload closes the indexes only the
 // old catalog used, once no request holds them.
 func TestRetiredIndexesClose(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	s, e := servedSite(t)
 	markerOf(t, e)
 	held := e.acquire()
 	old := held.slots["acme/site/main"]

@@ -69,13 +69,7 @@ func TestTransientFailuresAreRetried(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSite(t, t.TempDir())
-			s.build()
-			e, err := Open(s.out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			s, e := servedSite(t)
 			if tt.verified {
 				st := e.acquire()
 				err := st.slots["acme/site/main"].verify()
@@ -87,7 +81,7 @@ func TestTransientFailuresAreRetried(t *testing.T) {
 			ctx := context.Background()
 			req := DocsRequest{Library: lib, Query: "edition widgets"}
 			restore := tt.fail(t, artifacts.Dir(s.out, lib, "main"))
-			_, err = e.Docs(ctx, req)
+			_, err := e.Docs(ctx, req)
 			restore()
 			if err == nil {
 				t.Fatal("the request succeeded despite the failure")
@@ -122,13 +116,7 @@ func fmtErr(err error) string {
 // TestDamageStaysRefused checks the other side: a checksum mismatch found
 // when a version opens refuses it for good, through requests and reloads.
 func TestDamageStaysRefused(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	s, e := servedSite(t)
 	ctx := context.Background()
 	store := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.IndexDir, "sections.bin")
 	good, err := os.ReadFile(store)
@@ -185,13 +173,7 @@ func blockFile(t *testing.T, p string) (feed func()) {
 // that two verifications of one version at once hash its files once: the
 // second waits for the first's result.
 func TestStatusDuringVerification(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	_, e := servedSite(t)
 	st := e.acquire()
 	defer st.release()
 	sl := st.slots["acme/site/main"]
@@ -231,13 +213,7 @@ func TestStatusDuringVerification(t *testing.T) {
 // of that catalog, and the next poll loads the catalog again although
 // catalog.json did not change, serving the version once it reads.
 func TestTransientRefusalAtLoadIsRetried(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	s, e := servedSite(t)
 	manifest := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.ManifestFile)
 	if err := os.Rename(manifest, manifest+".away"); err != nil {
 		t.Fatal(err)
