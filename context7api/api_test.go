@@ -18,9 +18,8 @@ import (
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
-	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
-	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 )
 
@@ -42,14 +41,8 @@ func fixtureEngine(t *testing.T) *search.Engine {
 	src := "libraries:\n" +
 		"  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    description: Dashboard widgets for TypeScript apps\n    repo: " + widgets.Dir + "\n    versions: [{ref: v1.0.0}, {ref: main}]\n" +
 		"  - id: /acme/cli\n    title: Acme CLI\n    description: Create, build and deploy Acme apps from the terminal\n    repo: " + cli.Dir + "\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	if res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out}); err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
-	}
+	buildtest.Build(t, out, src)
 	engine, err := search.Open(out)
 	if err != nil {
 		t.Fatal(err)

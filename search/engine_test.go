@@ -10,6 +10,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -30,15 +31,8 @@ func buildFixtures(t *testing.T) *Engine {
 	c.Commit("cli")
 	src := "libraries:\n  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    repo: " + w.Dir +
 		"\n    versions: [{ref: v1.0.0}, {ref: v1.1.0}, {ref: main}]\n    latest: v1.1.0\n  - id: /acme/cli\n    repo: " + c.Dir + "\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out})
-	if err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
-	}
+	buildtest.Build(t, out, src)
 	e, err := Open(out)
 	if err != nil {
 		t.Fatal(err)

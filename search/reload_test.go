@@ -16,10 +16,9 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
-	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
-	"github.com/codex7/codex7/pipeline"
 )
 
 // site is a library repository whose content changes between builds: its
@@ -28,7 +27,7 @@ import (
 type site struct {
 	t    *testing.T
 	repo *gittest.Repo
-	cfg  *config.Config
+	cfg  string // codex7.yaml
 	out  string
 }
 
@@ -40,11 +39,7 @@ func newSite(t *testing.T, out string) *site {
 	other.Write(map[string]string{"docs/other.md": "# Other\n\nAn unrelated page about gardening and tomatoes.\n"})
 	other.Commit("other")
 	src := "libraries:\n  - id: /acme/site\n    repo: " + s.repo.Dir + "\n  - id: /acme/other\n    repo: " + other.Dir + "\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	s.cfg = cfg
+	s.cfg = src
 	return s
 }
 
@@ -57,10 +52,7 @@ func (s *site) edition(n int) {
 // build publishes the repository's current commit into out.
 func (s *site) build() {
 	s.t.Helper()
-	res, err := pipeline.Build(context.Background(), s.cfg, pipeline.Options{Out: s.out})
-	if err != nil || res.Err() != nil {
-		s.t.Fatal(err, res.Err())
-	}
+	buildtest.Build(s.t, s.out, s.cfg)
 }
 
 // servedSite builds a site's first edition and opens an engine on it,

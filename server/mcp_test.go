@@ -16,9 +16,8 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
-	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
-	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 )
 
@@ -31,14 +30,8 @@ func fixtureEngine(t *testing.T) *search.Engine {
 	w.Commit("docs")
 	w.Git("tag", "v1.0.0")
 	src := "libraries:\n  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    description: Dashboard widgets\n    repo: " + w.Dir + "\n    versions: [{ref: v1.0.0}, {ref: main}]\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	out := t.TempDir()
-	if res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out}); err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
-	}
+	buildtest.Build(t, out, src)
 	engine, err := search.Open(out)
 	if err != nil {
 		t.Fatal(err)
