@@ -803,7 +803,8 @@ func TestTrimToTokens(t *testing.T) {
 		{"one long paragraph", long, 60, "word word"},
 		{"one big code block", code, 60, "```go\nx := f(y)"},
 		{"one long line", strings.Repeat("x", 5000), 60, "xxxx"},
-		{"code with a long first line", "```\n" + strings.Repeat("y", 5000) + "\n```", 60, "yyyy"},
+		// The cut line stays inside its fence: cut loose, code read as prose.
+		{"code with a long first line", "```\n" + strings.Repeat("y", 5000) + "\n```", 60, "```\nyyyy"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			got := trimToTokens(tc.text, tc.budget)

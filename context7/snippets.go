@@ -8,6 +8,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
+	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -282,105 +283,18 @@ func textSnippet(text string) Snippet {
 	return s
 }
 
-// trimToTokens cuts text to at most budget tokens, at a paragraph, a line
-// or, for one line too long, a rune, never leaving a code fence open, and
-// marks the cut.
+// trimToTokens cuts text to at most budget tokens with search.CutToTokens
+// (at a paragraph, a line or, for one line too long, a rune, never leaving
+// a code fence open) and marks the cut; "" when not even the mark fits.
 func trimToTokens(text string, budget int) string {
 	const mark = "\n\n[… cut to fit the token budget]"
 	room := budget - tokens.Count(mark)
 	if room <= 0 {
 		return ""
 	}
-	blocks := paragraphs(text)
-	var kept []string
-	used := 0
-	for _, b := range blocks {
-		n := tokens.Count(b)
-		if used+n > room {
-			break
-		}
-		kept = append(kept, b)
-		used += n
-	}
-	if len(kept) == 0 && len(blocks) > 0 {
-		kept = []string{cutBlock(blocks[0], room)}
-	}
-	out := strings.Join(kept, "\n\n")
-	if strings.TrimSpace(out) == "" {
+	head, _ := search.CutToTokens(strings.TrimSpace(text), room)
+	if strings.TrimSpace(head) == "" || tokens.Count(head) > room {
 		return ""
 	}
-	return out + mark
-}
-
-// paragraphs splits text at blank lines outside code fences; a fenced
-// block stays whole.
-func paragraphs(text string) []string {
-	var out, cur []string
-	fence := ""
-	for line := range strings.SplitSeq(text, "\n") {
-		t := strings.TrimSpace(line)
-		if fence == "" && t == "" {
-			if len(cur) > 0 {
-				out = append(out, strings.Join(cur, "\n"))
-				cur = nil
-			}
-			continue
-		}
-		cur = append(cur, line)
-		if f := fenceOf(t); f != "" {
-			if fence == "" {
-				fence = f
-			} else if strings.HasPrefix(t, fence) && strings.Trim(t, fence[:1]) == "" {
-				fence = ""
-			}
-		}
-	}
-	if len(cur) > 0 {
-		out = append(out, strings.Join(cur, "\n"))
-	}
-	return out
-}
-
-// cutBlock cuts one paragraph or fenced block to room tokens by lines,
-// closing a fence it opened, or by runes when a single line is too long.
-func cutBlock(block string, room int) string {
-	lines := strings.Split(block, "\n")
-	fence := fenceOf(strings.TrimSpace(lines[0]))
-	closing := ""
-	if fence != "" {
-		closing = "\n" + fence
-	}
-	reserve := tokens.Count(closing)
-	var kept []string
-	used := 0
-	for _, l := range lines {
-		if fence != "" && len(kept) > 0 && strings.TrimSpace(l) == fence {
-			break // the fence's own closing line
-		}
-		n := tokens.Count(l)
-		if used+n+reserve > room {
-			break
-		}
-		kept = append(kept, l)
-		used += n
-	}
-	if len(kept) == 0 || fence != "" && len(kept) == 1 {
-		// Not even one line (of code) fits: cut the first line by runes.
-		first := lines[0]
-		if fence != "" && len(lines) > 1 {
-			first = lines[1]
-		}
-		rs := []rune(first)
-		lo, hi := 0, len(rs)
-		for lo < hi {
-			mid := (lo + hi + 1) / 2
-			if tokens.Count(string(rs[:mid])) <= room {
-				lo = mid
-			} else {
-				hi = mid - 1
-			}
-		}
-		return string(rs[:lo])
-	}
-	return strings.Join(kept, "\n") + closing
+	return head + mark
 }

@@ -565,25 +565,52 @@ func cutToTokens(text string, budget int) (head, tail string) {
 		}
 		return head, tail
 	}
-	// One line longer than the budget: cut at the last rune boundary that
-	// fits, found by bisection (the count of a prefix grows with it).
-	lo, hi := 0, len(text) // text[:lo] fits, text[:hi] does not
+	// One line longer than the budget: cut it between runes. When that
+	// line is the first of a code fence the text opens with, the fence is
+	// kept around the cut, closed in the head and reopened in the tail.
+	if first, rest, ok := strings.Cut(text, "\n"); ok {
+		if f := strings.TrimSpace(first); (strings.HasPrefix(f, "```") || strings.HasPrefix(f, "~~~")) && rest != "" {
+			room := budget - tokens.Count(first+"\n") - tokens.Count("\n"+f[:3])
+			if room > 0 {
+				n := fitRunes(rest, room)
+				return first + "\n" + rest[:n] + "\n" + f[:3], f + "\n" + rest[n:]
+			}
+		}
+	}
+	n := fitRunes(text, budget)
+	return text[:n], text[n:]
+}
+
+// fitRunes returns the length of the longest prefix of s, ending at a rune
+// boundary, of at most budget tokens, found by bisection (the count of a
+// prefix grows with it); at least the first rune.
+func fitRunes(s string, budget int) int {
+	lo, hi := 0, len(s) // s[:lo] fits, s[:hi] does not
 	for hi-lo > 1 {
 		mid := (lo + hi) / 2
-		for mid > lo && !utf8.RuneStart(text[mid]) {
+		for mid > lo && !utf8.RuneStart(s[mid]) {
 			mid--
 		}
 		if mid == lo {
 			break
 		}
-		if tokens.Count(text[:mid]) <= budget {
+		if tokens.Count(s[:mid]) <= budget {
 			lo = mid
 		} else {
 			hi = mid
 		}
 	}
 	if lo == 0 {
-		_, lo = utf8.DecodeRuneInString(text)
+		_, lo = utf8.DecodeRuneInString(s)
 	}
-	return text[:lo], text[lo:]
+	return lo
 }
+
+// CutToTokens splits text into a head of at most budget tokens and the
+// rest, at the last paragraph or line that fits, never leaving a code
+// fence open in the head (one cut inside a fence closes it there and
+// reopens it in the tail), and between runes when a single line is too
+// long. The head is never empty when text is not, and the tail is always
+// shorter than text. Other packages that trim markdown to a budget (the
+// Context7 client) cut with it.
+func CutToTokens(text string, budget int) (head, tail string) { return cutToTokens(text, budget) }

@@ -26,6 +26,7 @@ func TestCutToTokens(t *testing.T) {
 		{"a blank line inside a fence is not a boundary", fenced, 22, "## H\n\nFirst paragraph."},
 		{"inside a fence with no paragraph: the fence is closed", "```go\nfunc a() {}\nfunc b() {}\nfunc c() {}\n```\n", 14, "```go\nfunc a() {}\n```"},
 		{"one long line is cut between runes", strings.Repeat("é", 40), 10, strings.Repeat("é", 10)},
+		{"a fence's one long line is cut inside the fence", "```\n" + strings.Repeat("é", 40) + "\n```", 10, "```\n" + strings.Repeat("é", 4) + "\n```"},
 		{"never empty", "αβγ", 0, "α"},
 	}
 	for _, tt := range tests {
