@@ -65,7 +65,7 @@ const (
 // must be safe for concurrent use.
 type Engine interface {
 	Catalog() *artifacts.Catalog
-	Resolve(id string) (*search.Resolved, error)
+	Resolve(ctx context.Context, id string) (*search.Resolved, error)
 	Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error)
 }
 
@@ -328,7 +328,7 @@ func (a *assembly) fetch(ctx context.Context, c mentions.Candidate) (Library, []
 		if c.ID != "" && catalogLibrary(a.cat, c.ID) != nil {
 			id = c.ID
 		} else if c.ID == "" {
-			if r, err := e.Resolve(c.Name); err == nil {
+			if r, err := e.Resolve(ctx, c.Name); err == nil {
 				id = r.Library.ID // a form Detect does not know ("github.com/org/project")
 			}
 		}

@@ -45,7 +45,7 @@ func newFakeEngine() *fakeEngine {
 
 func (e *fakeEngine) Catalog() *artifacts.Catalog { return e.cat }
 
-func (e *fakeEngine) Resolve(id string) (*search.Resolved, error) {
+func (e *fakeEngine) Resolve(_ context.Context, id string) (*search.Resolved, error) {
 	key := strings.ToLower(id)
 	if key == "acme-deployer" {
 		key = "/acme/cli" // a name only the engine's resolution knows
@@ -73,7 +73,7 @@ func (e *fakeEngine) Docs(ctx context.Context, req search.DocsRequest) (*search.
 	if err := e.fail[req.Library]; err != nil {
 		return nil, err
 	}
-	r, err := e.Resolve(req.Library)
+	r, err := e.Resolve(ctx, req.Library)
 	if err != nil {
 		return nil, err
 	}

@@ -412,10 +412,10 @@ type Resolved struct {
 // matches a library's project name, title or alias. The Resolved's
 // pointers point into the served catalog, which is immutable and shared
 // by every request: callers must not modify what they point to.
-func (e *Engine) Resolve(id string) (*Resolved, error) {
+func (e *Engine) Resolve(ctx context.Context, id string) (*Resolved, error) {
 	var r *Resolved
 	err := e.with(func(st *state) (err error) {
-		r, _, err = st.resolve(id)
+		r, _, err = st.resolve(scopeOf(ctx), id)
 		return err
 	})
 	return r, err
@@ -432,7 +432,7 @@ func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree
 	err := e.with(func(st *state) error {
 		var sl *slot
 		var err error
-		if r, sl, err = st.resolve(id); err != nil {
+		if r, sl, err = st.resolve(scopeOf(ctx), id); err != nil {
 			return err
 		}
 		if tree, err = sl.topics(); err != nil {
@@ -451,7 +451,7 @@ func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifac
 	err := e.with(func(st *state) error {
 		var v *version
 		var err error
-		r, v, err = st.open(id)
+		r, v, err = st.open(scopeOf(ctx), id)
 		if err == nil {
 			docs, err = v.documents()
 		}
@@ -461,7 +461,7 @@ func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifac
 }
 
 // closest suggests up to three library ids sharing the most with key.
-func closest(cat *artifacts.Catalog, key Key) []string {
+func closest(cat *artifacts.Catalog, sc Scope, key Key) []string {
 	want := strings.ToLower(key.ID + " " + key.Name)
 	type scored struct {
 		id    string
@@ -469,6 +469,9 @@ func closest(cat *artifacts.Catalog, key Key) []string {
 	}
 	var all []scored
 	for _, l := range cat.Libraries {
+		if !visible(sc, l.ID) {
+			continue
+		}
 		s := 0
 		for _, part := range strings.FieldsFunc(strings.ToLower(l.ID+" "+l.Title+" "+strings.Join(l.Aliases, " ")), func(r rune) bool { return r == '/' || r == ' ' || r == '-' || r == '.' }) {
 			if len(part) > 1 && strings.Contains(want, part) {

@@ -43,6 +43,7 @@ func buildFixtures(t *testing.T) *Engine {
 
 func TestResolve(t *testing.T) {
 	e := buildFixtures(t)
+	ctx := context.Background()
 	tests := []struct {
 		id, lib, version string
 		err              error
@@ -64,7 +65,7 @@ func TestResolve(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
-			r, err := e.Resolve(tt.id)
+			r, err := e.Resolve(ctx, tt.id)
 			if tt.err != nil {
 				if !errors.Is(err, tt.err) {
 					t.Fatalf("error %v, want %v", err, tt.err)
@@ -80,11 +81,11 @@ func TestResolve(t *testing.T) {
 		})
 	}
 	var ve *VersionError
-	if _, err := e.Resolve("/acme/widgets@v9.9.9"); !errors.As(err, &ve) || strings.Join(ve.Available, ",") != "main,v1.0.0,v1.1.0" {
+	if _, err := e.Resolve(ctx, "/acme/widgets@v9.9.9"); !errors.As(err, &ve) || strings.Join(ve.Available, ",") != "main,v1.0.0,v1.1.0" {
 		t.Errorf("version error %v, want the built versions listed", err)
 	}
 	var le *LibraryError
-	if _, err := e.Resolve("/acme/widget"); !errors.As(err, &le) || len(le.Closest) == 0 || le.Closest[0] != "/acme/widgets" {
+	if _, err := e.Resolve(ctx, "/acme/widget"); !errors.As(err, &le) || len(le.Closest) == 0 || le.Closest[0] != "/acme/widgets" {
 		t.Errorf("library error %v, want /acme/widgets suggested first", err)
 	}
 }

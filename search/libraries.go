@@ -349,7 +349,7 @@ type scored struct {
 // first; limit is clamped to 1–MaxLibraries. A library is a match when
 // the name matches its names or its words appear in its description or
 // topics; the question only reorders matches.
-func (x *libraryIndex) search(name, query string, limit int) []LibraryMatch {
+func (x *libraryIndex) search(sc Scope, name, query string, limit int) []LibraryMatch {
 	limit = ClampMaxLibraries(limit)
 	p := parseName(name)
 	byLib := map[int]*scored{}
@@ -395,8 +395,14 @@ func (x *libraryIndex) search(name, query string, limit int) []LibraryMatch {
 	all := make([]*scored, 0, len(byLib))
 	span := 0.0
 	for _, s := range byLib {
+		if !visible(sc, x.libs[s.lib].ID) {
+			continue
+		}
 		all = append(all, s)
 		span = max(span, s.score)
+	}
+	if len(all) == 0 {
+		return nil
 	}
 	sort.Slice(all, func(i, j int) bool {
 		a, b := all[i], all[j]
@@ -450,13 +456,13 @@ func dedupeTerms(terms []string) []string {
 // It reads one catalog's index once and does no I/O, so it needs no
 // reference on the state; after Close it finds nothing.
 func (e *Engine) Libraries(ctx context.Context, name, query string, max int) []LibraryMatch {
-	return e.state.Load().libs.search(name, query, max)
+	return e.state.Load().libs.search(scopeOf(ctx), name, query, max)
 }
 
 // byName returns the one library a bare name names in any spelling
 // ("Next JS", "nextjs"), or nil when none or several do.
-func (x *libraryIndex) byName(name string) *artifacts.CatalogLib {
-	m := x.search(name, "", 2)
+func (x *libraryIndex) byName(sc Scope, name string) *artifacts.CatalogLib {
+	m := x.search(sc, name, "", 2)
 	if len(m) == 0 || m[0].Match != MatchName || (len(m) > 1 && m[1].Match == MatchName) {
 		return nil
 	}

@@ -145,7 +145,7 @@ func TestLibrarySearch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"|"+tt.query, func(t *testing.T) {
-			got := x.search(tt.name, tt.query, 10)
+			got := x.search(nil, tt.name, tt.query, 10)
 			if len(tt.want) == 0 {
 				if len(got) != 0 {
 					t.Fatalf("got %v, want no match", ids(got))
@@ -166,7 +166,7 @@ func TestLibraryRelevance(t *testing.T) {
 	x := newLibraryIndex(testCatalog())
 	for _, name := range []string{"vite", "react", "widgets", "tiangolo", "routing", "deno", "web framework", "react hooks"} {
 		t.Run(name, func(t *testing.T) {
-			got := x.search(name, "forms and charts", 50)
+			got := x.search(nil, name, "forms and charts", 50)
 			if len(got) == 0 {
 				t.Fatal("no match")
 			}
@@ -184,7 +184,7 @@ func TestLibraryRelevance(t *testing.T) {
 		})
 	}
 	// An exact name is worth more than any description's mention.
-	got := x.search("vite", "", 10)
+	got := x.search(nil, "vite", "", 10)
 	if last := got[len(got)-1]; last.Match != MatchText || last.Relevance > 0.5 {
 		t.Errorf("description match %s: %s, %v; want a text match well below 1", last.Library.ID, last.Match, last.Relevance)
 	}
@@ -197,7 +197,7 @@ func TestLibrarySearchMaxResults(t *testing.T) {
 	}
 	x := newLibraryIndex(cat, nil)
 	for _, tt := range []struct{ max, want int }{{0, 10}, {-3, 10}, {1, 1}, {3, 3}, {50, 50}, {51, 50}, {1000, 50}} {
-		if got := len(x.search("widgets", "", tt.max)); got != tt.want {
+		if got := len(x.search(nil, "widgets", "", tt.max)); got != tt.want {
 			t.Errorf("max %d: %d matches, want %d", tt.max, got, tt.want)
 		}
 	}
@@ -597,7 +597,7 @@ func BenchmarkLibrarySearch(b *testing.B) {
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {
-				x.search(q.name, q.query, 10)
+				x.search(nil, q.name, q.query, 10)
 			}
 		})
 	}

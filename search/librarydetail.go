@@ -186,7 +186,7 @@ func (e *Engine) FindLibraries(ctx context.Context, req LibraryRequest) (*Librar
 	var res *LibraryResult
 	err = e.with(func(st *state) error {
 		docsOf := func(id string) ([]artifacts.DocumentInfo, error) {
-			_, v, err := st.open(id)
+			_, v, err := st.open(nil, id) // id is a match, already in scope
 			if err != nil {
 				return nil, err
 			}
@@ -206,7 +206,7 @@ func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Deta
 	res := &LibraryResult{Detail: detail, Matches: []LibraryInfo{}}
 	topicBudget, docBudget := TopicsBudget, DocumentsBudget
 	question := newDocQuestion(req.Query)
-	matches := x.search(req.Name, req.Query, req.Max)
+	matches := x.search(scopeOf(ctx), req.Name, req.Query, req.Max)
 	for _, m := range matches {
 		if err := ctx.Err(); err != nil {
 			return nil, err

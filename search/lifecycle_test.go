@@ -75,7 +75,7 @@ func TestClosedEngineStaysClosed(t *testing.T) {
 			calls := map[string]func() error{
 				"Docs":      func() error { _, err := e.Docs(ctx, DocsRequest{Library: "/acme/site", Query: "edition"}); return err },
 				"Search":    func() error { _, err := e.Search(ctx, Request{Library: "/acme/site", Query: "edition"}); return err },
-				"Resolve":   func() error { _, err := e.Resolve("/acme/site"); return err },
+				"Resolve":   func() error { _, err := e.Resolve(ctx, "/acme/site"); return err },
 				"Topics":    func() error { _, _, err := e.Topics(ctx, "/acme/site"); return err },
 				"Documents": func() error { _, _, err := e.Documents(ctx, "/acme/site"); return err },
 			}

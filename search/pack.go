@@ -150,7 +150,7 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	}
 	var ans *Answer
 	err := e.with(func(st *state) error {
-		r, _, err := st.resolve(req.Library)
+		r, _, err := st.resolve(scopeOf(ctx), req.Library)
 		if err != nil {
 			return err
 		}
@@ -215,7 +215,7 @@ func clampTokens(n int) (int, []string) {
 // at most maxCandidates); a page is cut only when every section it could
 // hold was ranked, which makes it the same whatever number were.
 func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page int) (*Answer, error) {
-	q, r, v, err := st.prepare(req.Library, req.Query, req.Topics, req.Mode)
+	q, r, v, err := st.prepare(scopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -365,7 +365,7 @@ func packPages(hits []index.Hit, room int, overhead func(h *index.Hit, trimmed b
 // read answers a path: a document page, a folder listing page, or a
 // document's outline page. room is the budget less the request's notes.
 func (st *state) read(ctx context.Context, library, clean string, outline bool, budget, room, page int) (*Answer, error) {
-	r, v, err := st.open(library)
+	r, v, err := st.open(scopeOf(ctx), library)
 	if err != nil {
 		return nil, err
 	}

@@ -58,7 +58,7 @@ type Result struct {
 func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	var res *Result
 	err := e.with(func(st *state) error {
-		q, r, v, err := st.prepare(req.Library, req.Query, req.Topics, req.Mode)
+		q, r, v, err := st.prepare(scopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
 		if err != nil {
 			return err
 		}
@@ -81,7 +81,7 @@ type prepared struct {
 
 // prepare checks a request's parameters, resolves and opens its library
 // version and turns the query and topics into an index query.
-func (st *state) prepare(library, query string, topicList []string, mode string) (*prepared, *Resolved, *version, error) {
+func (st *state) prepare(sc Scope, library, query string, topicList []string, mode string) (*prepared, *Resolved, *version, error) {
 	mode = strings.ToLower(strings.TrimSpace(mode))
 	if mode != "" && mode != ModeInfo && mode != ModeCode {
 		return nil, nil, nil, fmt.Errorf("%w (got %q)", ErrInvalidMode, mode)
@@ -92,7 +92,7 @@ func (st *state) prepare(library, query string, topicList []string, mode string)
 	if len(topicList) > MaxTopicsGiven {
 		return nil, nil, nil, fmt.Errorf("%w: %d topics given, at most %d (only the first 20 distinct ones are used)", ErrInvalidRequest, len(topicList), MaxTopicsGiven)
 	}
-	r, v, err := st.open(library)
+	r, v, err := st.open(sc, library)
 	if err != nil {
 		return nil, nil, nil, err
 	}

@@ -194,20 +194,20 @@ func (st *state) close() {
 }
 
 // resolve finds the library version id names in st's catalog.
-func (st *state) resolve(id string) (*Resolved, *slot, error) {
+func (st *state) resolve(sc Scope, id string) (*Resolved, *slot, error) {
 	key, err := ParseKey(id)
 	if err != nil {
 		return nil, nil, err
 	}
-	lib := findLibrary(st.catalog, key)
+	lib := findLibrary(st.catalog, sc, key)
 	if lib == nil && key.Name != "" {
-		lib = st.libs.byName(key.Name)
+		lib = st.libs.byName(sc, key.Name)
 	}
 	if lib == nil {
-		if r := st.refusedLibrary(key); r != nil {
+		if r := st.refusedLibrary(sc, key); r != nil {
 			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: r.Reason, Cause: r.Cause}
 		}
-		return nil, nil, &LibraryError{Key: key.String(), Closest: closest(st.catalog, key)}
+		return nil, nil, &LibraryError{Key: key.String(), Closest: closest(st.catalog, sc, key)}
 	}
 	name := key.Version
 	if name == "" {
@@ -232,9 +232,12 @@ func (st *state) resolve(id string) (*Resolved, *slot, error) {
 
 // refusedLibrary returns a refusal of a library absent from the served
 // catalog because every version of it was refused.
-func (st *state) refusedLibrary(key Key) *Refused {
+func (st *state) refusedLibrary(sc Scope, key Key) *Refused {
 	for i := range st.refused {
 		r := &st.refused[i]
+		if !visible(sc, r.Library) {
+			continue
+		}
 		if key.ID != "" && strings.EqualFold(r.Library, key.ID) {
 			return r
 		}
@@ -245,9 +248,9 @@ func (st *state) refusedLibrary(key Key) *Refused {
 	return nil
 }
 
-// open resolves id and opens its version.
-func (st *state) open(id string) (*Resolved, *version, error) {
-	r, sl, err := st.resolve(id)
+// open resolves id within sc and opens its version.
+func (st *state) open(sc Scope, id string) (*Resolved, *version, error) {
+	r, sl, err := st.resolve(sc, id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -279,13 +282,21 @@ func (st *state) unavailable(r *Resolved, sl *slot, err error) error {
 	return &VersionError{Library: r.Library.ID, Version: r.Version.Version, Available: avail, Reason: reason(err, sl.dir), Cause: err}
 }
 
-func findLibrary(cat *artifacts.Catalog, key Key) *artifacts.CatalogLib {
+// findLibrary finds the library key names exactly, by id, or by project
+// name, title or alias, among those sc lets the request see.
+func findLibrary(cat *artifacts.Catalog, sc Scope, key Key) *artifacts.CatalogLib {
 	if key.ID != "" {
-		return cat.Library(key.ID)
+		if l := cat.Library(key.ID); l != nil && visible(sc, l.ID) {
+			return l
+		}
+		return nil
 	}
 	want := strings.ToLower(key.Name)
 	for i := range cat.Libraries {
 		l := &cat.Libraries[i]
+		if !visible(sc, l.ID) {
+			continue
+		}
 		if strings.ToLower(l.ID[strings.LastIndex(l.ID, "/")+1:]) == want || strings.ToLower(l.Title) == want {
 			return l
 		}

@@ -107,7 +107,7 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 	}
 	topic := firstNonEmpty(in.Topic, in.Query)
 	if h.engine != nil {
-		if r, err := h.engine.Resolve(id); err == nil {
+		if r, err := h.engine.Resolve(ctx, id); err == nil {
 			return nil, Context7Output{}, localCall(r, id, topic, in.Mode, in.Tokens)
 		}
 	}

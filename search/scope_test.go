@@ -1,0 +1,134 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/gittest"
+)
+
+// allow is a Scope of exact ids.
+type allow []string
+
+func (a allow) Allows(id string) bool {
+	for _, x := range a {
+		if x == id {
+			return true
+		}
+	}
+	return false
+}
+
+// TestScopeHidesLibraries checks that a library outside a request's scope
+// is answered for exactly as if it had never been built: every call gives
+// the same answer on a catalog of /acme/widgets and /acme/cli seen through
+// a scope of /acme/cli alone as on a catalog holding /acme/cli only.
+func TestScopeHidesLibraries(t *testing.T) {
+	w := gittest.New(t, "main")
+	w.CopyDir("../fixtures/docs/acme-widgets", "")
+	w.Commit("widgets")
+	c := gittest.New(t, "main")
+	c.CopyDir("../fixtures/docs/acme-cli", "")
+	c.Commit("cli")
+	widgets := "  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets, gadgets]\n    repo: " + w.Dir + "\n"
+	cli := "  - id: /acme/cli\n    aliases: [gadgets]\n    repo: " + c.Dir + "\n"
+	open := func(src string) *Engine {
+		out := t.TempDir()
+		buildtest.Build(t, out, "libraries:\n"+src)
+		e, err := Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	both, alone := open(widgets+cli), open(cli)
+	scoped := WithScope(context.Background(), allow{"/acme/cli"})
+	plain := context.Background()
+
+	calls := map[string]func(context.Context, *Engine) string{}
+	for _, id := range []string{"/acme/widgets", "widgets", "/acme/widgets@main", "gadgets", "acme", "/acme/widget", "/acme/cli", "cli"} {
+		calls["Resolve "+id] = func(ctx context.Context, e *Engine) string {
+			r, err := e.Resolve(ctx, id)
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return r.Library.ID + "@" + r.Version.Version
+		}
+		calls["Docs "+id] = func(ctx context.Context, e *Engine) string {
+			a, err := e.Docs(ctx, DocsRequest{Library: id, Query: "install"})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return a.Markdown()
+		}
+		calls["Docs path "+id] = func(ctx context.Context, e *Engine) string {
+			a, err := e.Docs(ctx, DocsRequest{Library: id, Path: "."})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return a.Markdown()
+		}
+		calls["Search "+id] = func(ctx context.Context, e *Engine) string {
+			r, err := e.Search(ctx, Request{Library: id, Query: "install"})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return fmt.Sprint(len(r.Hits))
+		}
+		calls["Topics "+id] = func(ctx context.Context, e *Engine) string {
+			r, _, err := e.Topics(ctx, id)
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return r.Library.ID
+		}
+		calls["Documents "+id] = func(ctx context.Context, e *Engine) string {
+			_, docs, err := e.Documents(ctx, id)
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			return fmt.Sprint(len(docs))
+		}
+	}
+	for _, name := range []string{"widgets", "acme", "gadgets", "cli", "command line"} {
+		calls["Libraries "+name] = func(ctx context.Context, e *Engine) string {
+			var ids []string
+			for _, m := range e.Libraries(ctx, name, "", 10) {
+				ids = append(ids, m.Library.ID+" "+string(m.Match))
+			}
+			return strings.Join(ids, ", ")
+		}
+		calls["FindLibraries "+name] = func(ctx context.Context, e *Engine) string {
+			res, err := e.FindLibraries(ctx, LibraryRequest{Name: name, Detail: "full"})
+			if err != nil {
+				return "error: " + err.Error()
+			}
+			var ids []string
+			for _, m := range res.Matches {
+				ids = append(ids, fmt.Sprintf("%s topics=%d docs=%d", m.Library.ID, len(m.Topics), len(m.Docs)))
+			}
+			return strings.Join(ids, ", ")
+		}
+	}
+	hidden := 0
+	for name, call := range calls {
+		t.Run(name, func(t *testing.T) {
+			got, want := call(scoped, both), call(plain, alone)
+			if got != want {
+				t.Errorf("through a scope of /acme/cli:\n%s\nwith /acme/widgets never built:\n%s", got, want)
+			}
+			if call(plain, both) != want {
+				hidden++
+			}
+		})
+	}
+	// The comparison means something only if the unscoped catalog answers
+	// differently: otherwise the scope hid nothing.
+	if hidden < len(calls)/3 {
+		t.Errorf("only %d of %d calls answer differently with /acme/widgets visible", hidden, len(calls))
+	}
+}
