@@ -23,8 +23,12 @@
 // # Endpoints
 //
 // All are GET (HEAD works too); other methods get 405. Unknown query
-// parameters (such as fast) are ignored; an Authorization header is
-// accepted and ignored.
+// parameters (such as fast) are ignored. The API itself reads no
+// Authorization header: under `indexer serve --auth` the server checks it
+// before the API is reached (Context7's clients send their API key as a
+// bearer token, so a Codex7 token goes in CONTEXT7_API_KEY) and the API
+// then sees only that token's libraries. Each request fills in its audit
+// record (package audit) when the server made one.
 //
 // GET /v2/libs/search?libraryName=NAME&query=QUESTION finds libraries.
 // libraryName is required (at most 500 characters); query is optional
@@ -120,6 +124,7 @@ import (
 	"time"
 	"unicode/utf8"
 
+	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/search"
 )
@@ -217,6 +222,7 @@ func badRequest(format string, args ...any) *apiError {
 func (a *api) endpoint(name string, fn func(context.Context, *http.Request) (*reply, error)) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		start := time.Now()
+		audit.From(r.Context()).SetTool(cmp.Or(name, "unknown"))
 		var rep *reply
 		var err error
 		if name != "" && r.Method != http.MethodGet && r.Method != http.MethodHead {
@@ -387,6 +393,8 @@ func (a *api) libraries(ctx context.Context, param, name, question string) ([]Li
 	if err := checkQuery("query", question); err != nil {
 		return nil, err
 	}
+	rec := audit.From(ctx)
+	rec.SetQuery(strings.TrimSpace(name + " " + question))
 	res, err := a.s.FindLibraries(ctx, search.LibraryRequest{Name: name, Query: question})
 	if err != nil {
 		return nil, err
@@ -403,6 +411,7 @@ func (a *api) libraries(ctx context.Context, param, name, question string) ([]Li
 		}
 		out = append(out, library(m))
 	}
+	rec.SetResults(len(out))
 	return out, nil
 }
 
@@ -475,10 +484,15 @@ func (a *api) docs(ctx context.Context, q url.Values, id, param, query string) (
 	if err != nil {
 		return nil, err
 	}
+	rec := audit.From(ctx)
+	rec.SetLibrary(id, "")
+	rec.SetQuery(query)
 	ans, err := a.s.Docs(ctx, search.DocsRequest{Library: id, Query: query, Tokens: tokens, Page: page})
 	if err != nil {
 		return nil, err
 	}
+	rec.SetLibrary(ans.Library, ans.Version)
+	rec.SetResults(len(ans.Sections))
 	rep := &reply{header: pageHeaders(ans)}
 	if typ == "json" {
 		rep.json = contextResponse(ans)

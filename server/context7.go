@@ -13,6 +13,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/search"
 )
@@ -106,15 +107,31 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 		return nil, Context7Output{}, errors.New(`libraryId is required: call resolve-library-id first, then pass its id, e.g. {"libraryId": "/vercel/next.js", "topic": "routing"}`)
 	}
 	topic := firstNonEmpty(in.Topic, in.Query)
+	rec := audit.From(ctx)
+	rec.SetLibrary(id, "")
+	rec.SetQuery(topic)
 	if h.engine != nil {
 		if r, err := h.engine.Resolve(ctx, id); err == nil {
 			return nil, Context7Output{}, localCall(r, id, topic, in.Mode, in.Tokens)
+		}
+	}
+	if g := grantOf(ctx); g != nil {
+		// A token reads the remote libraries its patterns allow; any other
+		// is answered as one Context7 does not have.
+		key, err := search.ParseKey(id)
+		if err == nil && key.ID == "" {
+			return nil, Context7Output{}, fmt.Errorf("%w: give the library's id (/org/project) from resolve-library-id, not a name", search.ErrInvalidKey)
+		}
+		if err == nil && !g.Allows(key.ID) {
+			return nil, Context7Output{}, fmt.Errorf("Context7 library %s: %w: call resolve-library-id first to find the library's id", key.ID, context7.ErrNotFound)
 		}
 	}
 	doc, err := h.c7.Doc(ctx, context7.DocRequest{LibraryKey: id, Topic: topic, Mode: in.Mode, Page: int(in.Page), Limit: int(in.Limit), Tokens: in.Tokens})
 	if err != nil {
 		return nil, Context7Output{}, err
 	}
+	rec.SetLibrary(doc.LibraryID, doc.Version)
+	rec.SetResults(len(doc.Snippets))
 	return textResult(doc.Text), *doc, nil
 }
 
@@ -172,7 +189,18 @@ func (h *handlers) searchRemote(ctx context.Context, name, query string) remoteR
 	if err != nil {
 		return remoteResult{err: err}
 	}
-	return remoteResult{libs: res.Libraries}
+	// A token sees the remote libraries its patterns allow, as it does
+	// the local ones.
+	libs := res.Libraries
+	if g := grantOf(ctx); g != nil {
+		libs = nil
+		for _, l := range res.Libraries {
+			if g.Allows(l.ID) {
+				libs = append(libs, l)
+			}
+		}
+	}
+	return remoteResult{libs: libs}
 }
 
 // mergeRemote appends Context7's matches to out after the local ones,

@@ -3,9 +3,11 @@ package server
 import (
 	"context"
 	"errors"
+	"strings"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/search"
 )
 
@@ -57,6 +59,9 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 	}
 	req := search.DocsRequest{Library: id, Query: firstNonEmpty(in.CustomQuery, in.Query, in.Topic), Topics: in.Topics,
 		Mode: in.Mode, Path: in.Path, Outline: in.Outline, Tokens: in.Tokens, Page: in.Page}
+	rec := audit.From(ctx)
+	rec.SetLibrary(id, "")
+	rec.SetQuery(strings.TrimSpace(req.Query + " " + strings.Join(in.Topics, " ") + " " + in.Path))
 	ans, err := h.engine.Docs(ctx, req)
 	if err != nil {
 		if errors.Is(err, search.ErrLibraryNotFound) && h.c7.Configured() {
@@ -64,6 +69,8 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 		}
 		return nil, DocsOutput{}, agentError(err)
 	}
+	rec.SetLibrary(ans.Library, ans.Version)
+	rec.SetResults(len(ans.Sections))
 	text := ans.Markdown()
 	out := *ans
 	out.Sections = make([]search.Section, len(ans.Sections))

@@ -14,6 +14,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/context7api"
 	"github.com/codex7/codex7/metrics"
@@ -71,6 +72,17 @@ type HTTPOptions struct {
 	// Context7, when set, serves get-context7-docs and remote matches (see
 	// WithContext7).
 	Context7 *context7.Client
+	// Auth returns the access policy in force, called once per request so
+	// that a policy can be replaced while serving. nil, or a nil policy,
+	// means no access control: every request sees every library.
+	Auth func() *access.Policy
+	// AllowedOrigins lists the browser origins ("https://app.example")
+	// whose pages may call /mcp; a request with any other Origin header
+	// gets 403. Clients that are not browsers send no Origin.
+	AllowedOrigins []string
+	// Audit receives one line per tool call and API request; nil means
+	// the handler's log.
+	Audit *slog.Logger
 }
 
 // Handler serves MCP over streamable HTTP at /mcp, the Context7-compatible
@@ -106,12 +118,23 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 	m := newServerMetrics(reg, stats, lim.n.Load, start)
 	lim.busy = m.observe(http.HandlerFunc(busy))
 
-	srv := New(engine, version, WithContext7(opts.Context7))
+	auditLog := opts.Audit
+	if auditLog == nil {
+		auditLog = log
+	}
+	gd := &guard{policy: opts.Auth, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now}
+	cop := http.NewCrossOriginProtection()
+	for _, o := range opts.AllowedOrigins {
+		gd.origins[normalizeOrigin(o)] = true
+		cop.AddTrustedOrigin(o)
+	}
+	srv := New(engine, version, WithContext7(opts.Context7), WithAudit(auditLog))
 	srv.AddReceivingMiddleware(m.toolCalls, timeoutToolCalls(toolTimeout))
 	mux := http.NewServeMux()
 	// The SDK refuses a loopback connection with a foreign Host header (DNS
-	// rebinding) by itself; cross-origin browser requests are refused here.
-	mux.Handle("/mcp", http.NewCrossOriginProtection().Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	// rebinding) by itself; guard refuses pages of origins not allowed, and
+	// cross-origin browser requests are refused here.
+	mux.Handle("/mcp", cop.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
 		Logger:              log,
 		MaxRequestBodyBytes: maxBodyBytes,
 		// The tools keep no state between calls and the server sends
@@ -135,8 +158,17 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, _ *http.Request) {
+	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
 		st := engine.Status()
+		// Under access control, a refused version is named only to a
+		// token that may see its library.
+		grant := grantOf(r.Context())
+		named := func(library string) bool {
+			if opts.Auth == nil || opts.Auth() == nil {
+				return true
+			}
+			return grant != nil && grant.Allows(library)
+		}
 		if !st.Ready {
 			w.WriteHeader(http.StatusServiceUnavailable)
 			fmt.Fprintf(w, "not ready: no catalog loaded from %s", st.Dir)
@@ -148,7 +180,9 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 		}
 		fmt.Fprintf(w, "ready: %d libraries, %d versions, %d refused\n", st.Libraries, st.Versions, len(st.Refused))
 		for _, r := range st.Refused {
-			fmt.Fprintf(w, "refused %s@%s: %s\n", r.Library, r.Version, r.Reason)
+			if named(r.Library) {
+				fmt.Fprintf(w, "refused %s@%s: %s\n", r.Library, r.Version, r.Reason)
+			}
 		}
 		if st.LastError != "" {
 			fmt.Fprintf(w, "newest catalog not loaded: %s\n", st.LastError)
@@ -160,7 +194,8 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 			log.Debug("metrics scrape not delivered", "err", err)
 		}
 	})
-	lim.next = m.observe(recoverPanics(log, mux))
+	gd.next = mux
+	lim.next = m.observe(recoverPanics(log, gd))
 	return lim
 }
 

@@ -10,6 +10,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"log/slog"
 	"reflect"
 	"strings"
 
@@ -31,6 +32,13 @@ func WithContext7(c *context7.Client) Option {
 	return func(h *handlers) { h.c7 = c }
 }
 
+// WithAudit logs a line per tool call to log, as the audit log: who
+// called which tool on which library, with what, and how it ended. Over
+// HTTP, Handler logs one line per request instead, with the same fields.
+func WithAudit(log *slog.Logger) Option {
+	return func(h *handlers) { h.audit = log }
+}
+
 // New returns an MCP server whose tools answer from engine. version is
 // reported to clients as the server's version.
 func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
@@ -38,6 +46,10 @@ func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 	h := &handlers{engine: engine}
 	for _, o := range opts {
 		o(h)
+	}
+	if h.audit != nil {
+		ids := newRequestIDs()
+		s.AddReceivingMiddleware(auditToolCalls(h.audit, &ids))
 	}
 	addTool(s, &mcp.Tool{
 		Name:        "resolve-library-id",
@@ -132,6 +144,9 @@ type handlers struct {
 	// c7 answers get-context7-docs and adds remote matches; nil without
 	// Context7.
 	c7 *context7.Client
+	// audit receives the audit lines of tool calls not made over HTTP;
+	// nil logs none.
+	audit *slog.Logger
 }
 
 // agentError turns engine errors into messages that say what to do.

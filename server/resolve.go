@@ -12,6 +12,7 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/search"
 )
 
@@ -147,6 +148,8 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 		remote = make(chan remoteResult, 1)
 		go func() { remote <- h.searchRemote(rctx, name, in.Query) }()
 	}
+	rec := audit.From(ctx)
+	rec.SetQuery(strings.TrimSpace(name + " " + in.Query))
 	res, err := h.engine.FindLibraries(ctx, search.LibraryRequest{Name: name, Query: in.Query, Max: in.MaxResults, Detail: in.Detail})
 	if errors.Is(err, search.ErrInvalidDetail) {
 		return nil, ResolveOutput{}, err
@@ -167,6 +170,7 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	if remote != nil {
 		mergeRemote(&out, name, in.MaxResults, <-remote)
 	}
+	rec.SetResults(len(out.Matches))
 	if in.MaxResults > search.MaxLibraries {
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" maxResults lowered to the maximum of %d.", search.MaxLibraries))
 	}

@@ -30,7 +30,8 @@ Usage:
   indexer verify  [DIR]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
-  indexer serve   (--stdio | --http ADDR) [--artifacts DIR] [--reload-interval D]
+  indexer serve   (--stdio | --http ADDR) [--artifacts DIR] [--reload-interval D] [--auth FILE] [--context7-* ...]
+  indexer token   --name NAME --library PATTERN... [--rate N]
   indexer context [--artifacts DIR] [--json|--markdown] [--hook] "PROMPT"
   indexer version
 
@@ -62,6 +63,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runEval(ctx, rest, stdout, stderr)
 	case "serve":
 		return runServe(ctx, rest, stdout, stderr)
+	case "token":
+		return runToken(rest, stdout, stderr)
 	case "context":
 		return runContext(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version":

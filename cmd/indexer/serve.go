@@ -5,14 +5,18 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"sync/atomic"
 	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
@@ -33,7 +37,17 @@ first use, and a version that fails is refused (logged, listed by /readyz)
 while the rest is served. A rebuilt catalog.json is picked up without a
 restart (checked every --reload-interval) and SIGHUP reloads at once;
 requests in flight finish on the catalog they started with. SIGTERM or
-SIGINT shuts down gracefully.`, stdout, stderr)
+SIGINT shuts down gracefully.
+
+Access control (HTTP only; stdio trusts the local user): with --auth FILE,
+every request to /mcp, /api and /metrics needs "Authorization: Bearer
+TOKEN" with a token the file lists (by its SHA-256; make one with
+'indexer token'), 401 otherwise, and sees only the libraries the token's
+patterns allow; each token has a request rate, 429 beyond it. SIGHUP
+rereads the file (a bad file keeps the old one, and says why). Every tool
+call and API request gets an audit line (request id, token name, tool,
+library, version, query, results, bytes, status, duration) on stderr or
+in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory (as written by indexer build)")
 	stdio := fs.Bool("stdio", false, "speak MCP over stdin and stdout")
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
@@ -41,6 +55,10 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
+	authFile := fs.String("auth", "", "YAML file of bearer tokens (hashes) and the libraries each may read; HTTP only")
+	auditFile := fs.String("audit-log", "", "append audit lines (JSON) to this file instead of stderr")
+	var origins listFlag
+	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
 	verbose := fs.Bool("v", false, "debug logs")
 	c7flags := addContext7Flags(fs, os.Getenv)
 	if code, done := parse(fs, args, stdout); done {
@@ -59,7 +77,33 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 		fmt.Fprintf(stderr, "indexer serve: no artifact directory at %s (run 'indexer build' first?)\n", *dir)
 		return exitUsage
 	}
+	if *authFile != "" && *stdio {
+		fmt.Fprintln(stderr, "indexer serve: --auth applies to --http only: over stdio the local user is trusted")
+		return exitUsage
+	}
 	log := newLogger(stderr, *verbose, isTerminal(stderr))
+	var policy atomic.Pointer[access.Policy]
+	if *authFile != "" {
+		p, err := access.LoadFile(*authFile)
+		if err != nil {
+			fmt.Fprintf(stderr, "indexer serve: --auth: %v\n", err)
+			return exitUsage
+		}
+		policy.Store(p)
+		log.Info("access control on", "file", *authFile, "tokens", p.Len())
+	} else if !*stdio && !isLoopback(*addr) {
+		log.Warn("serving every library to anyone who can reach this address: give --auth FILE to require tokens", "addr", *addr)
+	}
+	auditLog := log
+	if *auditFile != "" {
+		f, err := os.OpenFile(*auditFile, os.O_WRONLY|os.O_APPEND|os.O_CREATE, 0o600)
+		if err != nil {
+			fmt.Fprintf(stderr, "indexer serve: audit log: %v\n", err)
+			return exitUsage
+		}
+		defer f.Close()
+		auditLog = slog.New(slog.NewJSONHandler(f, nil))
+	}
 	c7, err := c7flags.client(log)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
@@ -87,19 +131,44 @@ SIGINT shuts down gracefully.`, stdout, stderr)
 			case <-hup:
 				log.Info("SIGHUP: reloading the catalog")
 				engine.Reload(ctx)
+				if *authFile != "" {
+					if p, err := access.LoadFile(*authFile); err != nil {
+						log.Error("access policy not reloaded: the previous one stays in force", "err", err)
+					} else {
+						policy.Store(p)
+						log.Info("access policy reloaded", "file", *authFile, "tokens", p.Len())
+					}
+				}
 			}
 		}
 	}()
 	if *stdio {
-		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7)).Run(ctx, &mcp.StdioTransport{})
+		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, &mcp.StdioTransport{})
 	} else {
-		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7}), log, nil)
+		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins}
+		if *authFile != "" {
+			opts.Auth = policy.Load
+		}
+		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, opts), log, nil)
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 		return exitFailed
 	}
 	return exitOK
+}
+
+// isLoopback reports whether addr (host:port) listens on loopback only.
+func isLoopback(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		return false
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip := net.ParseIP(host)
+	return ip != nil && ip.IsLoopback()
 }
 
 // defaultCacheMiB is the default size of the section text cache.

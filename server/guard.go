@@ -1,0 +1,266 @@
+package server
+
+import (
+	"context"
+	"crypto/rand"
+	"encoding/hex"
+	"fmt"
+	"log/slog"
+	"math"
+	"net"
+	"net/http"
+	"net/url"
+	"strconv"
+	"strings"
+	"sync/atomic"
+	"time"
+
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codex7/codex7/access"
+	"github.com/codex7/codex7/audit"
+	"github.com/codex7/codex7/search"
+)
+
+// guard is the HTTP server's access control and audit log, between the
+// request counting and the routes.
+//
+// Every request but the probes and /metrics gets a request id (sent back
+// in X-Request-Id) and one audit line when it ends, whatever it ended in,
+// refusals included.
+//
+// With a policy, /mcp and /api need a bearer token the policy knows (401
+// otherwise) with requests left in its rate (429 with Retry-After
+// otherwise), and see only the libraries the token's patterns allow;
+// /metrics needs a known token; /readyz answers everyone but names refused
+// versions only to a token that may see them. Tokens never reach a log.
+//
+// Browsers send Origin; a page whose origin is not listed may not call
+// /mcp (403), which stops DNS rebinding even where the server listens on
+// every interface.
+type guard struct {
+	policy  func() *access.Policy // nil, or returning nil: no access control
+	origins map[string]bool       // allowed Origin values, normalized
+	audit   *slog.Logger
+	ids     requestIDs
+	now     func() time.Time
+	next    http.Handler
+}
+
+type grantKey struct{}
+
+// grantOf is the grant the request was authenticated with, nil without one.
+func grantOf(ctx context.Context) *access.Grant {
+	g, _ := ctx.Value(grantKey{}).(*access.Grant)
+	return g
+}
+
+func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	route := routeOf(r.URL.Path)
+	var pol *access.Policy
+	if g.policy != nil {
+		pol = g.policy()
+	}
+	var grant *access.Grant
+	if pol != nil {
+		if tok, ok := bearer(r); ok {
+			grant = pol.Authenticate(tok)
+		}
+	}
+	switch route {
+	case "/healthz":
+		g.next.ServeHTTP(w, r)
+		return
+	case "/readyz", "/metrics":
+		if pol != nil && grant == nil && route == "/metrics" {
+			unauthorized(w, r, route)
+			return
+		}
+		if grant != nil {
+			r = r.WithContext(context.WithValue(r.Context(), grantKey{}, grant))
+		}
+		g.next.ServeHTTP(w, r)
+		return
+	}
+
+	rec := audit.New(g.ids.next(), g.now())
+	rec.SetRoute(route)
+	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
+		rec.SetRemote(host)
+	}
+	cw := &countingWriter{ResponseWriter: w}
+	w.Header().Set("X-Request-Id", rec.ID())
+	defer func() {
+		rec.SetResponse(cw.status(), cw.n)
+		rec.Log(r.Context(), g.audit, g.now())
+	}()
+	ctx := audit.With(r.Context(), rec)
+
+	if route == "/mcp" {
+		if o := r.Header.Get("Origin"); o != "" && !g.origins[normalizeOrigin(o)] {
+			http.Error(cw, fmt.Sprintf("origin %q may not call this server: start indexer serve with --allow-origin %s if that page should", truncateRunes(o, 100), truncateRunes(o, 100)), http.StatusForbidden)
+			return
+		}
+	}
+	if pol != nil {
+		if grant == nil {
+			unauthorized(cw, r, route)
+			return
+		}
+		rec.SetToken(grant.Name)
+		if ok, wait := grant.Take(g.now()); !ok {
+			secs := max(1, int(math.Ceil(wait.Seconds())))
+			cw.Header().Set("Retry-After", strconv.Itoa(secs))
+			refuse(cw, route, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests for token %q: retry in %d s", grant.Name, secs))
+			return
+		}
+		ctx = search.WithScope(context.WithValue(ctx, grantKey{}, grant), grant)
+	}
+	g.next.ServeHTTP(cw, r.WithContext(ctx))
+}
+
+// bearer is the token of an "Authorization: Bearer" header.
+func bearer(r *http.Request) (string, bool) {
+	h := r.Header.Get("Authorization")
+	scheme, tok, ok := strings.Cut(h, " ")
+	if !ok || !strings.EqualFold(scheme, "Bearer") {
+		return "", false
+	}
+	tok = strings.TrimSpace(tok)
+	return tok, tok != ""
+}
+
+func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
+	w.Header().Set("WWW-Authenticate", `Bearer realm="codex7"`)
+	msg := "a bearer token is required: send Authorization: Bearer <token> (ask the server's operator for one)"
+	if _, ok := bearer(r); ok {
+		msg = "the bearer token is not known to this server: check it, or ask the server's operator for one"
+	}
+	refuse(w, route, http.StatusUnauthorized, "unauthorized", msg)
+}
+
+// refuse answers an error in the shape of the route: the JSON error body
+// Context7's clients read under /api, a text line elsewhere.
+func refuse(w http.ResponseWriter, route string, status int, code, msg string) {
+	if route == "/api" {
+		w.Header().Set("Content-Type", "application/json; charset=utf-8")
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.WriteHeader(status)
+		fmt.Fprintf(w, "{\"error\":%q,\"message\":%q}\n", code, msg)
+		return
+	}
+	http.Error(w, msg, status)
+}
+
+// normalizeOrigin lower-cases an origin's scheme and host and drops a
+// default port, so that allowed origins match however a browser spells
+// them.
+func normalizeOrigin(o string) string {
+	u, err := url.Parse(strings.TrimSpace(o))
+	if err != nil || u.Scheme == "" || u.Host == "" {
+		return strings.ToLower(strings.TrimSpace(o))
+	}
+	host := strings.ToLower(u.Host)
+	switch {
+	case u.Scheme == "http" && strings.HasSuffix(host, ":80"):
+		host = strings.TrimSuffix(host, ":80")
+	case u.Scheme == "https" && strings.HasSuffix(host, ":443"):
+		host = strings.TrimSuffix(host, ":443")
+	}
+	return strings.ToLower(u.Scheme) + "://" + host
+}
+
+func truncateRunes(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\uFFFD")
+	if r := []rune(s); len(r) > n {
+		return string(r[:n]) + "…"
+	}
+	return s
+}
+
+// requestIDs makes request ids unique in a process and unlikely to repeat
+// across restarts: a random prefix drawn at start and a counter.
+type requestIDs struct {
+	prefix string
+	n      atomic.Uint64
+}
+
+func newRequestIDs() requestIDs {
+	b := make([]byte, 4)
+	rand.Read(b)
+	return requestIDs{prefix: hex.EncodeToString(b)}
+}
+
+func (ids *requestIDs) next() string {
+	return ids.prefix + "-" + strconv.FormatUint(ids.n.Add(1), 10)
+}
+
+// countingWriter counts the body bytes a handler writes and remembers its
+// status. Unwrap lets http.ResponseController reach the connection.
+type countingWriter struct {
+	http.ResponseWriter
+	code int
+	n    int64
+}
+
+func (w *countingWriter) WriteHeader(code int) {
+	if w.code == 0 && code >= 200 {
+		w.code = code
+	}
+	w.ResponseWriter.WriteHeader(code)
+}
+
+func (w *countingWriter) Write(p []byte) (int, error) {
+	if w.code == 0 {
+		w.code = http.StatusOK
+	}
+	n, err := w.ResponseWriter.Write(p)
+	w.n += int64(n)
+	return n, err
+}
+
+func (w *countingWriter) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+func (w *countingWriter) status() int {
+	if w.code == 0 {
+		return http.StatusOK
+	}
+	return w.code
+}
+
+// auditToolCalls is MCP receiving middleware that records each request's
+// method or tool and outcome in its audit record. Over HTTP the record is
+// the HTTP request's, logged by guard; over stdio, where no HTTP layer
+// made one, it makes a record per tool call and logs it, so that every
+// tool call has its line on either transport.
+func auditToolCalls(log *slog.Logger, ids *requestIDs) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			rec := audit.From(ctx)
+			own := rec == nil && method == "tools/call"
+			if own {
+				rec = audit.New(ids.next(), time.Now())
+				rec.SetRoute("stdio")
+				ctx = audit.With(ctx, rec)
+			}
+			tool := method
+			if r, ok := req.(*mcp.CallToolRequest); ok && r.Params != nil {
+				tool = r.Params.Name
+			}
+			rec.SetTool(tool)
+			res, err := next(ctx, method, req)
+			switch r, _ := res.(*mcp.CallToolResult); {
+			case err != nil:
+				rec.SetOutcome("protocol_error")
+			case r != nil && r.IsError:
+				rec.SetOutcome("tool_error")
+			case method == "tools/call":
+				rec.SetOutcome("ok")
+			}
+			if own {
+				rec.Log(ctx, log, time.Now())
+			}
+			return res, err
+		}
+	}
+}
