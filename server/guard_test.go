@@ -507,3 +507,30 @@ func TestReadyzUnderAuth(t *testing.T) {
 		}
 	}
 }
+
+// TestNoListings checks that no path lists a directory or serves a file:
+// the server has no file server, and paths that look like the artifact
+// tree or try to climb out of it get a short 404.
+func TestNoListings(t *testing.T) {
+	engine := fixtureEngine(t)
+	ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{}))
+	defer ts.Close()
+	for _, path := range []string{"/", "/dist/", "/acme/", "/acme/widgets/main/manifest.json", "/catalog.json", "/api/", "/api/v2/", "/%2e%2e/", "/api/../catalog.json", "/mcp/", "/metrics/", "/.git/config"} {
+		req, _ := http.NewRequest("GET", ts.URL+path, nil)
+		req.URL.Opaque = path // sent as written, not cleaned by the client
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		body, _ := io.ReadAll(resp.Body)
+		resp.Body.Close()
+		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
+			t.Errorf("GET %s: %d, want a 4xx", path, resp.StatusCode)
+		}
+		for _, leak := range []string{"<a href", "catalog.json\"", "formatVersion", "manifest", engine.Dir(), "goroutine"} {
+			if strings.Contains(string(body), leak) {
+				t.Errorf("GET %s: body %q shows %q", path, body, leak)
+			}
+		}
+	}
+}
