@@ -22,13 +22,14 @@
 //
 // # Endpoints
 //
-// All are GET (HEAD works too); other methods get 405. Unknown query
-// parameters (such as fast) are ignored. The API itself reads no
-// Authorization header: under `indexer serve --auth` the server checks it
-// before the API is reached (Context7's clients send their API key as a
-// bearer token, so a Codex7 token goes in CONTEXT7_API_KEY) and the API
-// then sees only that token's libraries. Each request fills in its audit
-// record (package audit) when the server made one.
+// All are GET (HEAD works too), without a body; other methods get 405, a
+// body 400. Unknown query parameters (such as fast) are ignored. The API
+// itself reads no Authorization header: under `indexer serve --auth` the
+// server checks it before the API is reached (Context7's clients send
+// their API key as a bearer token, so a Codex7 token goes in
+// CONTEXT7_API_KEY) and the API then sees only that token's libraries.
+// Each request fills in its audit record (package audit) when the server
+// made one.
 //
 // GET /v2/libs/search?libraryName=NAME&query=QUESTION finds libraries.
 // libraryName is required (at most 500 characters); query is optional
@@ -97,7 +98,11 @@
 // what to do"}, which is what the clients read: the MCP server shows
 // message to the agent, the SDK throws error or else message, ctx7 prints
 // message or else error. Bad input gets 400 (validation_error,
-// invalid_library_id), an unknown library 404 library_not_found with the
+// invalid_library_id): a value out of its limits, but also a malformed
+// query string (%zz, a semicolon), text that is not UTF-8 (%ff) and a
+// parameter given twice, which a lenient parser would drop, replace with
+// U+FFFD or read the first of, answering another question than the one
+// asked. An unknown library 404 library_not_found with the
 // closest ids and a hint to search first, an unbuilt version 404
 // tag_not_found with the built versions, a page past the last 404
 // page_not_found, an unknown path 404 not_found, another method 405
@@ -116,9 +121,11 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"math"
 	"net/http"
 	"net/url"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -228,6 +235,10 @@ func (a *api) endpoint(name string, fn func(context.Context, *http.Request) (*re
 		if name != "" && r.Method != http.MethodGet && r.Method != http.MethodHead {
 			w.Header().Set("Allow", "GET, HEAD")
 			err = &apiError{http.StatusMethodNotAllowed, "method_not_allowed", fmt.Sprintf("method %s not allowed: the Context7 API is read with GET", r.Method)}
+		} else if name != "" && r.ContentLength != 0 {
+			// A body is never read: refused rather than ignored, so that
+			// no client believes its parameters were.
+			err = badRequest("the Context7 API takes no request body: send libraryId, query and the other parameters in the query string")
 		} else {
 			ctx, cancel := context.WithTimeout(r.Context(), a.timeout)
 			rep, err = fn(ctx, r)
@@ -364,7 +375,10 @@ type SearchResponseV1 struct {
 const unknownTrust = -1
 
 func (a *api) searchV2(ctx context.Context, r *http.Request) (*reply, error) {
-	q := r.URL.Query()
+	q, err := params(r, "libraryName", "query")
+	if err != nil {
+		return nil, err
+	}
 	libs, err := a.libraries(ctx, "libraryName", q.Get("libraryName"), q.Get("query"))
 	if err != nil {
 		return nil, err
@@ -373,7 +387,11 @@ func (a *api) searchV2(ctx context.Context, r *http.Request) (*reply, error) {
 }
 
 func (a *api) searchV1(ctx context.Context, r *http.Request) (*reply, error) {
-	libs, err := a.libraries(ctx, "query", r.URL.Query().Get("query"), "")
+	q, err := params(r, "query")
+	if err != nil {
+		return nil, err
+	}
+	libs, err := a.libraries(ctx, "query", q.Get("query"), "")
 	if err != nil {
 		return nil, err
 	}
@@ -430,7 +448,10 @@ func library(m search.LibraryInfo) Library {
 }
 
 func (a *api) contextV2(ctx context.Context, r *http.Request) (*reply, error) {
-	q := r.URL.Query()
+	q, err := params(r, "libraryId", "query", "type", "tokens", "page")
+	if err != nil {
+		return nil, err
+	}
 	id := strings.TrimSpace(q.Get("libraryId"))
 	if id == "" {
 		return nil, badRequest("libraryId is required, e.g. libraryId=/vercel/next.js: find it with GET /api/v2/libs/search?libraryName=...")
@@ -443,7 +464,15 @@ func (a *api) contextV2(ctx context.Context, r *http.Request) (*reply, error) {
 }
 
 func (a *api) docsV1(ctx context.Context, r *http.Request) (*reply, error) {
-	q := r.URL.Query()
+	q, err := params(r, "topic", "type", "tokens", "page")
+	if err != nil {
+		return nil, err
+	}
+	for _, name := range []string{"org", "project", "version"} {
+		if v := r.PathValue(name); !utf8.ValidString(v) {
+			return nil, &apiError{http.StatusBadRequest, "invalid_library_id", fmt.Sprintf("the library id's %s %q is not UTF-8 text: percent-encode the id's UTF-8 bytes", name, truncate(v, 40))}
+		}
+	}
 	id := "/" + r.PathValue("org") + "/" + r.PathValue("project")
 	if v := r.PathValue("version"); v != "" {
 		id += "/" + v
@@ -475,6 +504,10 @@ func (a *api) docs(ctx context.Context, q url.Values, id, param, query string) (
 	// the default.
 	tokens, err := intParam(q, "tokens", 0, math.MaxInt)
 	if err != nil {
+		var e *apiError
+		if errors.As(err, &e) {
+			e.message += fmt.Sprintf(" (%d by default; budgets outside %d to %d are clamped)", search.DefaultTokens, search.MinTokens, search.MaxTokens)
+		}
 		return nil, err
 	}
 	if tokens != 0 {
@@ -515,6 +548,36 @@ func pageHeaders(ans *search.Answer) http.Header {
 	return h
 }
 
+// params parses r's query string strictly where url.URL.Query is lenient:
+// a malformed pair (a bad escape such as %zz, a semicolon) is refused
+// rather than dropped, text that is not UTF-8 (%ff, or %ed%b2%80, an
+// encoded surrogate) is refused rather than searched for as U+FFFD, and a
+// parameter of names given twice is refused rather than read from its
+// first value. names are the parameters the endpoint reads; others are
+// ignored, but must be UTF-8 too.
+func params(r *http.Request, names ...string) (url.Values, error) {
+	q, err := url.ParseQuery(r.URL.RawQuery)
+	if err != nil {
+		return nil, badRequest("the query string is malformed (%s): separate parameters with & and percent-encode their values as UTF-8, e.g. query=how%%20to%%20add%%20middleware", truncate(err.Error(), 80))
+	}
+	for _, k := range slices.Sorted(maps.Keys(q)) {
+		if !utf8.ValidString(k) {
+			return nil, badRequest("the parameter name %q is not UTF-8 text: percent-encode parameters as UTF-8", truncate(k, 40))
+		}
+		for _, v := range q[k] {
+			if !utf8.ValidString(v) {
+				return nil, badRequest("%s is not UTF-8 text (%q): percent-encode it as UTF-8", truncate(k, 40), truncate(v, 40))
+			}
+		}
+	}
+	for _, name := range names {
+		if n := len(q[name]); n > 1 {
+			return nil, badRequest("%s given %d times: give it once", name, n)
+		}
+	}
+	return q, nil
+}
+
 // checkQuery refuses a question longer than the engine reads.
 func checkQuery(param, s string) error {
 	if len(s) > search.MaxQueryBytes {
@@ -532,6 +595,9 @@ func intParam(q url.Values, name string, lo, hi int) (int, error) {
 	}
 	n, err := strconv.Atoi(s)
 	if err != nil || n < lo || n > hi {
+		if hi == math.MaxInt {
+			return 0, badRequest("%s must be a whole number from %d, got %q", name, lo, truncate(s, 40))
+		}
 		return 0, badRequest("%s must be a whole number from %d to %d, got %q", name, lo, hi, truncate(s, 40))
 	}
 	return n, nil

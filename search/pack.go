@@ -18,6 +18,16 @@ const (
 	MaxTokens     = 50000
 )
 
+// Bounds of a documentation request's page and path.
+const (
+	// MaxPage is the highest page any answer can have: a search packs at
+	// most maxCandidates sections, and no document is cut into more pages
+	// of MinTokens. A page beyond it is refused before any work.
+	MaxPage = 10000
+	// MaxPathBytes bounds a path: far longer than any document's path.
+	MaxPathBytes = 1024
+)
+
 // maxCandidates bounds the ranked sections an answer's pages are cut from.
 const maxCandidates = 500
 
@@ -140,6 +150,18 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	}
 	if page == 0 {
 		page = 1
+	}
+	if page > MaxPage {
+		return nil, fmt.Errorf("%w: page %d: no answer has more than %d pages", ErrPageNotFound, page, MaxPage)
+	}
+	// The limits are checked before the library is resolved, so that no
+	// answer, not even "library not found", carries an oversized request
+	// back.
+	if err := checkLimits(req.Query, req.Topics, req.Mode); err != nil {
+		return nil, err
+	}
+	if len(req.Path) > MaxPathBytes {
+		return nil, fmt.Errorf("%w %q: it is %d bytes, at most %d; give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, clip(req.Path, 40), len(req.Path), MaxPathBytes)
 	}
 	var clean string
 	if strings.TrimSpace(req.Path) != "" || req.Outline {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/topics"
@@ -18,6 +19,9 @@ const (
 	// MaxTopicsGiven bounds the topics a request may name; only the first
 	// 20 distinct ones are used (see NormalizeTopics).
 	MaxTopicsGiven = 100
+	// MaxTopicBytes bounds one topic: a slug or a name of a few words. It
+	// keeps what an error message quotes back (the unknown topics) small.
+	MaxTopicBytes = 256
 	// MaxLimit bounds Request.Limit.
 	MaxLimit = 500
 )
@@ -82,16 +86,10 @@ type prepared struct {
 // prepare checks a request's parameters, resolves and opens its library
 // version and turns the query and topics into an index query.
 func (st *state) prepare(sc Scope, library, query string, topicList []string, mode string) (*prepared, *Resolved, *version, error) {
+	if err := checkLimits(query, topicList, mode); err != nil {
+		return nil, nil, nil, err
+	}
 	mode = strings.ToLower(strings.TrimSpace(mode))
-	if mode != "" && mode != ModeInfo && mode != ModeCode {
-		return nil, nil, nil, fmt.Errorf("%w (got %q)", ErrInvalidMode, mode)
-	}
-	if len(query) > MaxQueryBytes {
-		return nil, nil, nil, fmt.Errorf("%w: the query is %d bytes, at most %d: keep the key words or the first line of the error", ErrInvalidRequest, len(query), MaxQueryBytes)
-	}
-	if len(topicList) > MaxTopicsGiven {
-		return nil, nil, nil, fmt.Errorf("%w: %d topics given, at most %d (only the first 20 distinct ones are used)", ErrInvalidRequest, len(topicList), MaxTopicsGiven)
-	}
 	r, v, err := st.open(sc, library)
 	if err != nil {
 		return nil, nil, nil, err
@@ -113,4 +111,39 @@ func (st *state) prepare(sc Scope, library, query string, topicList []string, mo
 		return nil, nil, nil, ErrEmptyQuery
 	}
 	return &prepared{Query: index.Query{Text: text, Topics: slugs, Kind: mode}, capped: capped}, r, v, nil
+}
+
+// checkLimits refuses a query, topics or mode beyond what any request
+// needs, before any work is done for it: a request of a megabyte costs no
+// more than a normal one, and its error quotes at most a few dozen
+// characters of it back.
+func checkLimits(query string, topicList []string, mode string) error {
+	if m := strings.ToLower(strings.TrimSpace(mode)); m != "" && m != ModeInfo && m != ModeCode {
+		return fmt.Errorf("%w (got %q)", ErrInvalidMode, clip(mode, 40))
+	}
+	if len(query) > MaxQueryBytes {
+		return fmt.Errorf("%w: the query is %d bytes, at most %d: keep the key words or the first line of the error", ErrInvalidRequest, len(query), MaxQueryBytes)
+	}
+	if len(topicList) > MaxTopicsGiven {
+		return fmt.Errorf("%w: %d topics given, at most %d (only the first 20 distinct ones are used)", ErrInvalidRequest, len(topicList), MaxTopicsGiven)
+	}
+	for i, t := range topicList {
+		if len(t) > MaxTopicBytes {
+			return fmt.Errorf("%w: topic %d (%q) is %d bytes, at most %d: give topic slugs from the library's topic tree, and put a question in the query", ErrInvalidRequest, i+1, clip(t, 40), len(t), MaxTopicBytes)
+		}
+	}
+	return nil
+}
+
+// clip shortens s to at most n bytes of valid UTF-8, marking a cut with
+// "…", for quoting input in messages.
+func clip(s string, n int) string {
+	s = strings.ToValidUTF8(s, "\ufffd")
+	if len(s) <= n {
+		return s
+	}
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n] + "…"
 }

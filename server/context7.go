@@ -107,6 +107,14 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 		return nil, Context7Output{}, errors.New(`libraryId is required: call resolve-library-id first, then pass its id, e.g. {"libraryId": "/vercel/next.js", "topic": "routing"}`)
 	}
 	topic := firstNonEmpty(in.Topic, in.Query)
+	// Checked before the local library is looked up, whose answer repeats
+	// the topic and mode in the call to make instead.
+	if len(topic) > search.MaxQueryBytes {
+		return nil, Context7Output{}, fmt.Errorf("topic is %d bytes long, at most %d: say what you need in a few words, e.g. \"middleware redirects\"", len(topic), search.MaxQueryBytes)
+	}
+	if m := strings.ToLower(strings.TrimSpace(in.Mode)); m != "" && m != context7.ModeInfo && m != context7.ModeCode {
+		return nil, Context7Output{}, fmt.Errorf(`invalid mode %q: use "info" (guides and explanations, the default) or "code" (API references and code examples)`, clipText(in.Mode, 40))
+	}
 	rec := audit.From(ctx)
 	rec.SetLibrary(id, "")
 	rec.SetQuery(topic)
@@ -163,7 +171,9 @@ func remoteCall(notFound error, req search.DocsRequest) error {
 	}
 	topic := req.Query
 	if topic == "" {
-		topic = strings.Join(req.Topics, " ")
+		// Up to 100 topics of 256 bytes pass the engine's limits; the call
+		// suggested stays within a query's.
+		topic = clipText(strings.Join(req.Topics, " "), search.MaxQueryBytes-len("…"))
 	}
 	call, _ := json.Marshal(struct {
 		LibraryID string `json:"libraryId"`

@@ -11,10 +11,14 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
 	"reflect"
+	"slices"
 	"strings"
+	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/context7"
@@ -63,6 +67,7 @@ func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 		InputSchema: inputSchema[DocsInput](),
 		Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, Title: "Get a library's documentation"},
 	}, h.docs)
+	tools := []string{"resolve-library-id", "get-library-docs"}
 	if h.c7 != nil {
 		addTool(s, &mcp.Tool{
 			Name:        "get-context7-docs",
@@ -70,8 +75,26 @@ func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 			InputSchema: inputSchema[Context7Input](),
 			Annotations: &mcp.ToolAnnotations{ReadOnlyHint: true, IdempotentHint: true, OpenWorldHint: ptr(true), Title: "Get a remote library's documentation from Context7"},
 		}, h.context7Docs)
+		tools = append(tools, "get-context7-docs")
 	}
+	s.AddReceivingMiddleware(unknownTools(tools))
 	return s
+}
+
+// unknownTools is MCP receiving middleware that answers a call of a tool
+// other than tools as the SDK does (a JSON-RPC invalid-params error), but
+// quoting the name short and listing the tools there are: the SDK quotes
+// the name whole, so a megabyte of name came back.
+func unknownTools(tools []string) mcp.Middleware {
+	return func(next mcp.MethodHandler) mcp.MethodHandler {
+		return func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+			if r, ok := req.(*mcp.CallToolRequest); ok && method == "tools/call" && r.Params != nil && !slices.Contains(tools, r.Params.Name) {
+				return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams,
+					Message: fmt.Sprintf("unknown tool %q: this server has %s", clipText(r.Params.Name, 40), strings.Join(tools, ", "))}
+			}
+			return next(ctx, method, req)
+		}
+	}
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -90,13 +113,17 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
 	}
 	t.OutputSchema = out
+	names := paramNames(reflect.TypeFor[In]())
 	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 && string(args) != "null" {
+			if err := checkArguments(args, names); err != nil {
+				return errorResult(fmt.Errorf("invalid arguments: %w; see the tool's input schema", err)), nil
+			}
 			dec := json.NewDecoder(bytes.NewReader(args))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&in); err != nil {
-				return errorResult(fmt.Errorf("invalid arguments: %s; see the tool's input schema", strings.TrimPrefix(err.Error(), "json: "))), nil
+				return errorResult(fmt.Errorf("invalid arguments: %s; see the tool's input schema", decodeError(err, reflect.TypeFor[In]()))), nil
 			}
 		}
 		res, o, err := h(ctx, req, in)
@@ -116,6 +143,190 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 		}
 		return res, nil
 	})
+}
+
+// maxQuoted bounds how much of an argument an error message quotes back.
+const maxQuoted = 200
+
+// paramNames returns the JSON names of the fields of the struct type t:
+// a tool's parameters.
+func paramNames(t reflect.Type) map[string]bool {
+	names := map[string]bool{}
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" {
+			names[name] = true
+		}
+	}
+	return names
+}
+
+// checkArguments refuses what encoding/json would quietly accept but no
+// agent can have meant, so that a tool never answers a question other than
+// the one sent: text that is not UTF-8 (raw bytes, or an escaped lone
+// surrogate such as \udc80; both would decode to U+FFFD, and
+// "/acme/wid\xffgets" would then find /acme/widgets), a parameter given
+// twice (the decoder keeps the last), and a parameter named in another
+// case ("LibraryId", which the decoder would take as libraryId though the
+// input schema does not). Other unknown parameters are named too, quoted
+// short. args is the arguments as sent, a JSON value the SDK has already
+// parsed; names are the tool's parameters.
+func checkArguments(args []byte, names map[string]bool) error {
+	if !utf8.Valid(args) {
+		i := 0
+		for i < len(args) {
+			r, n := utf8.DecodeRune(args[i:])
+			if r == utf8.RuneError && n <= 1 {
+				break
+			}
+			i += n
+		}
+		return fmt.Errorf("the text is not UTF-8 (byte %d of the arguments is 0x%02x): send every string as UTF-8", i, args[i])
+	}
+	if err := checkSurrogates(args); err != nil {
+		return err
+	}
+	dec := json.NewDecoder(bytes.NewReader(args))
+	if tok, err := dec.Token(); err != nil || tok != json.Delim('{') {
+		return nil // not an object: the decoder says so
+	}
+	seen := map[string]bool{}
+	for dec.More() {
+		tok, err := dec.Token()
+		if err != nil {
+			return nil
+		}
+		key, _ := tok.(string)
+		switch {
+		case seen[key]:
+			return fmt.Errorf("parameter %q given twice: give each parameter once", clipText(key, 40))
+		case !names[key]:
+			if n := sameBut(key, names); n != "" {
+				return fmt.Errorf("unknown field %q: parameter names are case-sensitive; did you mean %q?", clipText(key, 40), n)
+			}
+			return fmt.Errorf("unknown field %q", clipText(key, 40))
+		}
+		seen[key] = true
+		var skip json.RawMessage
+		if err := dec.Decode(&skip); err != nil {
+			return nil
+		}
+	}
+	return nil
+}
+
+// sameBut returns the name in names that key spells in another case, the
+// one with the fewest letters in another case ("libraryId" for
+// "LibraryId", though "libraryID" matches too), or "".
+func sameBut(key string, names map[string]bool) string {
+	best, fewest := "", len(key)+1
+	for _, n := range slices.Sorted(maps.Keys(names)) {
+		if !strings.EqualFold(n, key) || len(n) != len(key) {
+			continue
+		}
+		d := 0
+		for i := range len(n) {
+			if n[i] != key[i] {
+				d++
+			}
+		}
+		if d < fewest {
+			best, fewest = n, d
+		}
+	}
+	return best
+}
+
+// decodeError says what was wrong with arguments the decoder refused,
+// naming the parameter and what it takes. Type errors are put in words of
+// JSON rather than Go; every other message is clipped, since the decoder
+// quotes a number whole, and a megabyte of digits must not come back.
+// in is the tool's input type.
+func decodeError(err error, in reflect.Type) string {
+	var te *json.UnmarshalTypeError
+	if !errors.As(err, &te) {
+		return clipText(strings.TrimPrefix(err.Error(), "json: "), maxQuoted)
+	}
+	got := "a " + clipText(te.Value, 40) // "number 1e+308", "string", "bool"…
+	if strings.HasPrefix(te.Value, "array") || strings.HasPrefix(te.Value, "object") {
+		got = "an " + te.Value
+	}
+	if te.Field == "" {
+		return fmt.Sprintf("the arguments must be an object of parameters, got %s", got)
+	}
+	// The decoder names the parameter whose item is wrong too: say which
+	// it is.
+	for f := range in.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name == te.Field && f.Type.Kind() == reflect.Slice && f.Type != te.Type {
+			return fmt.Sprintf("%s must be %s, got an item that is %s", te.Field, jsonKind(f.Type), got)
+		}
+	}
+	return fmt.Sprintf("%s must be %s, got %s", te.Field, jsonKind(te.Type), got)
+}
+
+// jsonKind says in words of JSON what a value of type t is written as.
+func jsonKind(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64:
+		return "a whole number"
+	case reflect.Slice, reflect.Array:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(jsonKind(t.Elem()), "a "), "an ") + "s"
+	case reflect.Struct, reflect.Map:
+		return "an object"
+	}
+	return "a " + t.Kind().String()
+}
+
+// checkSurrogates refuses a \u escape of a UTF-16 surrogate that is not
+// one half of a pair: JSON allows it, but it stands for no character.
+// data is valid JSON.
+func checkSurrogates(data []byte) error {
+	in := false
+	for i := 0; i < len(data); i++ {
+		switch c := data[i]; {
+		case !in:
+			in = c == '"'
+		case c == '"':
+			in = false
+		case c == '\\' && i+1 < len(data) && data[i+1] == 'u':
+			r := hex4(data[i+2:])
+			switch {
+			case r >= 0xD800 && r < 0xDC00 && len(data) >= i+12 && data[i+6] == '\\' && data[i+7] == 'u' && hex4(data[i+8:]) >= 0xDC00 && hex4(data[i+8:]) < 0xE000:
+				i += 11 // a pair: one character beyond the BMP
+			case r >= 0xD800 && r < 0xE000:
+				return fmt.Errorf("the text has a lone UTF-16 surrogate (\\u%04x), which is no character: send every string as UTF-8", r)
+			default:
+				i += 5
+			}
+		case c == '\\':
+			i++ // the escaped character
+		}
+	}
+	return nil
+}
+
+// hex4 reads the four hex digits at the start of b, or returns -1.
+func hex4(b []byte) int {
+	if len(b) < 4 {
+		return -1
+	}
+	n := 0
+	for _, c := range b[:4] {
+		switch {
+		case c >= '0' && c <= '9':
+			n = n<<4 | int(c-'0')
+		case c >= 'a' && c <= 'f':
+			n = n<<4 | int(c-'a'+10)
+		case c >= 'A' && c <= 'F':
+			n = n<<4 | int(c-'A'+10)
+		default:
+			return -1
+		}
+	}
+	return n
 }
 
 func errorResult(err error) *mcp.CallToolResult {

@@ -140,6 +140,15 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	if n := utf8.RuneCountInString(name); n > maxNameRunes {
 		return nil, ResolveOutput{}, fmt.Errorf("libraryName is %d characters long, at most %d: give just the library's name, and put the user's question in query", n, maxNameRunes)
 	}
+	// The question only breaks ties and orders documents: the engine need
+	// not split a megabyte into words, nor Context7 be sent one.
+	if len(in.Query) > search.MaxQueryBytes {
+		return nil, ResolveOutput{}, fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), search.MaxQueryBytes)
+	}
+	// A detail level is checked before Context7 is asked anything.
+	if _, err := search.ParseDetail(in.Detail); err != nil {
+		return nil, ResolveOutput{}, err
+	}
 	// Context7 is searched while the local search runs.
 	var remote chan remoteResult
 	if h.c7.Configured() {
