@@ -521,3 +521,16 @@ func TestNoSessionsKept(t *testing.T) {
 		t.Errorf("%d goroutines after 300 initializes, %d before: sessions kept", after, before)
 	}
 }
+
+// TestToolTimeoutMessage checks that a call cut off by the tool deadline
+// tells the agent what happened and what to try, not "context deadline
+// exceeded".
+func TestToolTimeoutMessage(t *testing.T) {
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{ToolTimeout: time.Nanosecond}))
+	defer ts.Close()
+	cs := authClient(t, ts.URL, "")
+	text, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "customQuery": "install"}, nil)
+	if !isErr || !strings.Contains(text, "time limit") || strings.Contains(text, "deadline exceeded") {
+		t.Errorf("isError %v, %q: want the time limit explained", isErr, text)
+	}
+}

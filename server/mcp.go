@@ -380,6 +380,8 @@ func agentError(err error) error {
 		return err
 	case errors.Is(err, search.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")
+	case errors.Is(err, context.DeadlineExceeded):
+		return errors.New("the server gave up on this call: it took longer than its time limit. Try again, with a shorter customQuery or a smaller tokens budget")
 	}
 	return err
 }
