@@ -257,6 +257,11 @@ func (sl *slot) topics() (*topics.Tree, error) {
 	if err != nil {
 		return nil, sl.fail(err, false)
 	}
+	// The file verified may not be the file read, if a build republished
+	// the directory in between: then the manifest changed too.
+	if err := sl.checkManifest(); err != nil {
+		return nil, err
+	}
 	sl.tree.CompareAndSwap(nil, tree)
 	return sl.tree.Load(), nil
 }

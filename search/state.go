@@ -51,6 +51,11 @@ func emptyState() *state {
 		libs: newLibraryIndex(&artifacts.Catalog{}, nil)}
 }
 
+// maxRepublishedRetries bounds how often load reads a version's manifest
+// again after finding the version republished under it, so that a
+// directory republished without end cannot hold a load forever.
+const maxRepublishedRetries = 10
+
 // load reads dir's catalog and every listed version's manifest, reusing
 // prev's slots whose manifest is byte-identical. Versions that fail their
 // checks are refused (listed, left out of the served catalog); only an
@@ -84,11 +89,22 @@ func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, er
 			v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
 			lib.Versions = append(lib.Versions, v)
 			if v.Version == l.Latest {
-				if tree, err := sl.topics(); err == nil {
+				tree, err := sl.topics()
+				// A build republished the version since its manifest was
+				// read: read the new one. That is no damage to refuse.
+				for try := 0; errors.Is(err, errStale) && try < maxRepublishedRetries; try++ {
+					delete(st.slots, v.Path)
+					if sl, err = st.slotFor(dir, &l, &v, prev); err == nil {
+						v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
+						lib.Versions[len(lib.Versions)-1] = v
+						tree, err = sl.topics()
+					}
+				}
+				if err == nil {
 					trees[l.ID] = tree
 				} else {
-					st.refuse(l.ID, v.Version, v.Path, err, sl.dir)
-					st.retry = st.retry || transient(err)
+					st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
+					st.retry = st.retry || transient(err) || errors.Is(err, errStale)
 					lib.Versions = lib.Versions[:len(lib.Versions)-1]
 				}
 			}

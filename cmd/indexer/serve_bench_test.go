@@ -551,7 +551,9 @@ type serverProc struct {
 	stderr  bytes.Buffer
 }
 
-func startServer(b *testing.B, bin, dir string) *serverProc {
+// startServer starts bin serve --http on a free loopback port over dir,
+// with extra flags appended.
+func startServer(b *testing.B, bin, dir string, extra ...string) *serverProc {
 	b.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -560,7 +562,7 @@ func startServer(b *testing.B, bin, dir string) *serverProc {
 	addr := ln.Addr().String()
 	ln.Close()
 	s := &serverProc{dir: dir, base: "http://" + addr}
-	s.cmd = exec.Command(bin, "serve", "--http", addr, "--artifacts", dir)
+	s.cmd = exec.Command(bin, append([]string{"serve", "--http", addr, "--artifacts", dir}, extra...)...)
 	s.cmd.Stderr = &s.stderr
 	s.started = time.Now()
 	if err := s.cmd.Start(); err != nil {

@@ -270,3 +270,23 @@ func text(res *mcp.CallToolResult) string {
 	}
 	return b.String()
 }
+
+// Mix returns base with a call of extra inserted after every every calls
+// of it, taking extra's calls in order and cycling through them: a plan
+// over one set of libraries with a share of calls over another (1 in
+// every+1). It returns base unchanged if extra is empty or every < 1.
+func Mix(base, extra []Call, every int) []Call {
+	if len(extra) == 0 || every < 1 {
+		return base
+	}
+	out := make([]Call, 0, len(base)+len(base)/every)
+	k := 0
+	for i, c := range base {
+		out = append(out, c)
+		if (i+1)%every == 0 {
+			out = append(out, extra[k%len(extra)])
+			k++
+		}
+	}
+	return out
+}

@@ -108,6 +108,26 @@ type RunOptions struct {
 	// the end of the run, and whose CPU time is measured.
 	PID         int
 	SampleEvery time.Duration
+	// Check, when set, is called with every call answered with a result
+	// (not a tool error), from the client's goroutine: concurrently with
+	// other clients' calls, so it must be safe for concurrent use. An error
+	// counts the answer in Result.BadAnswers instead of OK: the server
+	// answered, but not what it should have.
+	Check func(Answer) error
+}
+
+// Answer is one call answered with a result, as RunOptions.Check sees it.
+type Answer struct {
+	// Client is the index of the session that made the call; a session
+	// makes one call at a time, in plan order.
+	Client int
+	Call   Call
+	// Start is just before the request was sent, End just after its
+	// answer arrived, on this process's monotonic clock: an answer whose
+	// End is before another's Start was produced by the server before that
+	// request reached it.
+	Start, End time.Time
+	Result     *mcp.CallToolResult
 }
 
 // Result is what a run measured.
@@ -119,9 +139,10 @@ type Result struct {
 	// with a tool error (isError: the tool ran and refused);
 	// ProtocolErrors those answered with a JSON-RPC error (the server
 	// refused the request); TransportErrors those not answered (connection
-	// refused or reset, HTTP errors, timeouts). Calls cut short because the
-	// run's context ended are not counted.
-	OK, ToolErrors, ProtocolErrors, TransportErrors int
+	// refused or reset, HTTP errors, timeouts); BadAnswers those answered
+	// with a result that RunOptions.Check rejected. Calls cut short because
+	// the run's context ended are not counted.
+	OK, ToolErrors, ProtocolErrors, TransportErrors, BadAnswers int
 	// Latency is over every call answered (OK, tool and protocol errors);
 	// ByKind splits it by the calls' Kind.
 	Latency Stats
@@ -151,10 +172,12 @@ func (r *Result) CPUPerCall() (server, client time.Duration) {
 }
 
 // Answered counts the calls that got an answer.
-func (r *Result) Answered() int { return r.OK + r.ToolErrors + r.ProtocolErrors }
+func (r *Result) Answered() int { return r.OK + r.BadAnswers + r.ToolErrors + r.ProtocolErrors }
 
 // Failed counts the calls that did not succeed, for any reason.
-func (r *Result) Failed() int { return r.ToolErrors + r.ProtocolErrors + r.TransportErrors }
+func (r *Result) Failed() int {
+	return r.BadAnswers + r.ToolErrors + r.ProtocolErrors + r.TransportErrors
+}
 
 // Throughput is answered calls per second of Elapsed.
 func (r *Result) Throughput() float64 {
@@ -166,8 +189,12 @@ func (r *Result) Throughput() float64 {
 
 // String summarizes the result on one line.
 func (r *Result) String() string {
-	return fmt.Sprintf("c=%d calls=%d ok=%d tool_errors=%d protocol_errors=%d transport_errors=%d in %v (%.0f calls/s) latency %v",
-		r.Concurrency, r.Answered()+r.TransportErrors, r.OK, r.ToolErrors, r.ProtocolErrors, r.TransportErrors, r.Elapsed.Round(time.Millisecond), r.Throughput(), r.Latency)
+	bad := ""
+	if r.BadAnswers > 0 {
+		bad = fmt.Sprintf(" bad_answers=%d", r.BadAnswers)
+	}
+	return fmt.Sprintf("c=%d calls=%d ok=%d%s tool_errors=%d protocol_errors=%d transport_errors=%d in %v (%.0f calls/s) latency %v",
+		r.Concurrency, r.Answered()+r.TransportErrors, r.OK, bad, r.ToolErrors, r.ProtocolErrors, r.TransportErrors, r.Elapsed.Round(time.Millisecond), r.Throughput(), r.Latency)
 }
 
 // maxErrors is how many error messages a Result keeps.
@@ -181,11 +208,11 @@ type sample struct {
 
 // worker is what one client recorded; each client writes only its own.
 type worker struct {
-	samples                []sample
-	ok, tool, proto, trans int
-	errs                   []string
-	first, last            time.Time
-	started                int
+	samples                     []sample
+	ok, bad, tool, proto, trans int
+	errs                        []string
+	first, last                 time.Time
+	started                     int
 }
 
 // Run replays the plan from where the previous run stopped, each session
@@ -227,7 +254,7 @@ func (g *Generator) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	var wg sync.WaitGroup
 	for i, cs := range g.sessions {
 		wg.Add(1)
-		go func(w *worker) {
+		go func(client int, w *worker) {
 			defer wg.Done()
 			for ctx.Err() == nil && (deadline.IsZero() || time.Now().Before(deadline)) {
 				n := taken.Add(1) - 1
@@ -246,7 +273,14 @@ func (g *Generator) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 					w.first = t0
 				}
 				w.last = end
+				var bad error
+				if err == nil && !res.IsError && opts.Check != nil {
+					bad = opts.Check(Answer{Client: client, Call: call, Start: t0, End: end, Result: res})
+				}
 				switch {
+				case err == nil && !res.IsError && bad != nil:
+					w.bad++
+					w.note(call, fmt.Errorf("%w: %w", errBadAnswer, bad))
 				case err == nil && !res.IsError:
 					w.ok++
 				case err == nil:
@@ -262,7 +296,7 @@ func (g *Generator) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 				}
 				w.samples = append(w.samples, sample{end.Sub(t0), call.Kind})
 			}
-		}(&workers[i])
+		}(i, &workers[i])
 	}
 	wg.Wait()
 	r := &Result{Concurrency: len(g.sessions), ByKind: map[string]Stats{}, ClientCPU: selfCPU() - clientCPU0}
@@ -277,6 +311,7 @@ func (g *Generator) Run(ctx context.Context, opts RunOptions) (*Result, error) {
 	for _, w := range workers {
 		started += w.started
 		r.OK += w.ok
+		r.BadAnswers += w.bad
 		r.ToolErrors += w.tool
 		r.ProtocolErrors += w.proto
 		r.TransportErrors += w.trans
@@ -345,6 +380,7 @@ func (w *worker) note(c Call, err error) {
 var (
 	errBadOptions = errors.New("bad options")
 	errClosed     = errors.New("generator closed")
+	errBadAnswer  = errors.New("bad answer")
 	errBadStatus  = errors.New("unexpected /proc status format")
 	errHTTPStatus = errors.New("unexpected HTTP status")
 	errNoSeries   = errors.New("no such series")
