@@ -204,14 +204,24 @@ func TestVerifyCatalog(t *testing.T) {
 
 func TestLockIsExclusiveAndCleansStaging(t *testing.T) {
 	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	catalog, _ := os.ReadFile(filepath.Join(out, CatalogFile))
+	// What a build killed mid-publish or mid-catalog-write leaves.
 	stale := filepath.Join(out, stagingDir, "crashed-123")
-	os.MkdirAll(stale, 0o755)
+	os.MkdirAll(filepath.Join(stale, IndexDir), 0o755)
+	tmpCatalog := filepath.Join(out, "."+CatalogFile+"-4242")
+	os.WriteFile(tmpCatalog, catalog[:len(catalog)/2], 0o644)
 	release, err := Lock(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("stale staging dir survived Lock: %v", err)
+	for _, p := range []string{stale, tmpCatalog} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survived Lock: %v", p, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, CatalogFile)); string(got) != string(catalog) {
+		t.Error("Lock changed catalog.json")
 	}
 	if _, err := Lock(out); !errors.Is(err, ErrLocked) {
 		t.Errorf("second Lock error = %v, want ErrLocked", err)
