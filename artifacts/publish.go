@@ -95,11 +95,14 @@ func Publish(ctx context.Context, out string, v *Version) (err error) {
 	if err := index.Write(ctx, filepath.Join(stage, IndexDir), v.Entries); err != nil {
 		return err
 	}
-	m.FormatVersion = FormatVersion
 	if m.Files, err = checksums(stage); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(stage, ManifestFile), &m); err != nil {
+	data, err := EncodeManifest(&m)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", ManifestFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, ManifestFile), data, 0o644); err != nil {
 		return err
 	}
 	if err := publishModes(stage); err != nil {
