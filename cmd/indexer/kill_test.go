@@ -17,6 +17,7 @@ import (
 	"slices"
 	"sort"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -39,7 +40,8 @@ const minKills = 24
 // (seen through inotify) and then, after a random jitter for killAtStage,
 // kill it at once.
 const (
-	killAtTime    = "time"        // any moment: listing refs, cloning, splitting, indexing…
+	killAtFetch   = "fetch"       // before the first staging directory: listing refs, cloning, splitting
+	killAtTime    = "time"        // any moment of the build
 	killAtStage   = "staging"     // once a version's staging directory exists: index write
 	killAtSwap    = "swap"        // once a version directory is swapped in: publish
 	killAtCatalog = "catalog"     // once catalog.json's temporary file exists: catalog write
@@ -75,35 +77,48 @@ func TestSIGKILLMidBuild(t *testing.T) {
 	if seed == 0 {
 		seed = uint64(time.Now().UnixNano())
 	}
-	t.Logf("seed %d (replay with go test ./cmd/indexer -run TestSIGKILLMidBuild -kill-seed %d)", seed, seed)
+	t.Logf("seed %d (replay: go test ./cmd/indexer -run TestSIGKILLMidBuild -args -kill-seed %d)", seed, seed)
 	rng := rand.New(rand.NewPCG(seed, 0x5eed))
 
 	f := newKillFixture(t)
-	full := f.buildToEnd() // a running estimate of a build's duration
-	t.Logf("first full build (3 versions, %d files each): %s", f.files(), full.Round(time.Millisecond))
+	// Running estimates of a build's duration and of the time before its
+	// first staging directory, from the builds run to the end.
+	full, fetch := f.buildToEnd()
+	t.Logf("first full build (3 versions, %d files each): %s, the first staging directory after %s", f.files(), full.Round(time.Millisecond), fetch.Round(time.Millisecond))
 
 	phases := map[string]int{}
 	targets := map[string]int{}
 	kills, builds := 0, 0
+	// Each target in turn, in an order drawn for each cycle, so that every
+	// one is aimed at about minKills/5 times whatever the seed.
+	var order []string
 	for round := 0; kills < minKills; round++ {
 		if round > 4*minKills {
 			t.Fatalf("only %d of %d builds were killed: the builds end before the kills land", kills, round)
 		}
 		f.change(rng)
 		if round%5 == 4 {
-			full = (full + f.buildToEnd()) / 2
+			d, fd := f.buildToEnd()
+			full, fetch = (full+d)/2, (fetch+fd)/2
 			builds++
 			targets[killAtExit]++
 			continue
 		}
 		before := f.snapshot()
-		target := []string{killAtTime, killAtTime, killAtStage, killAtSwap, killAtCatalog}[rng.IntN(5)]
+		if len(order) == 0 {
+			order = []string{killAtFetch, killAtTime, killAtStage, killAtSwap, killAtCatalog}
+			rng.Shuffle(len(order), func(i, j int) { order[i], order[j] = order[j], order[i] })
+		}
+		target := order[0]
+		order = order[1:]
 		var delay time.Duration
 		switch target {
+		case killAtFetch:
+			delay = time.Duration(float64(fetch) * (0.05 + 0.85*rng.Float64()))
 		case killAtTime:
 			delay = time.Duration(float64(full) * (0.02 + 0.83*rng.Float64()))
 		case killAtStage:
-			delay = time.Duration(float64(full) * 0.3 * rng.Float64())
+			delay = time.Duration(float64(full) * 0.15 * rng.Float64())
 		}
 		killed := f.buildAndKill(target, delay)
 		builds++
@@ -131,8 +146,8 @@ func TestSIGKILLMidBuild(t *testing.T) {
 	for _, p := range []string{phaseNothing, phaseStaged, phaseSwapped} {
 		if phases[p] == 0 {
 			// Timing on a loaded machine decides where kills land; with
-			// 24 kills aimed at each phase, missing one means the aim is
-			// off, not bad luck.
+			// four or five kills aimed at each phase, missing one means
+			// the aim is off, not bad luck.
 			t.Errorf("no kill landed in %q: the test no longer covers it", p)
 		}
 	}
@@ -146,8 +161,9 @@ type killFixture struct {
 	logs             string
 	repo             *gittest.Repo
 	gen, variant     int
-	head, tag        string         // commits of main and v1.0.0
-	genOf            map[string]int // commit → generation
+	head, tag        string          // commits of main and v1.0.0
+	genOf            map[string]int  // commit → generation
+	seen             map[[2]int]bool // generation and config variant built
 	builds           int
 	stagingJitterMax time.Duration
 }
@@ -155,7 +171,7 @@ type killFixture struct {
 // Sizes of the fixture: enough sections that a build takes about a
 // second, so that kills land inside it.
 const (
-	killBaseFiles = 500
+	killBaseFiles = 400
 	killGenFiles  = 30 // files a generation may add
 )
 
@@ -175,7 +191,7 @@ func killTitle(lib string, variant int) string {
 
 func newKillFixture(t *testing.T) *killFixture {
 	t.Helper()
-	f := &killFixture{t: t, genOf: map[string]int{}, logs: t.TempDir(), out: filepath.Join(t.TempDir(), "dist")}
+	f := &killFixture{t: t, genOf: map[string]int{}, seen: map[[2]int]bool{{0, 0}: true}, logs: t.TempDir(), out: filepath.Join(t.TempDir(), "dist")}
 	f.bin = filepath.Join(t.TempDir(), "indexer")
 	if out, err := exec.Command("go", "build", "-o", f.bin, ".").CombinedOutput(); err != nil {
 		t.Fatalf("go build: %v\n%s", err, out)
@@ -248,18 +264,19 @@ func (f *killFixture) writeConfig() {
 }
 
 // change makes the next build publish: new content, the other config, or
-// both.
+// both; never a state built before, which the build would find up to date.
 func (f *killFixture) change(rng *rand.Rand) {
 	f.t.Helper()
 	what := rng.IntN(3)
-	if what != 1 {
-		f.gen++
-		f.writeGeneration()
-	}
 	if what != 0 {
 		f.variant = 1 - f.variant
 		f.writeConfig()
 	}
+	if what != 1 || f.seen[[2]int{f.gen, f.variant}] {
+		f.gen++
+		f.writeGeneration()
+	}
+	f.seen[[2]int{f.gen, f.variant}] = true
 }
 
 // command returns a build of the fixture, its stderr in a log file.
@@ -276,9 +293,16 @@ func (f *killFixture) command() (*exec.Cmd, *os.File) {
 }
 
 // buildToEnd runs a build that is not killed and checks that it recovered
-// from whatever earlier kills left: it returns the build's duration.
-func (f *killFixture) buildToEnd() time.Duration {
+// from whatever earlier kills left: it returns the build's duration and
+// how long it took to create its first staging directory.
+func (f *killFixture) buildToEnd() (took, fetch time.Duration) {
 	f.t.Helper()
+	staging := filepath.Join(f.out, ".staging")
+	if err := os.MkdirAll(staging, 0o755); err != nil { // as the build's Lock does
+		f.t.Fatal(err)
+	}
+	staged, stop := f.watch(map[string]uint32{staging: unix.IN_CREATE}, "")
+	defer stop()
 	cmd, logf := f.command()
 	defer logf.Close()
 	start := time.Now()
@@ -286,28 +310,36 @@ func (f *killFixture) buildToEnd() time.Duration {
 		log, _ := os.ReadFile(logf.Name())
 		f.t.Fatalf("build after kills: %v (it must recover without help)\n%s", err, log)
 	}
-	d := time.Since(start)
+	took = time.Since(start)
+	select {
+	case at := <-staged:
+		fetch = at.Sub(start)
+	default:
+		f.t.Fatal("a build ran to the end without a staging directory: it published nothing")
+	}
 	f.checkComplete()
-	return d
+	return took, fetch
 }
 
 // buildAndKill starts a build and kills it with SIGKILL as target says;
 // it reports whether the kill ended the build (false: it ended first).
 func (f *killFixture) buildAndKill(target string, delay time.Duration) bool {
 	f.t.Helper()
-	var events <-chan string
+	var events <-chan time.Time
+	stop := func() {}
 	switch target {
 	case killAtStage:
-		events = f.watch(map[string]uint32{filepath.Join(f.out, ".staging"): unix.IN_CREATE}, "")
+		events, stop = f.watch(map[string]uint32{filepath.Join(f.out, ".staging"): unix.IN_CREATE}, "")
 	case killAtSwap:
 		dirs := map[string]uint32{}
 		for _, v := range killVersions {
 			dirs[filepath.Dir(artifacts.Dir(f.out, v.lib, v.version))] = unix.IN_MOVED_TO | unix.IN_CREATE
 		}
-		events = f.watch(dirs, "")
+		events, stop = f.watch(dirs, "")
 	case killAtCatalog:
-		events = f.watch(map[string]uint32{f.out: unix.IN_CREATE}, "."+artifacts.CatalogFile+"-")
+		events, stop = f.watch(map[string]uint32{f.out: unix.IN_CREATE}, "."+artifacts.CatalogFile+"-")
 	}
+	defer stop()
 	cmd, logf := f.command()
 	defer logf.Close()
 	if err := cmd.Start(); err != nil {
@@ -345,10 +377,10 @@ func (f *killFixture) buildAndKill(target string, delay time.Duration) bool {
 	return false
 }
 
-// watch reports, through the returned channel, the first entry created
-// or moved into one of dirs (path → inotify mask) whose name starts with
-// prefix. It stops when the test ends.
-func (f *killFixture) watch(dirs map[string]uint32, prefix string) <-chan string {
+// watch reports, through the returned channel, when the first entry was
+// created or moved into one of dirs (path → inotify mask) whose name
+// starts with prefix, until stop is called.
+func (f *killFixture) watch(dirs map[string]uint32, prefix string) (events <-chan time.Time, stop func()) {
 	f.t.Helper()
 	fd, err := unix.InotifyInit1(unix.IN_CLOEXEC | unix.IN_NONBLOCK)
 	if err != nil {
@@ -361,9 +393,11 @@ func (f *killFixture) watch(dirs map[string]uint32, prefix string) <-chan string
 			f.t.Fatalf("watch %s: %v", dir, err)
 		}
 	}
-	ch := make(chan string, 1)
+	ch := make(chan time.Time, 1)
 	done := make(chan struct{})
-	f.t.Cleanup(func() { file.Close(); <-done })
+	var once sync.Once
+	stop = func() { once.Do(func() { file.Close(); <-done }) }
+	f.t.Cleanup(stop)
 	go func() {
 		defer close(done)
 		buf := make([]byte, 64<<10)
@@ -378,14 +412,14 @@ func (f *killFixture) watch(dirs map[string]uint32, prefix string) <-chan string
 				off += unix.SizeofInotifyEvent + nameLen
 				if strings.HasPrefix(name, prefix) {
 					select {
-					case ch <- name:
+					case ch <- time.Now():
 					default:
 					}
 				}
 			}
 		}
 	}()
-	return ch
+	return ch, stop
 }
 
 // published is what the output directory holds at one moment.
