@@ -36,7 +36,10 @@ import (
 //	   field (changelog, blog, stub, intro) that lowers a section's rank; stop
 //	   words keep before, after, not, off... (index.meaningWords); heading
 //	   field lengths count words, not identifier parts.
-const FormatVersion = 3
+//	4: manifest.json and catalog.json end with "checksum", the sha256 of
+//	   their own bytes as written with it empty, so that any change to
+//	   them is found (a flipped bit in a JSON file usually still parses).
+const FormatVersion = 4
 
 // File names inside a version directory.
 const (
@@ -94,6 +97,9 @@ type Manifest struct {
 	// Files maps every other file of the directory (slash-separated,
 	// relative) to its sha256 in hex.
 	Files map[string]string `json:"files"`
+	// Checksum is the sha256 in hex of the manifest's own bytes as written
+	// with Checksum empty (see seal). It stays the last field.
+	Checksum string `json:"checksum"`
 }
 
 // MaxSkippedListed caps Manifest.Skipped.

@@ -2,6 +2,7 @@ package artifacts
 
 import (
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -202,16 +203,116 @@ func TestVerifyCatalog(t *testing.T) {
 	}
 }
 
+// TestSealedFiles changes manifest.json and catalog.json in ways that
+// keep them valid JSON (bit rot in a number or a title, an edit by hand):
+// only their own checksum can tell, and Verify and the readers must.
+func TestSealedFiles(t *testing.T) {
+	tests := []struct {
+		file      string
+		old, new  string
+		read      func(out string) error
+		wantError error
+	}{
+		{"acme/lib/main/" + ManifestFile, `"sections": 1`, `"sections": 3`, func(out string) error {
+			_, err := ReadManifest(Dir(out, "/acme/lib", "main"))
+			return err
+		}, ErrChecksum},
+		{"acme/lib/main/" + ManifestFile, `"title": "Lib"`, `"title": "Lab"`, func(out string) error {
+			_, err := ReadManifest(Dir(out, "/acme/lib", "main"))
+			return err
+		}, ErrChecksum},
+		// A changed checksum value no longer matches the content.
+		{"acme/lib/main/" + ManifestFile, `"checksum": "`, `"checksum": "0`, func(out string) error {
+			_, err := ReadManifest(Dir(out, "/acme/lib", "main"))
+			return err
+		}, ErrCorrupt},
+		{CatalogFile, `"latest": "main"`, `"latest": "mains"`, func(out string) error {
+			_, err := ReadCatalog(out)
+			return err
+		}, ErrChecksum},
+		{CatalogFile, `"checksum"`, `"checksun"`, func(out string) error {
+			_, err := ReadCatalog(out)
+			return err
+		}, ErrCorrupt},
+	}
+	for _, tt := range tests {
+		t.Run(tt.file+" "+tt.new, func(t *testing.T) {
+			out := t.TempDir()
+			publish(t, out, testVersion("/acme/lib", "main", "c1"))
+			if err := tt.read(out); err != nil {
+				t.Fatalf("before the change: %v", err)
+			}
+			p := filepath.Join(out, filepath.FromSlash(tt.file))
+			data, _ := os.ReadFile(p)
+			changed := strings.Replace(string(data), tt.old, tt.new, 1)
+			if changed == string(data) {
+				t.Fatalf("%s lacks %s", tt.file, tt.old)
+			}
+			var v any
+			if err := json.Unmarshal([]byte(changed), &v); err != nil {
+				t.Fatalf("the change breaks the JSON: %v", err)
+			}
+			os.WriteFile(p, []byte(changed), 0o644)
+			if err := tt.read(out); !errors.Is(err, tt.wantError) || !strings.Contains(err.Error(), tt.file[strings.LastIndex(tt.file, "/")+1:]) {
+				t.Errorf("read: %v, want %v naming the file", err, tt.wantError)
+			}
+			probs, err := Verify(out)
+			if err != nil || len(probs) != 1 || probs[0].Path != tt.file || !errors.Is(probs[0].Err, tt.wantError) {
+				t.Errorf("Verify = %v, %v; want %s: %v", probs, err, tt.file, tt.wantError)
+			}
+		})
+	}
+}
+
+// TestEncodeRoundTrips checks that what EncodeManifest and EncodeCatalog
+// write is what Publish and WriteCatalog write, and reads back.
+func TestEncodeRoundTrips(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	dir := Dir(out, "/acme/lib", "main")
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
+	if data, err := EncodeManifest(m); err != nil || string(data) != string(written) {
+		t.Errorf("EncodeManifest gives other bytes than Publish wrote (%v):\n%s\n%s", err, data, written)
+	}
+	m.Files["extra"] = strings.Repeat("0", 64)
+	data, _ := EncodeManifest(m)
+	if got, err := ParseManifest(data); err != nil || got.Files["extra"] == "" {
+		t.Errorf("ParseManifest(EncodeManifest(m)) = %v, %v", got, err)
+	}
+	cat, err := ReadCatalog(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, _ = os.ReadFile(filepath.Join(out, CatalogFile))
+	if data, err := EncodeCatalog(cat); err != nil || string(data) != string(written) {
+		t.Errorf("EncodeCatalog gives other bytes than WriteCatalog wrote (%v)", err)
+	}
+}
+
 func TestLockIsExclusiveAndCleansStaging(t *testing.T) {
 	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	catalog, _ := os.ReadFile(filepath.Join(out, CatalogFile))
+	// What a build killed mid-publish or mid-catalog-write leaves.
 	stale := filepath.Join(out, stagingDir, "crashed-123")
-	os.MkdirAll(stale, 0o755)
+	os.MkdirAll(filepath.Join(stale, IndexDir), 0o755)
+	tmpCatalog := filepath.Join(out, "."+CatalogFile+"-4242")
+	os.WriteFile(tmpCatalog, catalog[:len(catalog)/2], 0o644)
 	release, err := Lock(out)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := os.Stat(stale); !os.IsNotExist(err) {
-		t.Errorf("stale staging dir survived Lock: %v", err)
+	for _, p := range []string{stale, tmpCatalog} {
+		if _, err := os.Stat(p); !os.IsNotExist(err) {
+			t.Errorf("%s survived Lock: %v", p, err)
+		}
+	}
+	if got, _ := os.ReadFile(filepath.Join(out, CatalogFile)); string(got) != string(catalog) {
+		t.Error("Lock changed catalog.json")
 	}
 	if _, err := Lock(out); !errors.Is(err, ErrLocked) {
 		t.Errorf("second Lock error = %v, want ErrLocked", err)

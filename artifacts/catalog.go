@@ -1,6 +1,9 @@
 package artifacts
 
 import (
+	"bytes"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -17,6 +20,9 @@ import (
 type Catalog struct {
 	FormatVersion int          `json:"format_version"`
 	Libraries     []CatalogLib `json:"libraries"`
+	// Checksum is the sha256 in hex of catalog.json's own bytes as written
+	// with Checksum empty (see seal). It stays the last field.
+	Checksum string `json:"checksum"`
 }
 
 // CatalogLib is one library of the catalog.
@@ -96,7 +102,7 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 		lib.Library = meta[id][lib.Latest] // title and description as of the latest version
 		cat.Libraries = append(cat.Libraries, *lib)
 	}
-	data, err := marshal(cat)
+	data, err := EncodeCatalog(cat)
 	if err != nil {
 		return nil, err
 	}
@@ -212,29 +218,115 @@ func hidden(rel string) bool {
 	return false
 }
 
-// ReadCatalog reads out/catalog.json.
+// ReadCatalog reads out/catalog.json. Errors name the file and wrap
+// ErrMissing, ErrCorrupt, ErrFormatVersion or ErrChecksum when it is not
+// a sound catalog of this format.
 func ReadCatalog(out string) (*Catalog, error) {
-	var c Catalog
-	if err := readJSON(filepath.Join(out, CatalogFile), &c); err != nil {
+	p := filepath.Join(out, CatalogFile)
+	data, err := readFile(p)
+	if err != nil {
 		return nil, err
 	}
-	if c.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: %w %d (this indexer reads %d): rebuild the artifacts", filepath.Join(out, CatalogFile), ErrFormatVersion, c.FormatVersion, FormatVersion)
+	var c Catalog
+	if err := parseSealed(data, &c, &c.FormatVersion, &c.Checksum); err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
 	}
 	return &c, nil
 }
 
-// ReadManifest reads the manifest of the version directory dir.
+// ReadManifest reads the manifest of the version directory dir. Errors
+// name the file and wrap ErrMissing, ErrCorrupt, ErrFormatVersion or
+// ErrChecksum when it is not a sound manifest of this format.
 func ReadManifest(dir string) (*Manifest, error) {
-	var m Manifest
 	p := filepath.Join(dir, ManifestFile)
-	if err := readJSON(p, &m); err != nil {
+	data, err := readFile(p)
+	if err != nil {
 		return nil, err
 	}
-	if m.FormatVersion != FormatVersion {
-		return nil, fmt.Errorf("%s: %w %d (this indexer reads %d): rebuild the artifacts", p, ErrFormatVersion, m.FormatVersion, FormatVersion)
+	m, err := ParseManifest(data)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", p, err)
+	}
+	return m, nil
+}
+
+// ParseManifest decodes the bytes of a manifest.json and checks its
+// format version and its own checksum. Errors wrap ErrCorrupt,
+// ErrFormatVersion or ErrChecksum and do not name the file.
+func ParseManifest(data []byte) (*Manifest, error) {
+	var m Manifest
+	if err := parseSealed(data, &m, &m.FormatVersion, &m.Checksum); err != nil {
+		return nil, err
 	}
 	return &m, nil
+}
+
+// parseSealed decodes data, written by seal, into v, whose format version
+// and checksum fields format and sum point to, and checks both: the
+// format first, so that a file of another format is reported as such.
+func parseSealed(data []byte, v any, format *int, sum *string) error {
+	if err := json.Unmarshal(data, v); err != nil {
+		return fmt.Errorf("%w: %v", ErrCorrupt, err)
+	}
+	if *format != FormatVersion {
+		return fmt.Errorf("%w %d (this program reads %d): rebuild the artifacts with this indexer", ErrFormatVersion, *format, FormatVersion)
+	}
+	return checkSeal(data, *sum)
+}
+
+// EncodeManifest renders m as Publish writes manifest.json: indented JSON
+// whose Checksum is set to match (m's is overwritten). Programs and tests
+// that rewrite a manifest use it so that readers accept the result.
+func EncodeManifest(m *Manifest) ([]byte, error) {
+	m.FormatVersion = FormatVersion
+	return seal(m, &m.Checksum)
+}
+
+// EncodeCatalog renders c as WriteCatalog writes catalog.json, with its
+// Checksum set to match (c's is overwritten).
+func EncodeCatalog(c *Catalog) ([]byte, error) {
+	c.FormatVersion = FormatVersion
+	return seal(c, &c.Checksum)
+}
+
+// seal renders v, a manifest or catalog whose Checksum field sum points
+// to, with that field set to the sha256 of v rendered with it empty.
+// checkSeal undoes it: the field is the only difference between the two
+// renderings, so the bytes checked are exactly the bytes hashed.
+func seal(v any, sum *string) ([]byte, error) {
+	*sum = ""
+	data, err := marshal(v)
+	if err != nil {
+		return nil, err
+	}
+	h := sha256.Sum256(data)
+	*sum = hex.EncodeToString(h[:])
+	return marshal(v)
+}
+
+// checksumField is the checksum field as marshal renders it, with value.
+func checksumField(value string) []byte { return []byte(`"checksum": "` + value + `"`) }
+
+// checkSeal checks that data, a file seal wrote, hashes to sum, the
+// checksum decoded from it. The encoder escapes every quote inside
+// strings, so the field's bytes cannot occur anywhere else in the file.
+func checkSeal(data []byte, sum string) error {
+	if len(sum) != sha256.Size*2 {
+		return fmt.Errorf("%w: no checksum of its own", ErrCorrupt)
+	}
+	field := checksumField(sum)
+	i := bytes.LastIndex(data, field)
+	if i < 0 {
+		return fmt.Errorf("%w: its checksum field is not as written", ErrCorrupt)
+	}
+	h := sha256.New()
+	h.Write(data[:i])
+	h.Write(checksumField(""))
+	h.Write(data[i+len(field):])
+	if got := hex.EncodeToString(h.Sum(nil)); got != sum {
+		return fmt.Errorf("%w: the file says %.12s…, its content is %.12s… (it changed after it was written)", ErrChecksum, sum, got)
+	}
+	return nil
 }
 
 // ReadDocuments reads the documents.json of the version directory dir.
@@ -246,11 +338,17 @@ func ReadDocuments(dir string) ([]DocumentInfo, error) {
 	return d.Documents, nil
 }
 
-func readJSON(p string, v any) error {
+// readFile reads p; a file not there is ErrMissing.
+func readFile(p string) ([]byte, error) {
 	data, err := os.ReadFile(p)
 	if errors.Is(err, fs.ErrNotExist) {
-		return fmt.Errorf("%s: %w", p, ErrMissing)
+		return nil, fmt.Errorf("%s: %w", p, ErrMissing)
 	}
+	return data, err
+}
+
+func readJSON(p string, v any) error {
+	data, err := readFile(p)
 	if err != nil {
 		return err
 	}

@@ -27,8 +27,9 @@ func Dir(out, libraryID, version string) string {
 }
 
 // Lock takes an exclusive lock on out for one build, creates out if needed
-// and removes what crashed builds left in its staging area. Release it with
-// the returned func.
+// and removes what crashed or killed builds left behind: everything in its
+// staging area, and catalog.json's temporary files (see WriteCatalog).
+// Release it with the returned func.
 func Lock(out string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Join(out, stagingDir), 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
@@ -41,15 +42,33 @@ func Lock(out string) (release func(), err error) {
 		f.Close()
 		return nil, fmt.Errorf("%w: %s (wait for it to finish)", ErrLocked, out)
 	}
-	stale, _ := os.ReadDir(filepath.Join(out, stagingDir))
-	for _, e := range stale {
-		os.RemoveAll(filepath.Join(out, stagingDir, e.Name()))
-	}
+	removeLeftovers(out)
 	return func() {
 		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
 		f.Close()
 	}, nil
 }
+
+// removeLeftovers removes what a build killed at any moment can leave in
+// out besides complete, published versions: staged version directories,
+// and the temporary file of a catalog.json being replaced. The caller
+// holds Lock, so none of them is still being written. Failures are
+// ignored: a leftover wastes space but is never read.
+func removeLeftovers(out string) {
+	stale, _ := os.ReadDir(filepath.Join(out, stagingDir))
+	for _, e := range stale {
+		os.RemoveAll(filepath.Join(out, stagingDir, e.Name()))
+	}
+	temps, _ := filepath.Glob(filepath.Join(out, tempPattern(CatalogFile)))
+	for _, p := range temps {
+		os.Remove(p)
+	}
+}
+
+// tempPattern is the name pattern of writeFileAtomic's temporary files
+// for a file named name: hidden, so that nothing scanning the directory
+// takes one for an artifact.
+func tempPattern(name string) string { return "." + name + "-*" }
 
 // Publish writes v into a staging directory under out, checksums it, and
 // swaps it into place at Dir(out, id, version) atomically. The caller holds
@@ -76,11 +95,14 @@ func Publish(ctx context.Context, out string, v *Version) (err error) {
 	if err := index.Write(ctx, filepath.Join(stage, IndexDir), v.Entries); err != nil {
 		return err
 	}
-	m.FormatVersion = FormatVersion
 	if m.Files, err = checksums(stage); err != nil {
 		return err
 	}
-	if err := writeJSON(filepath.Join(stage, ManifestFile), &m); err != nil {
+	data, err := EncodeManifest(&m)
+	if err != nil {
+		return fmt.Errorf("encode %s: %w", ManifestFile, err)
+	}
+	if err := os.WriteFile(filepath.Join(stage, ManifestFile), data, 0o644); err != nil {
 		return err
 	}
 	if err := publishModes(stage); err != nil {
@@ -197,9 +219,11 @@ func writeDocuments(p string, docs []DocumentInfo) error {
 	return f.Close()
 }
 
-// writeFileAtomic replaces p with data through a temporary file and a rename.
+// writeFileAtomic replaces p with data through a temporary file and a
+// rename. A process killed before the rename leaves the temporary file,
+// named by tempPattern, which the next Lock removes.
 func writeFileAtomic(p string, data []byte) error {
-	tmp, err := os.CreateTemp(filepath.Dir(p), "."+filepath.Base(p)+"-*")
+	tmp, err := os.CreateTemp(filepath.Dir(p), tempPattern(filepath.Base(p)))
 	if err != nil {
 		return err
 	}

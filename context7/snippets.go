@@ -164,7 +164,7 @@ func checkText(body []byte) ([]Snippet, error) {
 	switch {
 	case looksLikeHTML(t):
 		return nil, fmt.Errorf("%w: an HTML page where documentation text was expected", ErrMalformed)
-	case strings.HasPrefix(t, "{") && json.Valid([]byte(t)):
+	case looksLikeJSON(t):
 		return nil, fmt.Errorf("%w: JSON where documentation text was expected", ErrMalformed)
 	case t == "" || strings.EqualFold(t, "No content available") || strings.EqualFold(t, "No context data available"):
 		return nil, errEmpty
@@ -174,6 +174,15 @@ func checkText(body []byte) ([]Snippet, error) {
 		return nil, errEmpty
 	}
 	return snips, nil
+}
+
+// looksLikeJSON reports whether a text answer t (trimmed) is JSON, whole
+// or cut short: an error body cut by a proxy must not be cached as
+// documentation. Context7's text answers start with a title ("TITLE: ",
+// "### "), never with an object.
+func looksLikeJSON(t string) bool {
+	return strings.HasPrefix(t, `{"`) || strings.HasPrefix(t, `[{"`) ||
+		(strings.HasPrefix(t, "{") || strings.HasPrefix(t, "[")) && json.Valid([]byte(t))
 }
 
 // splitText splits a text answer into snippets. A line of ten or more

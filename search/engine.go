@@ -152,7 +152,9 @@ type Status struct {
 	Dir       string    `json:"dir"`
 	LoadedAt  time.Time `json:"loaded_at"`
 	Libraries int       `json:"libraries"`
-	Versions  int       `json:"versions"`
+	// Versions counts the versions served: those of the catalog, less
+	// those refused since it was loaded (until a reload leaves them out).
+	Versions int `json:"versions"`
 	// Open counts the versions whose index is open.
 	Open    int       `json:"open"`
 	Refused []Refused `json:"refused,omitempty"`
@@ -179,7 +181,9 @@ func (e *Engine) Status() Status {
 	for _, path := range st.paths {
 		sl := st.slots[path]
 		if err := sl.refusal(); err != nil && !st.isRefused(path) {
+			// Refused since the load: still in st.catalog, no longer served.
 			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
+			s.Versions--
 		}
 		if sl.isOpen() {
 			s.Open++

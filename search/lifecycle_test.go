@@ -178,9 +178,14 @@ func TestFindLibrariesOneCatalog(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	v2 := []byte(strings.Replace(string(v1), `"latest": "v1"`, `"latest": "v2"`, 1))
-	if string(v2) == string(v1) {
-		t.Fatalf("no latest version in %s", v1)
+	cat, err := artifacts.ReadCatalog(out)
+	if err != nil || len(cat.Libraries) != 1 || cat.Libraries[0].Latest != "v1" {
+		t.Fatalf("catalog %+v, %v: want /acme/lib, latest v1", cat, err)
+	}
+	cat.Libraries[0].Latest = "v2"
+	v2, err := artifacts.EncodeCatalog(cat)
+	if err != nil {
+		t.Fatal(err)
 	}
 	e, err := Open(out)
 	if err != nil {

@@ -4,7 +4,6 @@ import (
 	"context"
 	"crypto/sha256"
 	"encoding/hex"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"os"
@@ -308,21 +307,17 @@ func TestRefusedVersionsAndTheRest(t *testing.T) {
 // manifest of the version directory dir.
 func setChecksum(t *testing.T, dir, name string, data []byte) {
 	t.Helper()
-	p := filepath.Join(dir, artifacts.ManifestFile)
-	raw, err := os.ReadFile(p)
+	m, err := artifacts.ReadManifest(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	var m map[string]any
-	if err := json.Unmarshal(raw, &m); err != nil {
-		t.Fatal(err)
-	}
 	sum := sha256.Sum256(data)
-	m["files"].(map[string]any)[name] = hex.EncodeToString(sum[:])
-	if raw, err = json.Marshal(m); err != nil {
+	m.Files[name] = hex.EncodeToString(sum[:])
+	raw, err := artifacts.EncodeManifest(m)
+	if err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(p, raw, 0o644); err != nil {
+	if err := os.WriteFile(filepath.Join(dir, artifacts.ManifestFile), raw, 0o644); err != nil {
 		t.Fatal(err)
 	}
 }

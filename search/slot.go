@@ -119,8 +119,8 @@ func (v *version) documents() ([]artifacts.DocumentInfo, error) {
 	return nil, err
 }
 
-// readManifest reads dir's manifest and returns it with the sha256 of its
-// bytes, which identifies the build.
+// readManifest reads dir's manifest, checked against its own checksum,
+// and returns it with the sha256 of its bytes, which identifies the build.
 func readManifest(dir string) (*artifacts.Manifest, string, error) {
 	data, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestFile))
 	if err != nil {
@@ -129,12 +129,9 @@ func readManifest(dir string) (*artifacts.Manifest, string, error) {
 		}
 		return nil, "", err
 	}
-	var m artifacts.Manifest
-	if err := json.Unmarshal(data, &m); err != nil {
-		return nil, "", fmt.Errorf("%s: %w: %v", artifacts.ManifestFile, artifacts.ErrCorrupt, err)
-	}
-	if m.FormatVersion != artifacts.FormatVersion {
-		return nil, "", fmt.Errorf("%s: %w %d (this server reads %d): rebuild with this indexer", artifacts.ManifestFile, artifacts.ErrFormatVersion, m.FormatVersion, artifacts.FormatVersion)
+	m, err := artifacts.ParseManifest(data)
+	if err != nil {
+		return nil, "", fmt.Errorf("%s: %w", artifacts.ManifestFile, err)
 	}
 	for _, f := range []string{artifacts.TopicsFile, artifacts.DocumentsFile} {
 		if m.Files[f] == "" {
@@ -142,7 +139,7 @@ func readManifest(dir string) (*artifacts.Manifest, string, error) {
 		}
 	}
 	sum := sha256.Sum256(data)
-	return &m, hex.EncodeToString(sum[:]), nil
+	return m, hex.EncodeToString(sum[:]), nil
 }
 
 // manifestSum returns the sha256 of dir's manifest.json as it is now.

@@ -138,6 +138,32 @@ func TestDamageStaysRefused(t *testing.T) {
 	}
 }
 
+// TestStatusCountsServedVersions checks that a version refused after the
+// catalog loaded (found by verification) stops counting as served at
+// once, before the reload that leaves it out: /readyz and /metrics never
+// count one version both as served and as refused.
+func TestStatusCountsServedVersions(t *testing.T) {
+	s, e := servedSite(t)
+	before := e.Status()
+	flipByte(t, filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.DocumentsFile))
+	st := e.acquire()
+	err := st.slots["acme/site/main"].verify()
+	st.release()
+	if !errors.Is(err, artifacts.ErrChecksum) {
+		t.Fatalf("verify: %v, want a checksum mismatch", err)
+	}
+	got := e.Status()
+	if len(got.Refused) != 1 || got.Versions != before.Versions-1 {
+		t.Errorf("status: %d versions served, %d refused; want %d and 1", got.Versions, len(got.Refused), before.Versions-1)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if after := e.Status(); len(after.Refused) != 1 || after.Versions != got.Versions {
+		t.Errorf("after the reload: %d versions served, %d refused; want %d and 1", after.Versions, len(after.Refused), got.Versions)
+	}
+}
+
 // blockFile replaces the file at p with a named pipe, so that whoever
 // opens it to read waits until feed writes the original bytes into it;
 // feed then puts the file back.
