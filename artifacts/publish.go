@@ -16,6 +16,7 @@ import (
 	"sort"
 	"strings"
 	"syscall"
+	"time"
 
 	"github.com/codex7/codex7/index"
 )
@@ -26,10 +27,14 @@ func Dir(out, libraryID, version string) string {
 	return filepath.Join(out, filepath.FromSlash(strings.Trim(libraryID, "/")), version)
 }
 
+// lockWait is how long Lock waits for another holder to let go.
+const lockWait = 2 * time.Second
+
 // Lock takes an exclusive lock on out for one build, creates out if needed
 // and removes what crashed or killed builds left behind: everything in its
 // staging area, and catalog.json's temporary files (see WriteCatalog).
-// Release it with the returned func.
+// When another process holds the lock for over lockWait it fails with
+// ErrLocked. Release it with the returned func.
 func Lock(out string) (release func(), err error) {
 	if err := os.MkdirAll(filepath.Join(out, stagingDir), 0o755); err != nil {
 		return nil, fmt.Errorf("create output directory: %w", err)
@@ -38,9 +43,20 @@ func Lock(out string) (release func(), err error) {
 	if err != nil {
 		return nil, fmt.Errorf("lock output directory: %w", err)
 	}
-	if err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB); err != nil {
-		f.Close()
-		return nil, fmt.Errorf("%w: %s (wait for it to finish)", ErrLocked, out)
+	// A build killed a moment ago may leave a child process that was
+	// forked but had not yet exec'd holding the lock's descriptor for a few
+	// milliseconds: wait a little before calling the directory busy.
+	deadline := time.Now().Add(lockWait)
+	for {
+		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		if err == nil {
+			break
+		}
+		if time.Now().After(deadline) {
+			f.Close()
+			return nil, fmt.Errorf("%w: %s (wait for it to finish)", ErrLocked, out)
+		}
+		time.Sleep(25 * time.Millisecond)
 	}
 	removeLeftovers(out)
 	return func() {

@@ -2,7 +2,6 @@ package main
 
 import (
 	"bytes"
-	"context"
 	"encoding/json"
 	"fmt"
 	"os"
@@ -10,12 +9,9 @@ import (
 	"path/filepath"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
-	"github.com/codex7/codex7/artifacts"
-	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
 )
 
@@ -148,70 +144,6 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	os.WriteFile(topics, []byte("{}"), 0o644)
 	if code, stdout, _ := runCLI(t, "verify", out); code != exitFailed || !strings.Contains(stdout, "acme/cli/"+fixtureVersion(t, root)+"/topics.json") {
 		t.Errorf("verify after corruption: exit %d, %q", code, stdout)
-	}
-}
-
-// TestKilledBuildLeavesArtifactsIntact kills real build processes with
-// SIGKILL at moments spread over a build and checks after each that the
-// published artifacts are complete and verifiable, then that a normal build
-// recovers without cleanup by hand.
-func TestKilledBuildLeavesArtifactsIntact(t *testing.T) {
-	if testing.Short() {
-		t.Skip("builds the binary and a large repository")
-	}
-	bin := filepath.Join(t.TempDir(), "indexer")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	repo := gittest.New(t, "main")
-	files := map[string]string{}
-	for i := 0; i < 1500; i++ {
-		files[fmt.Sprintf("docs/part%02d/page%04d.md", i%20, i)] = fmt.Sprintf("# Page %d\n\n%s\n\n## Usage\n\n```go\nfmt.Println(%d)\n```\n\n## Details %d\n\n%s\n",
-			i, strings.Repeat("Some prose about widgets and gadgets. ", 40), i, i, strings.Repeat("More words here. ", 60))
-	}
-	repo.Write(files)
-	repo.Commit("v1")
-	cfg := filepath.Join(t.TempDir(), "codex7.yaml")
-	os.WriteFile(cfg, []byte("libraries:\n  - id: /acme/big\n    repo: "+repo.Dir+"\n  - id: /acme/big2\n    repo: "+repo.Dir+"\n"), 0o644)
-	out := t.TempDir()
-
-	build := func(ctx context.Context) *exec.Cmd {
-		cmd := exec.CommandContext(ctx, bin, "build", "--config", cfg, "--out", out, "--force")
-		cmd.Cancel = func() error { return cmd.Process.Signal(syscall.SIGKILL) }
-		return cmd
-	}
-	start := time.Now()
-	if out, err := build(context.Background()).CombinedOutput(); err != nil {
-		t.Fatalf("first build: %v\n%s", err, out)
-	}
-	full := time.Since(start)
-	before, err := os.ReadFile(filepath.Join(out, artifacts.CatalogFile))
-	if err != nil {
-		t.Fatal(err)
-	}
-	for i := 1; i <= 8; i++ {
-		delay := full * time.Duration(i) / 9
-		ctx, cancel := context.WithTimeout(context.Background(), delay)
-		err := build(ctx).Run()
-		cancel()
-		probs, verr := artifacts.Verify(out)
-		if verr != nil || len(probs) > 0 {
-			t.Fatalf("after a kill at %v (err %v): Verify = %v, %v", delay, err, probs, verr)
-		}
-		cat, err := artifacts.ReadCatalog(out)
-		if err != nil || len(cat.Libraries) != 2 {
-			t.Fatalf("after a kill at %v: catalog %+v, %v", delay, cat, err)
-		}
-	}
-	if out, err := build(context.Background()).CombinedOutput(); err != nil {
-		t.Fatalf("build after kills: %v\n%s", err, out)
-	}
-	if left, _ := os.ReadDir(filepath.Join(out, ".staging")); len(left) != 0 {
-		t.Errorf("staging not cleaned after recovery: %d entries", len(left))
-	}
-	after, _ := os.ReadFile(filepath.Join(out, artifacts.CatalogFile))
-	if !bytes.Equal(before, after) {
-		t.Error("catalog differs after recovering from kills of identical builds")
 	}
 }
 
