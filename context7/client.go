@@ -15,6 +15,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 	"time"
 	"unicode"
 	"unicode/utf8"
@@ -87,7 +88,44 @@ type Client struct {
 	http    *http.Client
 	log     *slog.Logger
 	now     func() time.Time
+	// hold is the last 429 with a Retry-After, until it has passed; shared
+	// by the copies WithTimeout makes.
+	hold *hold
 }
+
+// hold remembers a 429 so that calls fail at once, with its message and
+// quota, until its Retry-After has passed.
+type hold struct {
+	mu    sync.Mutex
+	until time.Time
+	err   RateLimitError
+}
+
+// check returns the remembered 429 with the time left, or nil.
+func (h *hold) check(now time.Time) error {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	left := h.until.Sub(now)
+	if left <= 0 {
+		return nil
+	}
+	e := h.err
+	e.RetryAfter = left.Round(time.Second)
+	return &e
+}
+
+// set remembers e, if it says when to retry.
+func (h *hold) set(now time.Time, e *RateLimitError) {
+	if e.RetryAfter <= 0 {
+		return
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.until, h.err = now.Add(min(e.RetryAfter, maxHonouredWait)), *e
+}
+
+// maxHonouredWait caps how long a Retry-After keeps calls from going out.
+const maxHonouredWait = 10 * time.Minute
 
 // New returns a client configured by opts.
 func New(opts Options) *Client {
@@ -100,6 +138,7 @@ func New(opts Options) *Client {
 		http:    opts.HTTPClient,
 		log:     opts.Logger,
 		now:     opts.Now,
+		hold:    &hold{},
 	}
 	if c.base == "" {
 		c.base = DefaultBaseURL
@@ -166,6 +205,12 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, accept 
 			c.cache.Delete(key)
 		}
 	}
+	// After a 429 with Retry-After, calls fail at once until then instead
+	// of spending the quota's penalty and the caller's time; cached
+	// answers are still served above.
+	if err := c.hold.check(c.now()); err != nil {
+		return nil, err
+	}
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrInvalidRequest, err)
@@ -183,7 +228,11 @@ func (c *Client) get(ctx context.Context, path string, query url.Values, accept 
 		return nil, c.transportError(ctx, err)
 	}
 	if resp.StatusCode != http.StatusOK {
-		return nil, c.statusError(resp, body)
+		err := c.statusError(resp, body)
+		if rl := (*RateLimitError)(nil); errors.As(err, &rl) {
+			c.hold.set(c.now(), rl)
+		}
+		return nil, err
 	}
 	if len(body) > maxBody {
 		return nil, fmt.Errorf("%w: the answer is larger than %d MiB", ErrMalformed, maxBody>>20)

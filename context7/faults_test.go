@@ -200,7 +200,12 @@ func TestRemoteFaultsNeverPoisonTheCache(t *testing.T) {
 				if err != nil {
 					t.Fatal(err)
 				}
-				c := f.client(Options{Cache: store, Timeout: faultTimeout, Legacy: op.legacy})
+				// The clock moves only when the test says, so that a
+				// Retry-After is waited out exactly.
+				var clock atomic.Int64
+				clock.Store(time.Now().UnixNano())
+				now := func() time.Time { return time.Unix(0, clock.Load()) }
+				c := f.client(Options{Cache: store, Timeout: faultTimeout, Legacy: op.legacy, Now: now})
 				var faulty atomic.Bool
 				faulty.Store(true)
 				f.setOverride(func(w http.ResponseWriter, r *http.Request) bool {
@@ -228,9 +233,16 @@ func TestRemoteFaultsNeverPoisonTheCache(t *testing.T) {
 					}
 				}
 				if rl := (*RateLimitError)(nil); errors.Is(fl.want, ErrRateLimited) {
+					// Until Retry-After has passed, calls fail at once
+					// without asking Context7 again.
+					asked := f.count()
+					clock.Add(int64(3 * time.Second))
 					_, _, _, err := op.call(c)
-					if !errors.As(err, &rl) || rl.RetryAfter != 7*time.Second {
-						t.Errorf("rate limit: %#v, want RetryAfter 7s", rl)
+					if !errors.As(err, &rl) || rl.RetryAfter != 4*time.Second || !strings.Contains(err.Error(), fl.says[:strings.Index(fl.says, "; retry")]) {
+						t.Errorf("rate limit 3 s later: %v, want the same 429 with RetryAfter 4s", err)
+					}
+					if f.count() != asked {
+						t.Errorf("%d requests sent within Retry-After, want none", f.count()-asked)
 					}
 				}
 				if n := store.Len(); n != 0 {
@@ -241,6 +253,7 @@ func TestRemoteFaultsNeverPoisonTheCache(t *testing.T) {
 				}
 
 				faulty.Store(false)
+				clock.Add(int64(time.Minute)) // past any Retry-After
 				text, cached, _, err := op.call(c)
 				if err != nil || cached || op.right(text) != "" {
 					t.Fatalf("after the fault: %v, cached %v, %s:\n%s", err, cached, op.right(text), text)

@@ -107,7 +107,11 @@ func TestRemoteFaults(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			client := c7client(fake, context7.Options{Timeout: c7FaultTimeout, Cache: store})
+			// The client's clock moves only when the fault clears, past
+			// any Retry-After the fault asked for.
+			var clock atomic.Int64
+			clock.Store(time.Now().UnixNano())
+			client := c7client(fake, context7.Options{Timeout: c7FaultTimeout, Cache: store, Now: func() time.Time { return time.Unix(0, clock.Load()) }})
 			ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{Context7: client}))
 			defer ts.Close()
 			cs, err := mcp.NewClient(&mcp.Implementation{Name: "faults-test", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
@@ -188,6 +192,7 @@ func TestRemoteFaults(t *testing.T) {
 			}
 
 			faulty.Store(nil)
+			clock.Add(int64(time.Minute))
 			right, isErr := call(t, cs, "get-context7-docs", remoteArgs, nil)
 			if isErr || !strings.Contains(right, "The App Router uses file-system routing.") {
 				t.Fatalf("after the fault: isError %v\n%s", isErr, right)
