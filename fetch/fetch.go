@@ -159,6 +159,8 @@ func (f *Fetcher) Clone(ctx context.Context, repoURL string, ref Resolved, auth 
 		return nil, fmt.Errorf("clone: %w", err)
 	}
 	st := newStore(f.Limits)
+	ctx, st.abort = context.WithCancel(ctx)
+	defer st.abort()
 	repo, err := git.CloneContext(ctx, st, nil, &git.CloneOptions{
 		URL:           repoURL,
 		Auth:          auth,
@@ -168,6 +170,9 @@ func (f *Fetcher) Clone(ctx context.Context, repoURL string, ref Resolved, auth 
 		NoCheckout:    true,
 		Tags:          git.NoTags,
 	})
+	if ferr := st.failure(); ferr != nil {
+		err = ferr // what stopped the pack, not the cancellation it caused
+	}
 	if err != nil {
 		return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), cleanErr(err))
 	}

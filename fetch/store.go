@@ -2,9 +2,11 @@ package fetch
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
+	"sync"
 
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/format/packfile"
@@ -81,6 +83,11 @@ type store struct {
 	large map[plumbing.Hash]int64
 	// kept is the bytes of the objects held (and of a delta being applied).
 	kept int64
+	// abort cancels the clone when ingest stops early.
+	abort context.CancelFunc
+
+	mu     sync.Mutex
+	failed error // why ingest stopped early
 }
 
 func newStore(l Limits) *store {
@@ -89,18 +96,36 @@ func newStore(l Limits) *store {
 
 // PackfileWriter implements storer.PackfileWriter: go-git copies the pack
 // into the returned writer; Close returns ingest's verdict.
+//
+// When ingest stops early (a limit, a malformed pack) it cancels the
+// clone's context rather than failing the write: go-git would otherwise
+// wait for a git upload-pack process that is blocked writing the rest of
+// the pack. The cancelled read makes go-git kill it; Clone then reports
+// the ingest error (failure), not the cancellation.
 func (s *store) PackfileWriter() (io.WriteCloser, error) {
 	pr, pw := io.Pipe()
 	done := make(chan error, 1)
 	go func() {
 		err := s.ingest(pr)
-		if err == nil {
-			_, err = io.Copy(io.Discard, pr) // anything after the checksum
+		if err != nil {
+			s.mu.Lock()
+			s.failed = err
+			s.mu.Unlock()
+			if s.abort != nil {
+				s.abort()
+			}
 		}
-		pr.CloseWithError(err) // a Write still in flight fails with err
+		io.Copy(io.Discard, pr) // the rest, until go-git stops writing
 		done <- err
 	}()
 	return &packWriter{pw: pw, done: done}, nil
+}
+
+// failure returns the error that stopped ingest, or nil.
+func (s *store) failure() error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.failed
 }
 
 type packWriter struct {
@@ -130,6 +155,9 @@ func (s *store) charge(n int64) error {
 func (s *store) ingest(r io.Reader) error {
 	sc := packfile.NewScanner(r)
 	_, count, err := sc.Header()
+	if errors.Is(err, packfile.ErrEmptyPackfile) {
+		return fmt.Errorf("read pack: the remote sent no objects: its git upload-pack failed (is the repository corrupt? git fsck tells): %w", err)
+	}
 	if err != nil {
 		return fmt.Errorf("read pack: %w", err)
 	}
