@@ -155,17 +155,25 @@ func (p Policy) checkLocal(dir string) error {
 	if err := inside("repository", dir); err != nil {
 		return err
 	}
-	// A work tree's .git may be a file pointing at the git directory.
+	// A work tree's .git may be a file pointing at the git directory: it
+	// must lie under a root too, unless it is the entry git made for this
+	// very work tree when it was added to a repository elsewhere (git
+	// worktree add), which names this .git file back. That repository then
+	// counts as a root for what it leads to.
 	gitDir := filepath.Join(dir, ".git")
+	linked := false
 	if data, err := os.ReadFile(gitDir); err == nil {
 		target := strings.TrimSpace(strings.TrimPrefix(firstLine(data), "gitdir:"))
 		if !filepath.IsAbs(target) {
 			target = filepath.Join(dir, target)
 		}
-		gitDir = target
-		if err := inside("git directory (from .git)", gitDir); err != nil {
-			return err
+		if err := inside("git directory (from .git)", target); err != nil {
+			if !isWorktreeOf(target, gitDir) {
+				return err
+			}
+			linked = true
 		}
+		gitDir = target
 	} else if _, err := os.Stat(gitDir); err != nil {
 		gitDir = dir // bare repository
 	}
@@ -175,7 +183,9 @@ func (p Policy) checkLocal(dir string) error {
 		if !filepath.IsAbs(common) {
 			common = filepath.Join(gitDir, common)
 		}
-		if err := inside("common git directory (from commondir)", common); err != nil {
+		if linked {
+			roots = append(roots, realPath(common))
+		} else if err := inside("common git directory (from commondir)", common); err != nil {
 			return err
 		}
 		gitDir = common
@@ -200,6 +210,21 @@ func (p Policy) checkLocal(dir string) error {
 		}
 	}
 	return nil
+}
+
+// isWorktreeOf reports whether gitDir is the administrative directory git
+// keeps for the linked work tree whose .git file is dotGit: its gitdir file
+// names dotGit back.
+func isWorktreeOf(gitDir, dotGit string) bool {
+	data, err := os.ReadFile(filepath.Join(gitDir, "gitdir"))
+	if err != nil {
+		return false
+	}
+	back := strings.TrimSpace(firstLine(data))
+	if !filepath.IsAbs(back) {
+		back = filepath.Join(gitDir, back)
+	}
+	return realPath(back) == realPath(dotGit)
 }
 
 // realPath returns path absolute, cleaned and with symbolic links

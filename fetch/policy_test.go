@@ -117,6 +117,11 @@ func TestPolicyLocalRoots(t *testing.T) {
 	write(filepath.Join(root, "bare.git", "objects", "info", "alternates"), "# comment\n../../good/.git/objects\n"+filepath.Join(outside.Dir, ".git", "objects")+"\n")
 	write(filepath.Join(root, "wt", ".git"), "gitdir: "+filepath.Join(root, "wtdir")+"\n")
 	write(filepath.Join(root, "wtdir", "commondir"), filepath.Join(outside.Dir, ".git")+"\n")
+	// A real linked work tree of the outside repository, inside the root,
+	// and a forged .git file naming that work tree's entry from elsewhere.
+	outside.Git("worktree", "add", "-q", filepath.Join(root, "worktree"))
+	entry := filepath.Join(outside.Dir, ".git", "worktrees", "worktree")
+	write(filepath.Join(root, "forged", ".git"), "gitdir: "+entry+"\n")
 	linkedRoot := filepath.Join(base, "linked-root")
 	if err := os.Symlink(root, linkedRoot); err != nil {
 		t.Fatal(err)
@@ -144,6 +149,8 @@ func TestPolicyLocalRoots(t *testing.T) {
 		{"alternates outside", p, filepath.Join(root, "alt"), false},
 		{"a bare repository's alternates outside", p, filepath.Join(root, "bare.git"), false},
 		{"a worktree whose commondir is outside", p, filepath.Join(root, "wt"), false},
+		{"a linked work tree of a repository outside", p, filepath.Join(root, "worktree"), true},
+		{"a .git file naming another work tree's entry", p, filepath.Join(root, "forged"), false},
 		{"a sibling whose name starts like the root", p, root + "-evil", false},
 	}
 	for _, tt := range tests {
