@@ -4,9 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"io"
 	"io/fs"
-	"math/rand/v2"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -288,25 +286,11 @@ func TestSnapshotSubmodules(t *testing.T) {
 	}
 }
 
-// deepRepo commits a chain of levels nested directories named "d", with a
-// page at every level, built bottom-up with plumbing.
-func deepRepo(t *testing.T, levels int) *gittest.Repo {
-	t.Helper()
-	r := gittest.New(t, "main")
-	page := r.Blob("# Level\n")
-	tree := r.Tree(gittest.File("page.md", page))
-	for range levels - 1 {
-		tree = r.Tree(gittest.Dir("d", tree), gittest.File("page.md", page))
-	}
-	r.CommitTree(tree, "deep")
-	return r
-}
-
 // TestSnapshotDeepTree clones 3,000 nested directories: the snapshot keeps
 // the first Limits.MaxDepth levels and lists the directory below as
 // omitted.
 func TestSnapshotDeepTree(t *testing.T) {
-	r := deepRepo(t, 3000)
+	r := gittest.Deep(t, 3000)
 	start := time.Now()
 	s, err := cloneHead(t, &Fetcher{}, r.Dir)
 	if err != nil {
@@ -327,32 +311,12 @@ func TestSnapshotDeepTree(t *testing.T) {
 	}
 }
 
-// treeBomb commits a root of dirs directories that all share one subtree of
-// files entries that all share one blob: a pack of three objects that
-// expands to dirs×files files.
-func treeBomb(t testing.TB, dirs, files int, ext string) *gittest.Repo {
-	t.Helper()
-	r := gittest.New(t, "main")
-	blob := r.Blob("# Tiny\n")
-	entries := make([]gittest.Entry, files)
-	for i := range entries {
-		entries[i] = gittest.File(fmt.Sprintf("f%07d%s", i, ext), blob)
-	}
-	sub := r.Tree(entries...)
-	entries = make([]gittest.Entry, dirs)
-	for i := range entries {
-		entries[i] = gittest.Dir(fmt.Sprintf("d%05d", i), sub)
-	}
-	r.CommitTree(r.Tree(entries...), "bomb")
-	return r
-}
-
 // TestCloneEntryLimits clones a three-object pack that expands to 200,000
 // files, and a pack of 2,000 distinct objects, with MaxEntries 50,000 and
 // 1,000: both stop with ErrTooManyEntries, the walk as soon as it passes the
 // limit.
 func TestCloneEntryLimits(t *testing.T) {
-	bomb := treeBomb(t, 200, 1000, ".md")
+	bomb := gittest.TreeBomb(t, 200, 1000, ".md")
 	start := time.Now()
 	_, err := cloneHead(t, &Fetcher{Limits: Limits{MaxEntries: 50_000}}, bomb.Dir)
 	if !errors.Is(err, ErrTooManyEntries) || !strings.Contains(err.Error(), "more than 50000 entries") {
@@ -394,28 +358,6 @@ func TestCloneFetchBytesLimit(t *testing.T) {
 	}
 }
 
-// loremReader streams n bytes of markdown prose.
-func loremReader(n int64) io.Reader {
-	line := "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n"
-	off := 0
-	return io.LimitReader(readerFunc(func(p []byte) (int, error) {
-		for i := range p {
-			p[i] = line[off%len(line)]
-			off++
-		}
-		return len(p), nil
-	}), n)
-}
-
-type readerFunc func([]byte) (int, error)
-
-func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
-
-// zeroReader streams zeros.
-type zeroReader struct{}
-
-func (zeroReader) Read(p []byte) (int, error) { clear(p); return len(p), nil }
-
 // peakHeap samples the heap's live and unswept objects every millisecond
 // until stop is called, which returns the highest value seen.
 func peakHeap() (stop func() uint64) {
@@ -450,23 +392,16 @@ func peakHeap() (stop func() uint64) {
 }
 
 // hugeRepo commits a 40 MiB markdown file, a 24 MiB random binary named
-// .md, a 256 MiB zlib bomb (zeros, a few hundred KiB packed) and a small
-// page, streaming each blob into git so the test holds none of them.
+// .md, a zlib bomb of bomb zero bytes (a thousandth of that packed) and a
+// small page, streaming each blob into git so the test holds none of them.
 func hugeRepo(t testing.TB, bomb int64) (*gittest.Repo, map[string]int64) {
 	t.Helper()
 	r := gittest.New(t, "main")
 	sizes := map[string]int64{"docs/huge.md": 40 << 20, "docs/binary.md": 24 << 20, "docs/bomb.md": bomb}
-	rng := rand.New(rand.NewPCG(1, 2))
-	random := readerFunc(func(p []byte) (int, error) {
-		for i := range p {
-			p[i] = byte(rng.Uint32())
-		}
-		return len(p), nil
-	})
 	docs := r.Tree(
-		gittest.File("huge.md", r.BlobFrom(loremReader(sizes["docs/huge.md"]))),
-		gittest.File("binary.md", r.BlobFrom(io.LimitReader(random, sizes["docs/binary.md"]))),
-		gittest.File("bomb.md", r.BlobFrom(io.LimitReader(zeroReader{}, bomb))),
+		gittest.File("huge.md", r.BlobFrom(gittest.Lorem(sizes["docs/huge.md"]))),
+		gittest.File("binary.md", r.BlobFrom(gittest.Random(1, sizes["docs/binary.md"]))),
+		gittest.File("bomb.md", r.BlobFrom(gittest.Zeros(bomb))),
 		gittest.File("small.md", r.Blob("# Small\n\nStill indexed.\n")),
 	)
 	r.CommitTree(r.Tree(gittest.Dir("docs", docs)), "huge files")

@@ -10,6 +10,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math/rand/v2"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -262,3 +263,76 @@ func (r *Repo) CommitTree(tree plumbing.Hash, msg string) string {
 	}
 	return h.String()
 }
+
+// TreeBomb commits, on a new repository's main branch, a root of dirs
+// directories that all share one subtree of files entries (named
+// f0000000<ext>…) that all share one blob: a pack of four objects that
+// expands to dirs×files files.
+func TreeBomb(tb testing.TB, dirs, files int, ext string) *Repo {
+	tb.Helper()
+	r := New(tb, "main")
+	blob := r.Blob("# Tiny\n")
+	entries := make([]Entry, files)
+	for i := range entries {
+		entries[i] = File(fmt.Sprintf("f%07d%s", i, ext), blob)
+	}
+	sub := r.Tree(entries...)
+	entries = make([]Entry, dirs)
+	for i := range entries {
+		entries[i] = Dir(fmt.Sprintf("d%05d", i), sub)
+	}
+	r.CommitTree(r.Tree(entries...), "tree bomb")
+	return r
+}
+
+// Deep commits, on a new repository's main branch, levels nested
+// directories named "d", each holding a page.md (the same blob).
+func Deep(tb testing.TB, levels int) *Repo {
+	tb.Helper()
+	r := New(tb, "main")
+	page := r.Blob("# Level\n")
+	tree := r.Tree(File("page.md", page))
+	for range levels - 1 {
+		tree = r.Tree(Dir("d", tree), File("page.md", page))
+	}
+	r.CommitTree(tree, "deep")
+	return r
+}
+
+// Lorem streams n bytes of markdown prose, for BlobFrom.
+func Lorem(n int64) io.Reader {
+	const line = "Lorem ipsum dolor sit amet, consectetur adipiscing elit, sed do eiusmod tempor.\n"
+	off := 0
+	return io.LimitReader(readerFunc(func(p []byte) (int, error) {
+		for i := range p {
+			p[i] = line[off%len(line)]
+			off++
+		}
+		return len(p), nil
+	}), n)
+}
+
+// Random streams n pseudo-random (incompressible) bytes, the same for the
+// same seed, for BlobFrom.
+func Random(seed uint64, n int64) io.Reader {
+	rng := rand.New(rand.NewPCG(seed, seed))
+	return io.LimitReader(readerFunc(func(p []byte) (int, error) {
+		for i := range p {
+			p[i] = byte(rng.Uint32())
+		}
+		return len(p), nil
+	}), n)
+}
+
+// Zeros streams n zero bytes, which deflate about a thousandfold: a zlib
+// bomb once packed.
+func Zeros(n int64) io.Reader {
+	return io.LimitReader(readerFunc(func(p []byte) (int, error) {
+		clear(p)
+		return len(p), nil
+	}), n)
+}
+
+type readerFunc func([]byte) (int, error)
+
+func (f readerFunc) Read(p []byte) (int, error) { return f(p) }
