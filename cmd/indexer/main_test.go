@@ -172,7 +172,7 @@ func TestKilledBuildLeavesArtifactsIntact(t *testing.T) {
 	repo.Write(files)
 	repo.Commit("v1")
 	cfg := filepath.Join(t.TempDir(), "codex7.yaml")
-	os.WriteFile(cfg, []byte("libraries:\n  - id: /acme/big\n    repo: "+repo.Dir+"\n  - id: /acme/big2\n    repo: "+repo.Dir+"\n"), 0o644)
+	os.WriteFile(cfg, []byte("allow: {local_roots: ["+repo.Dir+"]}\nlibraries:\n  - id: /acme/big\n    repo: "+repo.Dir+"\n  - id: /acme/big2\n    repo: "+repo.Dir+"\n"), 0o644)
 	out := t.TempDir()
 
 	build := func(ctx context.Context) *exec.Cmd {
