@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io/fs"
 	"os"
@@ -408,11 +409,13 @@ func hugeRepo(t testing.TB, bomb int64) (*gittest.Repo, map[string]int64) {
 	return r, sizes
 }
 
+var bombMiB = flag.Int("bomb-mib", 256, "size of the zlib bomb in TestCloneHugeFilesBoundedMemory, in MiB")
+
 // TestCloneHugeFilesBoundedMemory clones 320 MiB of files over the size
-// cap: none is held (reading one fails with ErrNotFetched, its size is
+// cap (more with -bomb-mib): none is held (reading one fails with ErrNotFetched, its size is
 // known), and the heap stays far below the size of any of them.
 func TestCloneHugeFilesBoundedMemory(t *testing.T) {
-	r, sizes := hugeRepo(t, 256<<20)
+	r, sizes := hugeRepo(t, int64(*bombMiB)<<20)
 	runtime.GC()
 	base := peakHeap()()
 	stop := peakHeap()
@@ -424,7 +427,7 @@ func TestCloneHugeFilesBoundedMemory(t *testing.T) {
 		t.Fatal(err)
 	}
 	growth := int64(peak) - int64(base)
-	t.Logf("cloned %d MiB of files over the cap in %v; heap peak %.1f MiB (%.1f MiB above the %.1f MiB before)",
+	t.Logf("cloned %d MiB of files over the size cap in %v; heap peak %.1f MiB (%.1f MiB above the %.1f MiB before)",
 		(sizes["docs/huge.md"]+sizes["docs/binary.md"]+sizes["docs/bomb.md"])>>20, elapsed.Round(time.Millisecond),
 		float64(peak)/(1<<20), float64(growth)/(1<<20), float64(base)/(1<<20))
 	if growth > 24<<20 {

@@ -41,7 +41,7 @@ type Snapshot struct {
 	objects  storer.EncodedObjectStorer
 	large    map[plumbing.Hash]int64
 	limits   Limits
-	entries  map[string]*entry // by path; "." is the root
+	root     *entry // the tree; paths are looked up through it
 	symlinks []string
 	omitted  []Omitted
 	count    int // entries visited, for Limits.MaxEntries
@@ -83,9 +83,9 @@ type entry struct {
 // newSnapshot indexes the whole tree once so later reads never touch go-git's
 // lazily built (and not concurrency-safe) tree maps.
 func newSnapshot(st *store, commit string, when time.Time, tree *object.Tree, limits Limits) (*Snapshot, error) {
-	s := &Snapshot{Commit: commit, CommitTime: when, objects: st, large: st.large, limits: limits.withDefaults(), entries: map[string]*entry{}}
+	s := &Snapshot{Commit: commit, CommitTime: when, objects: st, large: st.large, limits: limits.withDefaults()}
 	root := &entry{name: ".", mode: fs.ModeDir | 0o555}
-	s.entries["."] = root
+	s.root = root
 	if err := s.index(root, "", tree, 1); err != nil {
 		return nil, err
 	}
@@ -162,7 +162,6 @@ func (s *Snapshot) index(dir *entry, prefix string, tree *object.Tree, depth int
 			continue
 		}
 		dir.children = append(dir.children, e)
-		s.entries[p] = e
 	}
 	sort.Slice(dir.children, func(i, j int) bool { return dir.children[i].name < dir.children[j].name })
 	return nil
@@ -216,11 +215,36 @@ func (s *Snapshot) lookup(op, name string) (*entry, error) {
 	if !fs.ValidPath(name) {
 		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrInvalid}
 	}
-	e, ok := s.entries[name]
-	if !ok {
-		return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+	if e := s.find(name); e != nil {
+		return e, nil
 	}
-	return e, nil
+	return nil, &fs.PathError{Op: op, Path: name, Err: fs.ErrNotExist}
+}
+
+// find walks from the root to the entry at name (a valid path), by binary
+// search in each directory's sorted children; nil if there is none. The
+// snapshot keeps no map of paths: with a million entries that map would
+// cost more than the entries.
+func (s *Snapshot) find(name string) *entry {
+	e := s.root
+	if name == "." {
+		return e
+	}
+	for rest := name; ; {
+		part, more, _ := strings.Cut(rest, "/")
+		if !e.mode.IsDir() {
+			return nil
+		}
+		i := sort.Search(len(e.children), func(i int) bool { return e.children[i].name >= part })
+		if i == len(e.children) || e.children[i].name != part {
+			return nil
+		}
+		e = e.children[i]
+		if more == "" {
+			return e
+		}
+		rest = more
+	}
 }
 
 // Symlinks returns the paths of the symbolic links in the tree, sorted.
@@ -304,11 +328,19 @@ func (s *Snapshot) Open(name string) (fs.File, error) {
 // Files returns the paths of all regular files, sorted.
 func (s *Snapshot) Files() []string {
 	var out []string
-	for p, e := range s.entries {
-		if e.mode.IsRegular() {
-			out = append(out, p)
+	var walk func(dir *entry, prefix string)
+	walk = func(dir *entry, prefix string) {
+		for _, c := range dir.children {
+			p := prefix + c.name
+			switch {
+			case c.mode.IsDir():
+				walk(c, p+"/")
+			case c.mode.IsRegular():
+				out = append(out, p)
+			}
 		}
 	}
+	walk(s.root, "")
 	sort.Strings(out)
 	return out
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"log/slog"
 	"net"
@@ -461,5 +462,39 @@ func TestBuildRefusesAddresses(t *testing.T) {
 	}
 	if err := cfg.Validate(); err == nil || !strings.Contains(err.Error(), "libraries[2].repo: git remote-helper") {
 		t.Errorf("Validate = %v; want the config check to refuse them too", err)
+	}
+}
+
+var million = flag.Bool("million", false, "run TestBuildMillionFiles: trees of a million files under the default limits")
+
+// TestBuildMillionFiles builds, under the default limits, a four-object
+// pack that expands to 1,001,000 tree entries (refused by fetch at
+// 1,000,000) and one of 999,999 entries, 999,000 of them markdown (cloned
+// and walked, then refused by the selection's 100,000-file limit), next to
+// the healthy library. It reports time and heap peak. Run with
+// go test ./pipeline -run TestBuildMillionFiles -million -v.
+func TestBuildMillionFiles(t *testing.T) {
+	if !*million {
+		t.Skip("run with -million")
+	}
+	over := gittest.TreeBomb(t, 1000, 1000, ".md")
+	under := gittest.TreeBomb(t, 999, 1000, ".md")
+	for _, tt := range []struct {
+		id, dir string
+		want    error
+	}{
+		{"/evil/over", over.Dir, fetch.ErrTooManyEntries},
+		{"/evil/under", under.Dir, ErrTooManyFiles},
+	} {
+		runtime.GC()
+		stop := peakHeap()
+		start := time.Now()
+		b := buildHostile(t, map[string]string{tt.id: tt.dir}, Options{})
+		elapsed, peak := time.Since(start), stop()
+		v := b.version(t, tt.id)
+		if v.Stage != StageFailed || !errors.Is(v.Err, tt.want) {
+			t.Errorf("%s: stage %s, err %v; want failed with %v", tt.id, v.Stage, v.Err, tt.want)
+		}
+		t.Logf("%s: %v in %v, heap peak %.0f MiB", tt.id, v.Err, elapsed.Round(time.Millisecond), float64(peak)/(1<<20))
 	}
 }
