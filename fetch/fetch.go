@@ -4,8 +4,16 @@
 // an fs.FS snapshot of the commit.
 //
 // Any URL go-git understands works (https, ssh, git, file://) as does a local
-// path. Credentials come from the caller (see Auth), never from the URL, and
-// never appear in errors or logs: use Redact on any URL you print.
+// path, as far as a Fetcher's Policy allows: its transports, and for local
+// repositories the roots they must lie under, are checked before anything
+// is contacted. Credentials come from the caller (see Auth), never from the
+// URL, and never appear in errors or logs: use Redact on any URL you print.
+//
+// Repositories are untrusted input. A clone holds what it fetches within
+// Limits (files over a size cap are hashed as they stream by and dropped,
+// the bytes and objects kept and the tree entries walked are capped), and
+// the snapshot leaves out, and lists, what must not become a path:
+// symbolic links, submodules, unsafe names, directories too deep.
 package fetch
 
 import (

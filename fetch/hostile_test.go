@@ -138,14 +138,21 @@ func TestSnapshotSymlinks(t *testing.T) {
 
 // TestSnapshotNames writes, with go-git plumbing, a tree the git CLI refuses
 // to make: entries named "..", ".", with a slash, invalid UTF-8, control
-// and bidi characters, 300 bytes long, twice the same name, and two names
-// that differ only in case.
+// and bidi characters, 300 bytes long, twice the same name, two names that
+// differ only in case, and a path longer than 4,096 bytes.
 func TestSnapshotNames(t *testing.T) {
 	r := gittest.New(t, "main")
 	page := r.Blob("# Page\n")
 	secret := r.Tree(gittest.File("escape.md", r.Blob("# Escaped\n")))
 	long := strings.Repeat("n", 300) + ".md"
+	// 17 nested folders of 250-byte names: a path past 4,096 bytes.
+	far := r.Tree(gittest.File("far.md", page))
+	seg := strings.Repeat("p", 250)
+	for range 16 {
+		far = r.Tree(gittest.Dir(seg, far))
+	}
 	root := r.Tree(
+		gittest.Dir(seg, far),
 		gittest.File("ok.md", page),
 		gittest.Dir("..", secret),
 		gittest.Dir(".", secret),
@@ -178,6 +185,7 @@ func TestSnapshotNames(t *testing.T) {
 		`"\u202egnp.md"`:   "name contains control characters",
 		long:               "name longer than 255 bytes",
 		"dup.md":           "a second entry of the same name in its directory",
+		strings.TrimSuffix(strings.Repeat(seg+"/", 17), "/"): "path longer than 4096 bytes",
 	}
 	got := omittedReasons(s)
 	for p, reason := range want {
@@ -188,8 +196,17 @@ func TestSnapshotNames(t *testing.T) {
 	if len(got) != len(want) {
 		t.Errorf("omitted %v, want %d entries", got, len(want))
 	}
-	if paths := strings.Join(walkPaths(t, s), ","); paths != ".,README.md,dup.md,ok.md,readme.md" {
-		t.Errorf("walk = %s; want the case-colliding names both kept and nothing else", paths)
+	var short []string
+	long16 := 0
+	for _, p := range walkPaths(t, s) {
+		if strings.HasPrefix(p, seg) {
+			long16++
+		} else {
+			short = append(short, p)
+		}
+	}
+	if got := strings.Join(short, ","); got != ".,README.md,dup.md,ok.md,readme.md" || long16 != 16 {
+		t.Errorf("walk = %s and %d folders of the long path; want .,README.md,dup.md,ok.md,readme.md (the case-colliding names both kept) and 16", got, long16)
 	}
 	for p, body := range map[string]string{"README.md": "# Upper\n", "readme.md": "# Lower\n", "dup.md": "# Page\n"} {
 		if data, err := s.ReadFile(p); err != nil || string(data) != body {
