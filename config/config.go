@@ -11,6 +11,8 @@ package config
 type Config struct {
 	// Libraries are in file order.
 	Libraries []Library `yaml:"libraries"`
+	// Allow says which repositories a build may fetch.
+	Allow Allow `yaml:"allow,omitempty"`
 	// File is the path the config was read from (not a YAML key).
 	File string `yaml:"-"`
 	// Dir is the directory relative repo paths are resolved against (not a YAML key).
@@ -19,6 +21,21 @@ type Config struct {
 	// lines maps field paths such as "libraries[2].id" to their line in File,
 	// for error messages; nil for a Config built in code.
 	lines map[string]int
+}
+
+// Allow is the allow: mapping: which repositories a build may fetch. The
+// build checks every repo: against it, in Validate and again before
+// contacting the repository.
+type Allow struct {
+	// Transports are the transports repo: addresses may use: https, http,
+	// ssh (also git@host:path), git, and file (local paths and file://
+	// URLs). Empty means https and file: plain-text http and git, and ssh
+	// (which signs in with the SSH agent's keys), must be listed to be used.
+	Transports []string `yaml:"transports,omitempty"`
+	// LocalRoots are directories local repositories may lie in, besides the
+	// config file's own directory (which always may); relative ones are
+	// resolved against the config file's directory.
+	LocalRoots []string `yaml:"local_roots,omitempty"`
 }
 
 // Library is one entry of libraries:.

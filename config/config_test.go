@@ -48,6 +48,9 @@ func TestParseFull(t *testing.T) {
 		"    topics: {}",                        // 25
 		"  - id: /acme/sdk",                     // 26
 		"    repo: git@github.com:acme/sdk.git", // 27
+		"allow:",                                // 28
+		"  transports: [https, SSH, file]",      // 29
+		"  local_roots: [/srv/git, ../mirrors]", // 30
 	)
 	cfg, err := parseString(t, src)
 	if err != nil {
@@ -88,6 +91,12 @@ func TestParseFull(t *testing.T) {
 	}
 	if cfg.File != "codex7.yaml" || cfg.Dir != "" {
 		t.Errorf("got File %q Dir %q, want codex7.yaml and empty", cfg.File, cfg.Dir)
+	}
+	if got := strings.Join(cfg.AllowedTransports(), " "); got != "https ssh file" {
+		t.Errorf("AllowedTransports() = %q, want https ssh file", got)
+	}
+	if got := strings.Join(cfg.Allow.LocalRoots, " "); got != "/srv/git ../mirrors" {
+		t.Errorf("allow.local_roots = %q", got)
 	}
 	lib := cfg.Libraries[0]
 	var names []string
@@ -171,7 +180,7 @@ func TestParseErrors(t *testing.T) {
 			lines("library:", "  - id: /a/b"),
 			[]wantErr{
 				{0, "libraries", "no libraries"},
-				{1, "library", `unknown key "library" at the top level; valid keys: libraries (did you mean "libraries"?)`},
+				{1, "library", `unknown key "library" at the top level; valid keys: libraries, allow (did you mean "libraries"?)`},
 			},
 		},
 		{
@@ -563,7 +572,8 @@ func TestParseAccepts(t *testing.T) {
 		t.Run(tt.name, func(t *testing.T) {
 			src := lines("libraries:", "  - id: /a/b", "    repo: '"+tt.repo+"'",
 				"    versions: [{ref: main}, {ref: v1.0.0}, {ref: release/1.x}, {ref: refs/tags/20240101}]",
-				"    latest: release-1.x")
+				"    latest: release-1.x",
+				"allow: {transports: [https, http, ssh, git, file]}")
 			if _, err := parseString(t, src); err != nil {
 				t.Errorf("Parse: %v", err)
 			}

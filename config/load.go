@@ -80,6 +80,11 @@ func Load(path string) (*Config, error) {
 		return nil, err
 	}
 	cfg.Dir = filepath.Dir(abs)
+	// Local repositories can be judged against the roots now that the
+	// directory is known.
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
 	return cfg, nil
 }
 

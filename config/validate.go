@@ -3,7 +3,9 @@ package config
 import (
 	"fmt"
 	"net/url"
+	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"unicode"
 
@@ -86,6 +88,7 @@ func (c *Config) problems() []*Error {
 		v.add(c.line("libraries", 0), "libraries",
 			"no libraries to index; add a libraries: list, for example: %s", exampleConfig)
 	}
+	v.allow()
 	type seenAt struct {
 		field string
 		line  int
@@ -155,6 +158,8 @@ func (v *validator) library() {
 		}
 	}
 	if msg := checkRepo(l.Repo); msg != "" {
+		v.fieldf("repo", "%s", msg)
+	} else if msg := v.c.checkAllowed(l.Repo); msg != "" {
 		v.fieldf("repo", "%s", msg)
 	}
 	v.versions()
@@ -328,6 +333,173 @@ func suggestID(id string) string {
 		return ""
 	}
 	return cand
+}
+
+// Transports a repo: address may use, as allow.transports names them.
+const (
+	transportHTTPS = "https"
+	transportHTTP  = "http"
+	transportSSH   = "ssh"
+	transportGit   = "git"
+	transportFile  = "file"
+)
+
+// knownTransports lists them in the order messages name them.
+var knownTransports = []string{transportHTTPS, transportHTTP, transportSSH, transportGit, transportFile}
+
+// AllowedTransports returns the transports repo: addresses may use:
+// allow.transports, else https and file. The caller owns the slice.
+func (c *Config) AllowedTransports() []string {
+	if len(c.Allow.Transports) == 0 {
+		return []string{transportHTTPS, transportFile}
+	}
+	out := make([]string, len(c.Allow.Transports))
+	for i, t := range c.Allow.Transports {
+		out[i] = strings.ToLower(t)
+	}
+	return out
+}
+
+// LocalRoots returns the absolute, cleaned directories local repositories
+// may lie in: Dir, then allow.local_roots (relative ones resolved against
+// Dir, or against the working directory when Dir is empty). It returns nil
+// when Dir is empty and no roots are listed: a config built in code or
+// parsed from a reader confines local repositories only if it says so.
+// Symbolic links are not resolved here; fetch resolves them.
+func (c *Config) LocalRoots() []string {
+	var out []string
+	if c.Dir != "" {
+		out = append(out, filepath.Clean(c.Dir))
+	}
+	for _, r := range c.Allow.LocalRoots {
+		if r = strings.TrimSpace(r); r != "" {
+			out = append(out, c.absPath(r))
+		}
+	}
+	return out
+}
+
+// LocalRepoPath returns the absolute, cleaned path of a local repo: value
+// (a path, relative to Dir, or a file:// URL), or "" for a remote one.
+func (c *Config) LocalRepoPath(repo string) string {
+	if transportOf(repo) != transportFile {
+		return ""
+	}
+	if strings.Contains(repo, "://") {
+		u, err := url.Parse(repo)
+		if err != nil {
+			return ""
+		}
+		return filepath.Clean(u.Path)
+	}
+	return c.absPath(repo)
+}
+
+// absPath resolves p against Dir (or the working directory).
+func (c *Config) absPath(p string) string {
+	if filepath.IsAbs(p) {
+		return filepath.Clean(p)
+	}
+	if c.Dir != "" {
+		return filepath.Join(c.Dir, p)
+	}
+	if abs, err := filepath.Abs(p); err == nil {
+		return abs
+	}
+	return filepath.Clean(p)
+}
+
+// transportOf names the transport of a repo value that checkRepo accepts,
+// as git reads it (fetch.Transport is the same rule, enforced again before
+// any contact): a scheme, scp-like [user@]host:path for ssh, else file.
+func transportOf(repo string) string {
+	if i := strings.Index(repo, "://"); i >= 0 {
+		switch s := strings.ToLower(repo[:i]); s {
+		case "git+ssh", "ssh+git":
+			return transportSSH
+		default:
+			return s
+		}
+	}
+	if colon := strings.Index(repo, ":"); colon > 1 && !strings.Contains(repo[:colon], "/") {
+		return transportSSH
+	}
+	return transportFile
+}
+
+// checkAllowed returns why allow: does not let the build fetch repo (a
+// value checkRepo accepts), or "". Local repositories are judged against
+// the roots only when Dir is known (Load sets it); fetch checks again, with
+// symbolic links resolved.
+func (c *Config) checkAllowed(repo string) string {
+	t := transportOf(repo)
+	allowed := c.AllowedTransports()
+	if !slices.Contains(allowed, t) {
+		why := ""
+		switch t {
+		case transportSSH:
+			why = " (ssh signs in with the SSH agent's keys, so it is off unless listed)"
+		case transportHTTP, transportGit:
+			why = " (it is not encrypted, so it is off unless listed)"
+		case transportFile:
+			return fmt.Sprintf("is a local repository, but allow.transports (%s) does not list file; add file to allow.transports, or use a remote URL", strings.Join(allowed, ", "))
+		}
+		return fmt.Sprintf("uses the %s transport, which allow.transports does not list%s; add %s to allow.transports (now %s) if this repository is meant to be fetched so, or use an https URL",
+			t, why, t, strings.Join(allowed, ", "))
+	}
+	if t != transportFile || c.Dir == "" {
+		return ""
+	}
+	p := c.LocalRepoPath(repo)
+	roots := c.LocalRoots()
+	for _, r := range roots {
+		if within(r, p) {
+			return ""
+		}
+	}
+	return fmt.Sprintf("local repository %s is outside the directories local repositories may be in (%s); move it under one, or add its directory to allow.local_roots",
+		p, strings.Join(roots, ", "))
+}
+
+// within reports whether path is root or below it; both are clean and
+// absolute.
+func within(root, path string) bool {
+	rel, err := filepath.Rel(root, path)
+	return err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) && !filepath.IsAbs(rel)
+}
+
+// allow checks the allow: mapping.
+func (v *validator) allow() {
+	a := v.c.Allow
+	field := func(f string) string { return "allow." + f }
+	if a.Transports != nil && len(a.Transports) == 0 {
+		v.add(v.c.line(field("transports"), 0), field("transports"),
+			"lists no transports, so nothing could be fetched; remove it for the defaults (https, file) or list the ones to allow, e.g. [https, ssh]")
+	}
+	for i, t := range a.Transports {
+		f := fmt.Sprintf("transports[%d]", i)
+		lt := strings.ToLower(strings.TrimSpace(t))
+		switch {
+		case slices.Contains(knownTransports, lt):
+		case lt == "ext" || lt == "fd" || strings.HasSuffix(lt, "::"):
+			v.add(v.c.line(field(f), 0), field(f), "git remote helpers (%q) are never allowed: they run programs; list only %s", t, strings.Join(knownTransports, ", "))
+		default:
+			v.add(v.c.line(field(f), 0), field(f), "unknown transport %q; list only %s (file covers local paths and file:// URLs)", t, strings.Join(knownTransports, ", "))
+		}
+	}
+	for i, r := range a.LocalRoots {
+		f := fmt.Sprintf("local_roots[%d]", i)
+		switch {
+		case strings.TrimSpace(r) == "":
+			v.add(v.c.line(field(f), 0), field(f), "empty root; remove it or name a directory, e.g. /srv/git")
+		case strings.ContainsFunc(r, unicode.IsControl):
+			v.add(v.c.line(field(f), 0), field(f), "contains control characters; name a directory, e.g. /srv/git")
+		}
+	}
+	if len(a.LocalRoots) > 0 && !slices.Contains(v.c.AllowedTransports(), transportFile) {
+		v.add(v.c.line(field("local_roots"), 0), field("local_roots"),
+			"lists roots for local repositories, but allow.transports does not list file; add file to allow.transports, or remove local_roots")
+	}
 }
 
 // checkRepo returns what is wrong with a repo value, or "". Messages never

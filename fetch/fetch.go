@@ -4,8 +4,16 @@
 // an fs.FS snapshot of the commit.
 //
 // Any URL go-git understands works (https, ssh, git, file://) as does a local
-// path. Credentials come from the caller (see Auth), never from the URL, and
-// never appear in errors or logs: use Redact on any URL you print.
+// path, as far as a Fetcher's Policy allows: its transports, and for local
+// repositories the roots they must lie under, are checked before anything
+// is contacted. Credentials come from the caller (see Auth), never from the
+// URL, and never appear in errors or logs: use Redact on any URL you print.
+//
+// Repositories are untrusted input. A clone holds what it fetches within
+// Limits (files over a size cap are hashed as they stream by and dropped,
+// the bytes and objects kept and the tree entries walked are capped), and
+// the snapshot leaves out, and lists, what must not become a path:
+// symbolic links, submodules, unsafe names, directories too deep.
 package fetch
 
 import (
@@ -96,8 +104,32 @@ func (r *Refs) describe() string {
 	return strings.Join(names, ", ")
 }
 
-// ListRefs asks the remote at repoURL for its refs without fetching objects.
+// Fetcher fetches from the repositories its Policy allows, within its
+// Limits. The zero value allows DefaultTransports and local repositories
+// anywhere, with the default limits. A Fetcher is safe for concurrent use.
+type Fetcher struct {
+	Policy Policy
+	Limits Limits
+}
+
+// ListRefs asks the remote at repoURL for its refs without fetching
+// objects, with the zero Fetcher.
 func ListRefs(ctx context.Context, repoURL string, auth transport.AuthMethod) (*Refs, error) {
+	return (&Fetcher{}).ListRefs(ctx, repoURL, auth)
+}
+
+// Clone is Fetcher.Clone with the zero Fetcher.
+func Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.AuthMethod) (*Snapshot, error) {
+	return (&Fetcher{}).Clone(ctx, repoURL, ref, auth)
+}
+
+// ListRefs asks the remote at repoURL for its refs without fetching
+// objects. It checks f.Policy first: nothing is contacted when the address
+// is not allowed.
+func (f *Fetcher) ListRefs(ctx context.Context, repoURL string, auth transport.AuthMethod) (*Refs, error) {
+	if err := f.Policy.Check(repoURL); err != nil {
+		return nil, fmt.Errorf("list refs: %w", err)
+	}
 	remote := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{repoURL}})
 	list, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
 	if err != nil {
@@ -127,9 +159,17 @@ func ListRefs(ctx context.Context, repoURL string, auth transport.AuthMethod) (*
 // Clone fetches the single ref named by ref (a Resolved from ListRefs) with
 // depth 1 into memory and returns a snapshot of its tree. It checks that the
 // fetched commit is the one ListRefs saw, so a ref moving in between is
-// reported rather than silently mixed.
-func Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.AuthMethod) (*Snapshot, error) {
-	repo, err := git.CloneContext(ctx, memory.NewStorage(), nil, &git.CloneOptions{
+// reported rather than silently mixed. It checks f.Policy first, and holds
+// the clone within f.Limits (see Limits for what is kept, dropped and
+// refused).
+func (f *Fetcher) Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.AuthMethod) (*Snapshot, error) {
+	if err := f.Policy.Check(repoURL); err != nil {
+		return nil, fmt.Errorf("clone: %w", err)
+	}
+	st := newStore(f.Limits)
+	ctx, st.abort = context.WithCancel(ctx)
+	defer st.abort()
+	repo, err := git.CloneContext(ctx, st, nil, &git.CloneOptions{
 		URL:           repoURL,
 		Auth:          auth,
 		ReferenceName: ref.Name,
@@ -138,6 +178,9 @@ func Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.Aut
 		NoCheckout:    true,
 		Tags:          git.NoTags,
 	})
+	if ferr := st.failure(); ferr != nil {
+		err = ferr // what stopped the pack, not the cancellation it caused
+	}
 	if err != nil {
 		return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), cleanErr(err))
 	}
@@ -159,7 +202,11 @@ func Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.Aut
 	if err != nil {
 		return nil, fmt.Errorf("clone %s at %s: read tree: %w", Redact(repoURL), ref.Name.Short(), err)
 	}
-	return newSnapshot(repo.Storer, commit.Hash.String(), commit.Committer.When.UTC(), tree)
+	snap, err := newSnapshot(st, commit.Hash.String(), commit.Committer.When.UTC(), tree, f.Limits)
+	if err != nil {
+		return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), err)
+	}
+	return snap, nil
 }
 
 // Auth returns the credentials for repoURL from the environment: for http(s)

@@ -184,7 +184,8 @@ func TestAuthAndRedact(t *testing.T) {
 func TestIsURL(t *testing.T) {
 	for in, want := range map[string]bool{
 		"https://github.com/a/b": true, "file:///tmp/x": true, "git@github.com:a/b.git": true,
-		"/tmp/repo": false, "./docs": false, "../a@b:c/d": false,
+		"github.com:a/b.git": true, "/tmp/repo": false, "./docs": false, "../a@b:c/d": false,
+		`C:\repos\b`: false,
 	} {
 		if got := IsURL(in); got != want {
 			t.Errorf("IsURL(%q) = %v, want %v", in, got, want)

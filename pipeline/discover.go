@@ -2,6 +2,7 @@ package pipeline
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -12,10 +13,27 @@ import (
 	"github.com/bmatcuk/doublestar/v4"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/fetch"
 )
 
-// DefaultMaxFileBytes is the size above which a markdown file is skipped.
-const DefaultMaxFileBytes = 4 << 20
+// Default limits of one library version's selection (see Selection).
+const (
+	// DefaultMaxFileBytes is the size above which a markdown file is skipped.
+	DefaultMaxFileBytes = fetch.DefaultMaxBlobBytes
+	// DefaultMaxFiles is the most markdown files a version may select.
+	DefaultMaxFiles = 100_000
+	// DefaultMaxTotalBytes is the most bytes of markdown a version may select.
+	DefaultMaxTotalBytes = 512 << 20
+)
+
+// Errors of a selection beyond its limits.
+var (
+	// ErrTooManyFiles means the selection holds more than MaxFiles files.
+	ErrTooManyFiles = errors.New("too many markdown files")
+	// ErrTooManyBytes means the selected files add up to more than
+	// MaxTotalBytes.
+	ErrTooManyBytes = errors.New("too much markdown")
+)
 
 // Source is one markdown file to index.
 type Source struct {
@@ -29,6 +47,11 @@ type Selection struct {
 	Exclude []string // globs, applied after Include
 	// MaxFileBytes skips larger files (DefaultMaxFileBytes when 0).
 	MaxFileBytes int64
+	// MaxFiles fails a selection of more files (DefaultMaxFiles when 0).
+	MaxFiles int
+	// MaxTotalBytes fails a selection whose files under MaxFileBytes add
+	// up to more bytes (DefaultMaxTotalBytes when 0).
+	MaxTotalBytes int64
 }
 
 // IsMarkdown reports whether p names a markdown or MDX file.
@@ -41,20 +64,43 @@ func IsMarkdown(p string) bool {
 }
 
 // symlinker is implemented by file systems that leave symlinks out and can
-// list them (fetch.Snapshot).
+// list them.
 type symlinker interface{ Symlinks() []string }
+
+// omitter is implemented by file systems that leave entries out and can
+// list them with the reason (fetch.Snapshot).
+type omitter interface{ Omitted() []fetch.Omitted }
 
 // Discover walks fsys and returns, sorted by path, the markdown files sel
 // selects, read into memory, and the files it skipped with the reason:
-// symbolic links (never followed), files over the size cap, binary files and
-// invalid UTF-8. Excluded folders are not descended into.
+// symbolic links (never followed), files over the size cap, binary files,
+// invalid UTF-8, and what the file system left out that could have been
+// selected documents (fetch.Snapshot's Omitted: submodules, unsafe names,
+// directories too deep). Excluded folders are not descended into.
+//
+// A selection over MaxFiles files or MaxTotalBytes bytes is an error
+// (ErrTooManyFiles, ErrTooManyBytes), found before any file is read.
 func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) {
 	maxBytes := sel.MaxFileBytes
 	if maxBytes <= 0 {
 		maxBytes = DefaultMaxFileBytes
 	}
+	maxFiles := sel.MaxFiles
+	if maxFiles <= 0 {
+		maxFiles = DefaultMaxFiles
+	}
+	maxTotal := sel.MaxTotalBytes
+	if maxTotal <= 0 {
+		maxTotal = DefaultMaxTotalBytes
+	}
 	var skipped []artifacts.Skipped
-	if s, ok := fsys.(symlinker); ok {
+	if o, ok := fsys.(omitter); ok {
+		for _, e := range o.Omitted() {
+			if sel.mayHold(e) {
+				skipped = append(skipped, artifacts.Skipped{Path: e.Path, Reason: e.Reason})
+			}
+		}
+	} else if s, ok := fsys.(symlinker); ok {
 		for _, p := range s.Symlinks() {
 			if IsMarkdown(p) && sel.selects(p) {
 				skipped = append(skipped, artifacts.Skipped{Path: p, Reason: "symbolic link (not followed)"})
@@ -86,8 +132,14 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("discover: %w", err)
 	}
+	if len(paths) > maxFiles {
+		return nil, nil, fmt.Errorf("discover: %w: the selection holds %d markdown files, more than the %d one version may have; narrow docs: or add exclude: globs",
+			ErrTooManyFiles, len(paths), maxFiles)
+	}
 	sort.Strings(paths)
-	sources := make([]Source, 0, len(paths))
+	// Sizes first, so a selection too large to hold is refused unread.
+	var total int64
+	var toRead []string
 	for _, p := range paths {
 		info, err := fs.Stat(fsys, p)
 		if err != nil {
@@ -98,6 +150,15 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			skipped = append(skipped, artifacts.Skipped{Path: p, Reason: fmt.Sprintf("larger than %d bytes (%d)", maxBytes, info.Size())})
 			continue
 		}
+		total += info.Size()
+		toRead = append(toRead, p)
+	}
+	if total > maxTotal {
+		return nil, nil, fmt.Errorf("discover: %w: the selected markdown adds up to %.1f MiB, more than the %.1f MiB one version may have; narrow docs: or add exclude: globs",
+			ErrTooManyBytes, float64(total)/(1<<20), float64(maxTotal)/(1<<20))
+	}
+	sources := make([]Source, 0, len(toRead))
+	for _, p := range toRead {
 		data, err := fs.ReadFile(fsys, p)
 		if err != nil {
 			skipped = append(skipped, artifacts.Skipped{Path: p, Reason: "unreadable: " + err.Error()})
@@ -126,6 +187,32 @@ func unusable(data []byte) string {
 		return "invalid UTF-8"
 	}
 	return ""
+}
+
+// mayHold reports whether an entry the file system left out could have
+// been (or held) a selected document: a file shown with a markdown name
+// (a quoted name's closing quote ignored) that sel selects, or a directory
+// not excluded that an include glob could reach into.
+func (sel Selection) mayHold(e fetch.Omitted) bool {
+	if !e.Dir {
+		p := strings.TrimSuffix(e.Path, `"`)
+		return IsMarkdown(p) && sel.selects(p)
+	}
+	if sel.excludesDir(e.Path) {
+		return false
+	}
+	if len(sel.Include) == 0 {
+		return true
+	}
+	dir := e.Path + "/"
+	for _, g := range sel.Include {
+		lit := g[:strings.IndexAny(g+"*", "*?[{")]
+		lit = lit[:strings.LastIndex(lit, "/")+1] // the glob's literal folder
+		if strings.HasPrefix(dir, lit) || strings.HasPrefix(lit, dir) {
+			return true
+		}
+	}
+	return false
 }
 
 func (sel Selection) selects(p string) bool {

@@ -1,12 +1,15 @@
 package pipeline
 
 import (
+	"errors"
+	"fmt"
 	"io/fs"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/fetch"
 )
 
 // linkFS is a MapFS that also reports symlinks, as fetch.Snapshot does.
@@ -115,4 +118,82 @@ type countingFS struct {
 func (c *countingFS) ReadDir(name string) ([]fs.DirEntry, error) {
 	c.read = append(c.read, name)
 	return c.MapFS.ReadDir(name)
+}
+
+// omitFS is a MapFS that also lists omitted entries, as fetch.Snapshot does.
+type omitFS struct {
+	fstest.MapFS
+	omitted []fetch.Omitted
+}
+
+func (o omitFS) Omitted() []fetch.Omitted { return o.omitted }
+
+// TestDiscoverOmitted lists among the skipped files the omitted entries
+// that could have been selected documents, and only those.
+func TestDiscoverOmitted(t *testing.T) {
+	fsys := omitFS{MapFS: fstest.MapFS{"docs/a.md": {Data: []byte("# A")}}, omitted: []fetch.Omitted{
+		{Path: "docs/link.md", Reason: "symbolic link (not followed)"},
+		{Path: "bin/tool", Reason: "symbolic link (not followed)"},
+		{Path: `docs/"\xff.md"`, Reason: "name is not valid UTF-8"},
+		{Path: "docs/vendor/lib", Reason: "submodule (not followed)", Dir: true},
+		{Path: "docs/api", Reason: "submodule (not followed)", Dir: true},
+		{Path: "src/lib", Reason: "submodule (not followed)", Dir: true},
+		{Path: "docs/.hidden", Reason: "directory deeper than 64 levels", Dir: true},
+	}}
+	tests := []struct {
+		name string
+		sel  Selection
+		want string
+	}{
+		{"no include", Selection{Exclude: config.DefaultExcludes()}, `docs/"\xff.md",docs/api,docs/link.md,src/lib`},
+		{"docs/**", Selection{Include: []string{"docs/**"}, Exclude: config.DefaultExcludes()}, `docs/"\xff.md",docs/api,docs/link.md`},
+		{"docs/*.md: folders under docs/ are listed (an over-estimate)", Selection{Include: []string{"docs/*.md"}}, `docs/"\xff.md",docs/.hidden,docs/api,docs/link.md,docs/vendor/lib`},
+		{"**/README.md reaches every folder", Selection{Include: []string{"**/README.md"}}, `docs/.hidden,docs/api,docs/vendor/lib,src/lib`},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			_, skipped, err := Discover(fsys, tt.sel)
+			if err != nil {
+				t.Fatal(err)
+			}
+			var got []string
+			for _, s := range skipped {
+				got = append(got, s.Path)
+			}
+			if strings.Join(got, ",") != tt.want {
+				t.Errorf("skipped %s\nwant    %s", strings.Join(got, ","), tt.want)
+			}
+		})
+	}
+}
+
+// TestDiscoverLimits refuses a selection over MaxFiles or MaxTotalBytes
+// before reading any file.
+func TestDiscoverLimits(t *testing.T) {
+	fsys := &countingOpens{MapFS: fstest.MapFS{}}
+	for i := range 10 {
+		fsys.MapFS[fmt.Sprintf("p%d.md", i)] = &fstest.MapFile{Data: []byte(strings.Repeat("x", 1000))}
+	}
+	if _, _, err := Discover(fsys, Selection{MaxFiles: 9}); !errors.Is(err, ErrTooManyFiles) {
+		t.Errorf("MaxFiles 9: %v, want ErrTooManyFiles", err)
+	}
+	if _, _, err := Discover(fsys, Selection{MaxTotalBytes: 9999}); !errors.Is(err, ErrTooManyBytes) {
+		t.Errorf("MaxTotalBytes 9999: %v, want ErrTooManyBytes", err)
+	}
+	if fsys.reads > 0 {
+		t.Errorf("%d files read before refusing", fsys.reads)
+	}
+	if sources, _, err := Discover(fsys, Selection{MaxFiles: 10, MaxTotalBytes: 10000}); err != nil || len(sources) != 10 {
+		t.Errorf("at the limits: %d sources, %v", len(sources), err)
+	}
+}
+
+type countingOpens struct {
+	fstest.MapFS
+	reads int
+}
+
+func (c *countingOpens) ReadFile(name string) ([]byte, error) {
+	c.reads++
+	return c.MapFS.ReadFile(name)
 }

@@ -55,7 +55,18 @@ type Options struct {
 	// FetchTimeout bounds listing and cloning one library version (default 10m).
 	FetchTimeout time.Duration
 	// MaxFileBytes skips larger markdown files (default DefaultMaxFileBytes).
+	// Their content is never held: the clone drops files over it as they
+	// stream by (it is Fetch.MaxBlobBytes unless that is set).
 	MaxFileBytes int64
+	// MaxFiles fails a version that selects more markdown files (default
+	// DefaultMaxFiles).
+	MaxFiles int
+	// MaxTotalBytes fails a version whose selected markdown adds up to more
+	// bytes (default DefaultMaxTotalBytes).
+	MaxTotalBytes int64
+	// Fetch bounds each clone: bytes held, tree entries, directory depth
+	// (zero fields take fetch's defaults).
+	Fetch fetch.Limits
 	// Split tunes the splitter (default markdown.DefaultOptions()).
 	Split markdown.Options
 	// Getenv reads credentials and SOURCE_DATE_EPOCH (default os.Getenv).
@@ -96,8 +107,12 @@ type VersionResult struct {
 	Stage                        Stage
 	Err                          error
 	Documents, Sections, Skipped int
-	SourceBytes                  int64
-	Duration                     time.Duration
+	// Omitted counts the tree entries the clone left out (symbolic links,
+	// submodules, unsafe names, directories too deep): each is logged, and
+	// those that could have been documents are among the Skipped.
+	Omitted     int
+	SourceBytes int64
+	Duration    time.Duration
 }
 
 // Result is the outcome of a build.
@@ -140,6 +155,18 @@ func (o *Options) defaults() {
 	if o.MaxFileBytes <= 0 {
 		o.MaxFileBytes = DefaultMaxFileBytes
 	}
+	if o.MaxFiles <= 0 {
+		o.MaxFiles = DefaultMaxFiles
+	}
+	if o.MaxTotalBytes <= 0 {
+		o.MaxTotalBytes = DefaultMaxTotalBytes
+	}
+	if o.Fetch.MaxBlobBytes <= 0 {
+		o.Fetch.MaxBlobBytes = o.MaxFileBytes
+	}
+	if o.Fetch.MaxDepth <= 0 {
+		o.Fetch.MaxDepth = fetch.DefaultMaxDepth
+	}
 	if o.Split.MaxSectionTokens == 0 {
 		o.Split = markdown.DefaultOptions()
 	}
@@ -171,7 +198,12 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Result, erro
 	}
 	defer release()
 
-	b := &builder{cfg: cfg, opts: opts, log: opts.Logger}
+	// Every repository is checked against the config's allow: again here,
+	// with symbolic links resolved, before it is contacted.
+	b := &builder{cfg: cfg, opts: opts, log: opts.Logger, fetcher: &fetch.Fetcher{
+		Policy: fetch.Policy{Transports: cfg.AllowedTransports(), LocalRoots: cfg.LocalRoots()},
+		Limits: opts.Fetch,
+	}}
 	// Plan every library in parallel (listing refs is network-bound), then
 	// build the out-of-date versions with Jobs workers.
 	plans := make([]*plan, len(libs))
@@ -235,9 +267,10 @@ func selectLibraries(cfg *config.Config, ids []string) ([]config.Library, error)
 }
 
 type builder struct {
-	cfg  *config.Config
-	opts Options
-	log  *slog.Logger
+	cfg     *config.Config
+	opts    Options
+	log     *slog.Logger
+	fetcher *fetch.Fetcher
 }
 
 // parallel runs f(0..n-1) on at most opts.Jobs goroutines.
@@ -291,13 +324,14 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 	fail := func(version string, err error) *plan {
 		p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: version, Stage: StageFailed, Err: fmt.Errorf("%s@%s: %w", lib.ID, version, err)})
 		b.opts.Progress(Event{Library: lib.ID, Version: version, Stage: StageFailed, Err: err})
+		b.log.Error("build failed", "library", lib.ID, "version", version, "err", err)
 		return p
 	}
 	url := b.repoURL(lib.Repo)
 	auth := fetch.Auth(url, lib.TokenEnv, b.opts.Getenv)
 	lctx, cancel := context.WithTimeout(ctx, b.opts.FetchTimeout)
 	defer cancel()
-	refs, err := fetch.ListRefs(lctx, url, auth)
+	refs, err := b.fetcher.ListRefs(lctx, url, auth)
 	if err != nil {
 		return fail("*", err)
 	}
@@ -321,7 +355,7 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 		}
 		extra, known := b.recordedContext7Versions(lib, head, res.Commit)
 		if !known {
-			if headSnap, err = fetch.Clone(lctx, url, res, auth); err != nil {
+			if headSnap, err = b.fetcher.Clone(lctx, url, res, auth); err != nil {
 				return fail(refs.Head, err)
 			}
 			extra = context7Versions(readContext7(headSnap, b.log))
@@ -420,9 +454,10 @@ func (b *builder) configHash(lib config.Library, v config.Version, name string) 
 		Version      config.Version
 		Name         string
 		MaxFileBytes int64
+		MaxDepth     int // directories deeper are left out
 		Split        markdown.Options
 		Format       int
-	}{lib, fetch.Redact(lib.Repo), v, name, b.opts.MaxFileBytes, b.opts.Split, artifacts.FormatVersion})
+	}{lib, fetch.Redact(lib.Repo), v, name, b.opts.MaxFileBytes, b.opts.Fetch.MaxDepth, b.opts.Split, artifacts.FormatVersion})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }
@@ -457,7 +492,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		progress(StageFetching, 0, 0)
 		fctx, cancel := context.WithTimeout(ctx, b.opts.FetchTimeout)
 		var err error
-		snap, err = fetch.Clone(fctx, j.url, j.resolved, fetch.Auth(j.url, j.lib.TokenEnv, b.opts.Getenv))
+		snap, err = b.fetcher.Clone(fctx, j.url, j.resolved, fetch.Auth(j.url, j.lib.TokenEnv, b.opts.Getenv))
 		cancel()
 		if err != nil {
 			return fail(err)
@@ -470,6 +505,9 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	sel := b.selection(j.lib, c7)
 	libInfo := b.libraryInfo(j.lib, c7)
 	commit, builtAt := snap.Commit, b.builtAt(snap)
+	omitted := snap.Omitted()
+	r.Omitted = len(omitted)
+	b.logOmitted(j, omitted)
 	sources, skipped, err := Discover(snap, sel)
 	snap = nil
 	if err != nil {
@@ -530,10 +568,36 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	return r
 }
 
+// logOmitted logs what the clone left out of the tree: one line per entry
+// (at debug level past the first 100), then a count by reason.
+func (b *builder) logOmitted(j *job, omitted []fetch.Omitted) {
+	if len(omitted) == 0 {
+		return
+	}
+	byReason := map[string]int{}
+	for i, o := range omitted {
+		byReason[o.Reason]++
+		level := slog.LevelInfo
+		if i >= 100 {
+			level = slog.LevelDebug
+		}
+		b.log.Log(context.Background(), level, "omitted tree entry", "library", j.lib.ID, "version", j.name, "path", o.Path, "reason", o.Reason)
+	}
+	reasons := make([]string, 0, len(byReason))
+	for r := range byReason {
+		reasons = append(reasons, r)
+	}
+	sort.Strings(reasons)
+	for _, r := range reasons {
+		b.log.Info("omitted tree entries", "library", j.lib.ID, "version", j.name, "reason", r, "count", byReason[r])
+	}
+}
+
 // selection combines the config's globs, the repo's context7.json (where the
 // config is silent) and the built-in excludes.
 func (b *builder) selection(lib config.Library, c7 *config.Context7) Selection {
-	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...), MaxFileBytes: b.opts.MaxFileBytes}
+	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...),
+		MaxFileBytes: b.opts.MaxFileBytes, MaxFiles: b.opts.MaxFiles, MaxTotalBytes: b.opts.MaxTotalBytes}
 	if c7 != nil {
 		inc, exc := lib.Context7Globs(c7)
 		if len(lib.Docs) == 0 {

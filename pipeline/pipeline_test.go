@@ -50,12 +50,14 @@ func fixtureConfig(t *testing.T, widgets, cli *gittest.Repo) *config.Config {
     versions: [{ref: v1.0.0}, {ref: v1.1.0}, {ref: next}]
   - id: /acme/cli
     repo: file://` + cli.Dir + `
+allow:
+  local_roots: [` + widgets.Dir + `, ` + cli.Dir + `]
 `
 	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	cfg.Dir = t.TempDir()
+	cfg.Dir = t.TempDir() // as Load sets it: the repos lie outside, under allow.local_roots
 	return cfg
 }
 

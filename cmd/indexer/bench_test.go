@@ -48,7 +48,7 @@ func BenchmarkBuild(b *testing.B) {
 	sort.Slice(libs, func(i, j int) bool { return libs[i].bytes < libs[j].bytes })
 	writeConfig := func(ls []lib) string {
 		var s strings.Builder
-		s.WriteString("libraries:\n")
+		s.WriteString("allow: {local_roots: [" + cache + "]}\nlibraries:\n")
 		for _, l := range ls {
 			s.WriteString("  - id: " + l.id + "\n    repo: " + l.repo + "\n")
 		}

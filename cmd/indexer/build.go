@@ -43,7 +43,8 @@ commit, config and indexer are unchanged are skipped.
 
 Without --config it reads ./codex7.yaml, else fixtures/codex7.yaml (the
 bundled example libraries). Private HTTPS repos take a token from
-$CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent.`, stdout, stderr)
+$CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent
+once the config's allow.transports lists ssh.`, stdout, stderr)
 	cfgPath := fs.String("config", "", "config file (default ./codex7.yaml, else "+fixtureConfig+")")
 	out := fs.String("out", "dist", "artifact directory")
 	var libs listFlag
@@ -172,7 +173,7 @@ func summarize(w io.Writer, res *pipeline.Result) {
 	fmt.Fprintf(w, "built %d, up to date %d, failed %d library versions (%d documents, %d sections) in %s\n",
 		built, upToDate, len(failed), docs, sections, res.Elapsed.Round(time.Millisecond))
 	if skipped > 0 {
-		fmt.Fprintf(w, "  %d files skipped (too large, binary, invalid UTF-8 or symlinks): listed in each manifest.json, and logged with -v\n", skipped)
+		fmt.Fprintf(w, "  %d files skipped (too large, binary, invalid UTF-8, symlinks, submodules, unsafe names, too deep): listed in each manifest.json, and logged with -v\n", skipped)
 	}
 	for _, f := range failed {
 		fmt.Fprintf(w, "  FAILED %v\n", f.Err)

@@ -247,7 +247,8 @@ func (f *killFixture) writeConfig() {
 	if f.variant == 1 {
 		exclude = "    exclude: [\"docs/part19/**\"]\n"
 	}
-	cfg := fmt.Sprintf(`libraries:
+	cfg := fmt.Sprintf(`allow: {local_roots: [%s]}
+libraries:
   - id: /acme/big
     title: %s
     repo: %s
@@ -257,7 +258,7 @@ func (f *killFixture) writeConfig() {
     title: %s
     repo: %s
     versions: [{ref: main}]
-`, killTitle("/acme/big", f.variant), f.repo.Dir, exclude, killTitle("/acme/bulk", f.variant), f.repo.Dir)
+`, f.repo.Dir, killTitle("/acme/big", f.variant), f.repo.Dir, exclude, killTitle("/acme/bulk", f.variant), f.repo.Dir)
 	if err := os.WriteFile(f.cfg, []byte(cfg), 0o644); err != nil {
 		f.t.Fatal(err)
 	}

@@ -465,7 +465,7 @@ func buildCorpusArtifacts(b *testing.B) (string, error) {
 	}
 	cache := filepath.Join(os.TempDir(), "codex7-corpus-repos")
 	var cfg strings.Builder
-	cfg.WriteString("libraries:\n")
+	cfg.WriteString("allow: {local_roots: [" + cache + "]}\nlibraries:\n")
 	for _, e := range entries {
 		if e.IsDir() && strings.Contains(e.Name(), "__") {
 			repo := gittest.FromDir(b, filepath.Join(*corpus, e.Name()), cache)

@@ -141,7 +141,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 	}
 	edition(1)
 	cfg := filepath.Join(t.TempDir(), "codex7.yaml")
-	if err := os.WriteFile(cfg, []byte("libraries:\n  - id: /acme/site\n    repo: "+repo.Dir+"\n"), 0o644); err != nil {
+	if err := os.WriteFile(cfg, []byte("allow: {local_roots: ["+repo.Dir+"]}\nlibraries:\n  - id: /acme/site\n    repo: "+repo.Dir+"\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	out := t.TempDir()
