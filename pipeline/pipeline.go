@@ -436,10 +436,18 @@ func context7Versions(c7 *config.Context7) []string {
 }
 
 // publishedUpToDate returns the manifest of the published version when it
-// was built from the same commit, config and indexer, else nil.
+// was built from the same commit, config and indexer and its files are
+// intact, else nil.
 func (b *builder) publishedUpToDate(j *job) *artifacts.Manifest {
-	m, err := artifacts.ReadManifest(artifacts.Dir(b.opts.Out, j.lib.ID, j.name))
+	dir := artifacts.Dir(b.opts.Out, j.lib.ID, j.name)
+	m, err := artifacts.ReadManifest(dir)
 	if err != nil || m.Commit != j.resolved.Commit || m.ConfigHash != j.configHash || m.IndexerVersion != IndexerVersion {
+		return nil
+	}
+	// A damaged version is rebuilt rather than kept: checksumming the
+	// files costs far less than serving a version the server refuses.
+	if probs := artifacts.VerifyVersion(dir); len(probs) > 0 {
+		b.log.Warn("published version is damaged: rebuilding it", "library", j.lib.ID, "version", j.name, "file", probs[0].Path, "err", probs[0].Err)
 		return nil
 	}
 	return m

@@ -266,3 +266,52 @@ func TestBuildCancelledKeepsPublished(t *testing.T) {
 		t.Error("a cancelled build changed published artifacts")
 	}
 }
+
+// TestBuildRepairsDamagedVersion checks that a published version whose
+// files no longer match its manifest is rebuilt by the next build, not
+// kept as up to date, while intact versions are skipped.
+func TestBuildRepairsDamagedVersion(t *testing.T) {
+	widgets, cli := fixtureRepos(t)
+	cfg := fixtureConfig(t, widgets, cli)
+	out := t.TempDir()
+	if res, err := Build(context.Background(), cfg, Options{Out: out}); err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	cat, err := artifacts.ReadCatalog(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lib := cat.Libraries[0]
+	damaged := artifacts.Dir(out, lib.ID, lib.Latest)
+	p := filepath.Join(damaged, artifacts.DocumentsFile)
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data[len(data)/2] ^= 0x20
+	if err := os.WriteFile(p, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(context.Background(), cfg, Options{Out: out})
+	if err != nil || res.Err() != nil {
+		t.Fatal(err, res.Err())
+	}
+	rebuilt := 0
+	for _, v := range res.Versions {
+		switch {
+		case v.Library == lib.ID && v.Version == lib.Latest:
+			if v.Stage == StageUpToDate {
+				t.Errorf("%s@%s damaged but kept as up to date", v.Library, v.Version)
+			}
+			rebuilt++
+		case v.Stage != StageUpToDate:
+			t.Errorf("%s@%s intact but %s, want up to date", v.Library, v.Version, v.Stage)
+		}
+	}
+	if rebuilt != 1 {
+		t.Errorf("the damaged version is not among the results: %v", stages(res))
+	}
+	if probs, _ := artifacts.Verify(out); len(probs) > 0 {
+		t.Errorf("Verify after the repairing build = %v", probs)
+	}
+}
