@@ -531,7 +531,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	v, err := assemble(docsOf(kept), j.lib.Topics)
+	v, err := Assemble(docsOf(kept), j.lib.Topics)
 	if err != nil {
 		return fail(err)
 	}
@@ -679,10 +679,11 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 	return out
 }
 
-// assemble derives the topic tree of docs, tags their sections, and lays
+// Assemble derives the topic tree of docs, tags their sections, and lays
 // out what a version directory holds besides its manifest: the index
-// entries in document order and the documents.json listing.
-func assemble(docs []*markdown.Document, overrides []config.TopicOverride) (*artifacts.Version, error) {
+// entries in document order and the documents.json listing. The caller
+// fills in the manifest. It keeps docs, which must not change afterwards.
+func Assemble(docs []*markdown.Document, overrides []config.TopicOverride) (*artifacts.Version, error) {
 	topicOpts := topics.DefaultOptions()
 	topicOpts.Overrides = overrides
 	tree, tags, err := topics.Build(docs, topicOpts)

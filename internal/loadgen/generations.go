@@ -14,9 +14,8 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
-	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/markdown"
-	"github.com/codex7/codex7/topics"
+	"github.com/codex7/codex7/pipeline"
 )
 
 // Hot reload under load. Generations republishes small libraries into an
@@ -183,33 +182,13 @@ func generationVersion(id string, n int) (*artifacts.Version, error) {
 		}
 		docs = append(docs, doc)
 	}
-	tree, tags, err := topics.Build(docs, topics.DefaultOptions())
+	v, err := pipeline.Assemble(docs, nil)
 	if err != nil {
 		return nil, err
 	}
-	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
 	tokenTotal := 0
-	for i, d := range docs {
+	for _, d := range docs {
 		tokenTotal += d.Tokens
-		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Tokens: d.Tokens, Outline: []artifacts.Outline{}}
-		docTopics := map[string]bool{}
-		for k := range d.Sections {
-			s := &d.Sections[k]
-			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k]})
-			for _, t := range tags[i][k] {
-				docTopics[t] = true
-			}
-			if s.Part == 0 {
-				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens})
-			} else if last := len(info.Outline); last > 0 {
-				info.Outline[last-1].Tokens += s.Tokens
-			}
-		}
-		for t := range docTopics {
-			info.Topics = append(info.Topics, t)
-		}
-		sort.Strings(info.Topics)
-		v.Documents = append(v.Documents, info)
 	}
 	name := id[strings.LastIndexByte(id, '/')+1:]
 	v.Manifest = artifacts.Manifest{
@@ -221,7 +200,7 @@ func generationVersion(id string, n int) (*artifacts.Version, error) {
 		BuiltAt:        time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC).Add(time.Duration(n) * time.Minute),
 		IndexerVersion: "loadgen",
 		ConfigHash:     Marker(n),
-		Counts: artifacts.Counts{Documents: len(docs), Sections: len(v.Entries), Topics: len(tree.Slugs()),
+		Counts: artifacts.Counts{Documents: len(docs), Sections: len(v.Entries), Topics: len(v.Topics.Slugs()),
 			Tokens: tokenTotal, SourceBytes: srcBytes},
 	}
 	return v, nil
