@@ -30,10 +30,13 @@ import (
 // rarer, terms are candidates; the common terms' postings are skipped to
 // the candidates rather than read in full, and a candidate is dropped as
 // soon as what it has plus what it could still gain cannot beat the k-th.
-// The sections that match in all are counted on the postings' bitmaps,
-// without reading frequencies. The result is the exhaustive ranking's: the
-// same sections in the same order (ties by index order), with the same
-// scores.
+// Before the first section, a floor for the k-th score is read from the
+// postings of the rarest terms alone (see floor), so that the common
+// terms' postings are skipped from the start rather than once k sections
+// are held. The sections that match in all are counted on the postings'
+// bitmaps, without reading frequencies. The result is the exhaustive
+// ranking's: the same sections in the same order (ties by index order),
+// with the same scores.
 
 // noDoc marks an exhausted cursor.
 const noDoc = math.MaxUint64
@@ -350,18 +353,50 @@ func (c *fieldCursor) tf() float64 {
 // termCursor walks one query term's postings in every field.
 type termCursor struct {
 	fields []fieldCursor
+	cur    uint64  // the first document any of the fields is at
 	idf    float64 // the term's weight times its idf
 	bound  float64 // the most the term can add to a score
 	pos    int     // the term's place in the query, for summing in order
 }
 
-// doc returns the first document any of the term's fields is at.
-func (t *termCursor) doc() uint64 {
+// refresh sets cur after fields moved.
+func (t *termCursor) refresh() {
 	d := uint64(noDoc)
 	for i := range t.fields {
 		d = min(d, t.fields[i].doc)
 	}
-	return d
+	t.cur = d
+}
+
+// next moves the fields at document d past it.
+func (t *termCursor) next(d uint64) error {
+	if t.cur != d {
+		return nil
+	}
+	for i := range t.fields {
+		if c := &t.fields[i]; c.doc == d {
+			if err := c.next(); err != nil {
+				return err
+			}
+		}
+	}
+	t.refresh()
+	return nil
+}
+
+// advance moves every field to its first posting at or after d.
+func (t *termCursor) advance(d uint64) error {
+	if t.cur >= d {
+		// The fields behind cur are all at or after it.
+		return nil
+	}
+	for i := range t.fields {
+		if err := t.fields[i].advance(d); err != nil {
+			return err
+		}
+	}
+	t.refresh()
+	return nil
 }
 
 // score returns the term's contribution to document doc, which none of
@@ -486,30 +521,12 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 	if filter != nil && filter.IsEmpty() {
 		return 0, nil
 	}
-	var terms []termCursor
+	terms := make([]termCursor, len(qterms))
 	var bitmaps []*roaring.Bitmap
 	for pos, qt := range qterms {
-		tc := termCursor{idf: qt.idf, bound: qt.idf * (k1 + 1), pos: pos}
-		for _, fi := range qt.order {
-			it, err := qt.lists[fi].Iterator(true, true, false, nil)
-			if err != nil {
-				return 0, err
-			}
-			bm, err := postingsBitmap(it)
-			if err != nil {
-				return 0, err
-			}
-			bitmaps = append(bitmaps, bm)
-			c := fieldCursor{it: it, weight: fields[fi].weight, b: fields[fi].b, avgLen: ri.avgLen[fi]}
-			if err := c.next(); err != nil {
-				return 0, err
-			}
-			tc.fields = append(tc.fields, c)
+		if bitmaps, err = ri.cursor(&terms[pos], qt, pos, bitmaps); err != nil {
+			return 0, err
 		}
-		terms = append(terms, tc)
-	}
-	if len(terms) == 0 {
-		return 0, nil
 	}
 	matching := roaring.FastOr(bitmaps...)
 	var matched int
@@ -521,6 +538,117 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 	if matched == 0 {
 		return 0, nil
 	}
+	floor, err := ri.floor(qterms, filter, top.k)
+	if err != nil {
+		return 0, err
+	}
+	return matched, ri.maxScore(ctx, terms, len(qterms), filter, floor, top)
+}
+
+// cursor sets t to walk qt's postings from the start, and returns bitmaps
+// with the postings' bitmaps appended.
+func (ri *rankIndex) cursor(t *termCursor, qt *queryTerm, pos int, bitmaps []*roaring.Bitmap) ([]*roaring.Bitmap, error) {
+	*t = termCursor{idf: qt.idf, bound: qt.idf * (k1 + 1), pos: pos, fields: make([]fieldCursor, 0, len(qt.order))}
+	for _, fi := range qt.order {
+		it, err := qt.lists[fi].Iterator(true, true, false, nil)
+		if err != nil {
+			return nil, err
+		}
+		bm, err := postingsBitmap(it)
+		if err != nil {
+			return nil, err
+		}
+		bitmaps = append(bitmaps, bm)
+		c := fieldCursor{it: it, weight: fields[fi].weight, b: fields[fi].b, avgLen: ri.avgLen[fi]}
+		if err := c.next(); err != nil {
+			return nil, err
+		}
+		t.fields = append(t.fields, c)
+	}
+	t.refresh()
+	return bitmaps, nil
+}
+
+// floorPostings bounds the postings floor reads.
+const floorPostings = 1024
+
+// floor returns a score that at least k sections matching qterms within
+// filter reach, so that the ranking can skip sections that cannot reach
+// it from its start rather than once it has held k sections; -Inf when it
+// finds none. Ranking in index order, the held sections are at first any
+// that match, and the threshold they set rises slowly: on the largest
+// libraries most of the work was done below the final threshold. floor
+// reads the postings of the query's rarest terms only, as long as they are
+// few: a section's score is at least the prior-lowered sum of those terms'
+// contributions, and the sections matching several rare terms are the
+// likely best.
+func (ri *rankIndex) floor(qterms []*queryTerm, filter *roaring.Bitmap, k int) (float64, error) {
+	rare := slices.Clone(qterms)
+	slices.SortStableFunc(rare, func(a, b *queryTerm) int { return cmp.Compare(a.count, b.count) })
+	n, postings := 0, uint64(0)
+	for n < len(rare) && postings+rare[n].count <= floorPostings {
+		postings += rare[n].count
+		n++
+	}
+	if n == 0 || n == len(rare) || postings < uint64(k) {
+		// Nothing cheap to read, or every term: ranking gets no sooner
+		// to a threshold than this would.
+		return math.Inf(-1), nil
+	}
+	terms := make([]termCursor, n)
+	for i, qt := range rare[:n] {
+		if _, err := ri.cursor(&terms[i], qt, i, nil); err != nil {
+			return 0, err
+		}
+	}
+	lows := &topK{k: k}
+	for {
+		d := uint64(noDoc)
+		for i := range terms {
+			d = min(d, terms[i].cur)
+		}
+		if d == noDoc {
+			break
+		}
+		var sum float64
+		for i := range terms {
+			t := &terms[i]
+			if t.cur != d {
+				continue
+			}
+			s, _ := t.score(d)
+			sum += s
+			if err := t.next(d); err != nil {
+				return 0, err
+			}
+		}
+		if filter != nil && !filter.Contains(uint32(d)) {
+			continue
+		}
+		lows.offer(rankedDoc{doc: d, score: sum * ri.priorOf(d)})
+	}
+	// Margin for rounding: the sums here are not added in the ranking's
+	// order.
+	return lows.threshold() * (1 - 1e-9), nil
+}
+
+// priorOf returns the product of the factors of document d's flags.
+func (ri *rankIndex) priorOf(d uint64) float64 {
+	prior := 1.0
+	if d < uint64(len(ri.flags)) {
+		for i, pr := range priors {
+			if ri.flags[d]&(1<<i) != 0 {
+				prior *= pr.factor
+			}
+		}
+	}
+	return prior
+}
+
+// maxScore offers to top the sections of terms' postings (nq query terms
+// in all) within filter whose scores can reach floor and the k-th best
+// held.
+func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, filter *roaring.Bitmap, floor float64, top *topK) error {
 	var fit roaring.IntPeekable
 	if filter != nil {
 		fit = filter.Iterator()
@@ -528,15 +656,7 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 	// Terms in increasing bound; cum[i] is the sum of the first i+1
 	// bounds. Terms below ess are non-essential: together they cannot
 	// beat the threshold.
-	slices.SortStableFunc(terms, func(a, b termCursor) int {
-		switch {
-		case a.bound < b.bound:
-			return -1
-		case a.bound > b.bound:
-			return 1
-		}
-		return 0
-	})
+	slices.SortStableFunc(terms, func(a, b termCursor) int { return cmp.Compare(a.bound, b.bound) })
 	cum := make([]float64, len(terms))
 	for i := range terms {
 		cum[i] = terms[i].bound
@@ -544,7 +664,7 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 			cum[i] += cum[i-1]
 		}
 	}
-	theta := top.threshold()
+	theta := max(top.threshold(), floor)
 	ess := 0
 	essential := func() {
 		for ess < len(terms) && cum[ess]*boundSlack <= theta {
@@ -552,17 +672,17 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 		}
 	}
 	essential()
-	contrib := make([]float64, len(qterms))
-	matchedTerm := make([]bool, len(qterms))
+	contrib := make([]float64, nq)
+	matchedTerm := make([]bool, nq)
 	for steps := 0; ess < len(terms); steps++ {
 		if steps&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
-				return 0, err
+				return err
 			}
 		}
 		d := uint64(noDoc)
 		for i := ess; i < len(terms); i++ {
-			d = min(d, terms[i].doc())
+			d = min(d, terms[i].cur)
 		}
 		if d == noDoc {
 			break
@@ -574,10 +694,8 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 			}
 			next := uint64(fit.PeekNext())
 			for i := ess; i < len(terms); i++ {
-				for j := range terms[i].fields {
-					if err := terms[i].fields[j].advance(next); err != nil {
-						return 0, err
-					}
+				if err := terms[i].advance(next); err != nil {
+					return err
 				}
 			}
 			continue
@@ -586,12 +704,25 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 		if d < uint64(len(ri.flags)) {
 			flags = ri.flags[d]
 		}
-		// An upper bound of the prior's factor: the product of the factors.
-		prior := 1.0
-		for i, pr := range priors {
-			if flags&(1<<i) != 0 {
-				prior *= pr.factor
+		prior := ri.priorOf(d)
+		// What the essential terms at d could add, with everything the
+		// others could: when that cannot beat theta, d is not scored.
+		var bound float64
+		if ess > 0 {
+			bound = cum[ess-1]
+		}
+		for i := ess; i < len(terms); i++ {
+			if terms[i].cur == d {
+				bound += terms[i].bound
 			}
+		}
+		if prior*bound*boundSlack <= theta {
+			for i := ess; i < len(terms); i++ {
+				if err := terms[i].next(d); err != nil {
+					return err
+				}
+			}
+			continue
 		}
 		clear(matchedTerm)
 		var partial float64
@@ -608,10 +739,8 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 				break
 			}
 			t := &terms[i]
-			for j := range t.fields {
-				if err := t.fields[j].advance(d); err != nil {
-					return 0, err
-				}
+			if err := t.advance(d); err != nil {
+				return err
 			}
 			if s, ok := t.score(d); ok {
 				contrib[t.pos], matchedTerm[t.pos] = s, true
@@ -619,12 +748,8 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 			}
 		}
 		for i := ess; i < len(terms); i++ {
-			for j := range terms[i].fields {
-				if c := &terms[i].fields[j]; c.doc == d {
-					if err := c.next(); err != nil {
-						return 0, err
-					}
-				}
+			if err := terms[i].next(d); err != nil {
+				return err
 			}
 		}
 		if pruned {
@@ -643,12 +768,15 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 				score *= pr.factor
 			}
 		}
+		if score*boundSlack < floor {
+			continue // cannot be in the top k: k sections reach floor
+		}
 		if top.offer(rankedDoc{doc: d, score: score}) {
-			theta = top.threshold()
+			theta = max(top.threshold(), floor)
 			essential()
 		}
 	}
-	return matched, nil
+	return nil
 }
 
 // idOf returns the section record number stored with document doc.
