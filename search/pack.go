@@ -25,7 +25,7 @@ const maxCandidates = 500
 // for at first: far more than a page holds, so near-duplicates and
 // sections left for later pages rarely leave a page short. A variable so
 // that tests can make it small.
-var candidatesPerPage = 60
+var candidatesPerPage = 32
 
 // DocsRequest asks for documentation of one library version: ranked
 // sections (Query, Topics, Mode), or, with Path, a whole document page by

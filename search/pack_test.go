@@ -390,3 +390,20 @@ func TestSearchPagesAreStable(t *testing.T) {
 		t.Errorf("pages showed %d sections and %d duplicates of %d matched, %d left out", len(seen), last.Duplicates, last.Matched, last.LeftOut)
 	}
 }
+
+func TestSectionHead(t *testing.T) {
+	tests := []struct {
+		s    Section
+		want string
+	}{
+		{Section{HeadingPath: []string{"CORS", "Use `CORSMiddleware`"}, Path: "docs/cors.md", Anchor: "use-corsmiddleware", Langs: []string{"py", "sh"}},
+			"## CORS › Use `CORSMiddleware`\nSource: docs/cors.md#use-corsmiddleware (code: py, sh)\n\n"},
+		{Section{HeadingPath: []string{"Intro"}, Path: "README.md"}, "## Intro\nSource: README.md\n\n"},
+		{Section{Path: "a.md", Anchor: "x", Langs: []string{"go"}}, "## \nSource: a.md#x (code: go)\n\n"},
+	}
+	for _, tt := range tests {
+		if got := sectionHead(&tt.s); got != tt.want {
+			t.Errorf("sectionHead(%+v) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}

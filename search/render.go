@@ -45,6 +45,15 @@ func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
 // body is the sections or the listing.
 func (a *Answer) body() string {
 	var b strings.Builder
+	size := 0
+	for i := range a.Sections {
+		s := &a.Sections[i]
+		size += len(s.Text) + len(s.Path) + len(s.Anchor) + 64
+		for _, h := range s.HeadingPath {
+			size += len(h) + 8
+		}
+	}
+	b.Grow(size)
 	switch a.Kind {
 	case KindFolder:
 		for _, d := range a.Documents {
@@ -142,11 +151,46 @@ func (a *Answer) pageOf() string {
 
 // sectionHead is a section's heading path and where it comes from; the
 // library, version and commit are the answer's, named in its title line.
+// Packing measures the head of every candidate section, so it is written
+// without fmt and into one allocation.
 func sectionHead(s *Section) string {
+	const (
+		sep     = " › "
+		source  = "\nSource: "
+		code    = " (code: "
+		langSep = ", "
+	)
+	n := len("## ") + len(source) + len(s.Path) + len("#") + len(s.Anchor) + len(code) + len(")\n\n")
+	for _, h := range s.HeadingPath {
+		n += len(h) + len(sep)
+	}
+	for _, l := range s.Langs {
+		n += len(l) + len(langSep)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\nSource: %s", strings.Join(s.HeadingPath, " › "), location(s.Path, s.Anchor))
+	b.Grow(n)
+	b.WriteString("## ")
+	for i, h := range s.HeadingPath {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(h)
+	}
+	b.WriteString(source)
+	b.WriteString(s.Path)
+	if s.Anchor != "" {
+		b.WriteByte('#')
+		b.WriteString(s.Anchor)
+	}
 	if len(s.Langs) > 0 {
-		fmt.Fprintf(&b, " (code: %s)", strings.Join(s.Langs, ", "))
+		b.WriteString(code)
+		for i, l := range s.Langs {
+			if i > 0 {
+				b.WriteString(langSep)
+			}
+			b.WriteString(l)
+		}
+		b.WriteByte(')')
 	}
 	b.WriteString("\n\n")
 	return b.String()
