@@ -7,6 +7,7 @@ import (
 
 	"github.com/blevesearch/vellum/levenshtein"
 	"github.com/blugelabs/bluge/search"
+	segment "github.com/blugelabs/bluge_segment_api"
 )
 
 // typoWeight scales the score of a word found in place of a misspelled one:
@@ -15,7 +16,8 @@ const typoWeight = 0.5
 
 // maxTypos is how many terms found nowhere one query looks for typos in: a
 // pasted log or stack trace has many such words (names, hashes), and each
-// look costs about 0.1 ms.
+// look costs about 0.05 ms on the largest dictionaries, most of it building
+// the automaton.
 const maxTypos = 3
 
 // minTypoLen is the shortest word (in letters) a typo is looked for in:
@@ -32,8 +34,8 @@ var oneEdit = sync.OnceValues(func() (*levenshtein.LevenshteinAutomatonBuilder, 
 // correct returns the word of field that is one edit from term, starts with
 // the same letter and is in the most documents, or "" when there is none.
 // It is for terms found nowhere in the index ("sever" for server, "tokn"
-// for token): it reads only the part of the field's dictionary that the
-// automaton can match.
+// for token): it reads only the words under term's first letter that the
+// automaton can match (see prefixed).
 func correct(r search.Reader, field, term string) (string, error) {
 	if utf8.RuneCountInString(term) < minTypoLen {
 		return "", nil
@@ -55,7 +57,7 @@ func correct(r search.Reader, field, term string) (string, error) {
 	start := []byte(term[:size])
 	end := append([]byte(nil), start...)
 	end[len(end)-1]++ // the first byte after every word starting with start
-	it, err := r.DictionaryIterator(field, dfa, start, end)
+	it, err := r.DictionaryIterator(field, &prefixed{aut: dfa, prefix: term[:size]}, start, end)
 	if err != nil {
 		return "", err
 	}
@@ -75,4 +77,52 @@ func correct(r search.Reader, field, term string) (string, error) {
 		}
 	}
 	return best, nil
+}
+
+// prefixed is an automaton that matches what aut matches among the strings
+// that start with prefix. A dictionary iterator given a key range checks
+// it only at the words it finds, so with the one-edit automaton alone it
+// explored every word one edit away whatever its first letter (a first
+// letter replaced is one edit) and read ten to twenty times more of the
+// dictionary than the words it could return. A state is aut's state times
+// len(prefix)+1, plus how many bytes of prefix were read; -1 is dead.
+type prefixed struct {
+	aut    segment.Automaton
+	prefix string
+}
+
+func (p *prefixed) split(s int) (state, read int) {
+	n := len(p.prefix) + 1
+	return s / n, s % n
+}
+
+func (p *prefixed) Start() int { return p.aut.Start() * (len(p.prefix) + 1) }
+
+func (p *prefixed) Accept(s int, b byte) int {
+	if s < 0 {
+		return -1
+	}
+	state, read := p.split(s)
+	if read < len(p.prefix) {
+		if b != p.prefix[read] {
+			return -1
+		}
+		read++
+	}
+	return p.aut.Accept(state, b)*(len(p.prefix)+1) + read
+}
+
+func (p *prefixed) IsMatch(s int) bool {
+	state, read := p.split(s)
+	return s >= 0 && read == len(p.prefix) && p.aut.IsMatch(state)
+}
+
+func (p *prefixed) CanMatch(s int) bool {
+	state, _ := p.split(s)
+	return s >= 0 && p.aut.CanMatch(state)
+}
+
+func (p *prefixed) WillAlwaysMatch(s int) bool {
+	state, read := p.split(s)
+	return s >= 0 && read == len(p.prefix) && p.aut.WillAlwaysMatch(state)
 }

@@ -2,7 +2,14 @@ package index
 
 import (
 	"context"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
 	"testing"
+	"unicode/utf8"
+
+	segment "github.com/blugelabs/bluge_segment_api"
 )
 
 func TestTypos(t *testing.T) {
@@ -68,5 +75,90 @@ func TestTyposAreCapped(t *testing.T) {
 		if len(hits) != tt.hits {
 			t.Errorf("Search(%q) = %d hits, want %d", tt.query, len(hits), tt.hits)
 		}
+	}
+}
+
+// countingAutomaton counts the first bytes other than first that an
+// automaton is asked to read.
+type countingAutomaton struct {
+	segment.Automaton
+	first      byte
+	otherFirst int
+}
+
+func (c *countingAutomaton) Accept(s int, b byte) int {
+	if s == c.Start() && b != c.first {
+		c.otherFirst++
+	}
+	return c.Automaton.Accept(s, b)
+}
+
+// TestTypoLookupStaysInItsLetter checks that the one-edit look-up finds
+// the same words as the one-edit automaton within the first letter's key
+// range, while exploring only the words that start with that letter: a
+// dictionary iterator checks its key range only at the words it finds, so
+// the automaton alone explored every other first letter (one edit).
+func TestTypoLookupStaysInItsLetter(t *testing.T) {
+	rng := rand.New(rand.NewPCG(3, 4))
+	words, _ := zipfWords(rng, 3000)
+	var entries []Entry
+	for i := 0; i < len(words); i += 10 {
+		entries = append(entries, Entry{Path: fmt.Sprintf("d%d.md", i), Section: sec("s", "S", strings.Join(words[i:i+10], " ")+" tökn tokan")})
+	}
+	r, err := Open(writeIndex(t, entries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	b, err := oneEdit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	list := func(aut segment.Automaton, term string) []string {
+		_, size := utf8.DecodeRuneInString(term)
+		start := []byte(term[:size])
+		end := append([]byte(nil), start...)
+		end[len(end)-1]++
+		it, err := r.ranker.snap.DictionaryIterator(FieldBody, aut, start, end)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer it.Close()
+		var out []string
+		for {
+			e, err := it.Next()
+			if err != nil {
+				t.Fatal(err)
+			}
+			if e == nil {
+				return out
+			}
+			out = append(out, e.Term())
+		}
+	}
+	plainOther, found := 0, 0
+	queries := append([]string{"tokn", "tokam", "ökn"}, words[:200]...)
+	for i, q := range queries {
+		if i >= 3 {
+			q = q[:1] + q[2:] // one letter dropped
+		}
+		dfa, err := b.BuildDfa(q, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		plain, inner := &countingAutomaton{Automaton: dfa, first: q[0]}, &countingAutomaton{Automaton: dfa, first: q[0]}
+		_, size := utf8.DecodeRuneInString(q)
+		want, got := list(plain, q), list(&prefixed{aut: inner, prefix: q[:size]}, q)
+		if !slices.Equal(got, want) {
+			t.Errorf("%q: prefixed automaton finds %v, want %v", q, got, want)
+		}
+		if inner.otherFirst > 0 {
+			t.Errorf("%q: the prefixed look-up explored %d other first letters", q, inner.otherFirst)
+		}
+		plainOther += plain.otherFirst
+		found += len(got)
+	}
+	if plainOther == 0 || found == 0 {
+		t.Errorf("the plain look-ups explored %d other first letters and found %d words: the test shows nothing", plainOther, found)
 	}
 }
