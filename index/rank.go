@@ -29,11 +29,9 @@ import (
 // section into the top k alone. Only sections matching one of the other,
 // rarer, terms are candidates; the common terms' postings are skipped to
 // the candidates rather than read in full, and a candidate is dropped as
-// soon as what it has plus what it could still gain cannot beat the k-th.
-// Before the first section, a floor for the k-th score is read from the
-// postings of the rarest terms alone (see floor), so that the common
-// terms' postings are skipped from the start rather than once k sections
-// are held. The sections that match in all are counted on the postings'
+// soon as what it has plus what it could still gain cannot beat the k-th
+// (unscored when the bounds of the terms it matches already cannot). The
+// sections that match in all are counted on the postings'
 // bitmaps, without reading frequencies. The result is the exhaustive
 // ranking's: the same sections in the same order (ties by index order),
 // with the same scores.
@@ -538,11 +536,7 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 	if matched == 0 {
 		return 0, nil
 	}
-	floor, err := ri.floor(qterms, filter, top.k)
-	if err != nil {
-		return 0, err
-	}
-	return matched, ri.maxScore(ctx, terms, len(qterms), filter, floor, top)
+	return matched, ri.maxScore(ctx, terms, len(qterms), filter, top)
 }
 
 // cursor sets t to walk qt's postings from the start, and returns bitmaps
@@ -569,69 +563,6 @@ func (ri *rankIndex) cursor(t *termCursor, qt *queryTerm, pos int, bitmaps []*ro
 	return bitmaps, nil
 }
 
-// floorPostings bounds the postings floor reads.
-const floorPostings = 1024
-
-// floor returns a score that at least k sections matching qterms within
-// filter reach, so that the ranking can skip sections that cannot reach
-// it from its start rather than once it has held k sections; -Inf when it
-// finds none. Ranking in index order, the held sections are at first any
-// that match, and the threshold they set rises slowly: on the largest
-// libraries most of the work was done below the final threshold. floor
-// reads the postings of the query's rarest terms only, as long as they are
-// few: a section's score is at least the prior-lowered sum of those terms'
-// contributions, and the sections matching several rare terms are the
-// likely best.
-func (ri *rankIndex) floor(qterms []*queryTerm, filter *roaring.Bitmap, k int) (float64, error) {
-	rare := slices.Clone(qterms)
-	slices.SortStableFunc(rare, func(a, b *queryTerm) int { return cmp.Compare(a.count, b.count) })
-	n, postings := 0, uint64(0)
-	for n < len(rare) && postings+rare[n].count <= floorPostings {
-		postings += rare[n].count
-		n++
-	}
-	if n == 0 || n == len(rare) || postings < uint64(k) {
-		// Nothing cheap to read, or every term: ranking gets no sooner
-		// to a threshold than this would.
-		return math.Inf(-1), nil
-	}
-	terms := make([]termCursor, n)
-	for i, qt := range rare[:n] {
-		if _, err := ri.cursor(&terms[i], qt, i, nil); err != nil {
-			return 0, err
-		}
-	}
-	lows := &topK{k: k}
-	for {
-		d := uint64(noDoc)
-		for i := range terms {
-			d = min(d, terms[i].cur)
-		}
-		if d == noDoc {
-			break
-		}
-		var sum float64
-		for i := range terms {
-			t := &terms[i]
-			if t.cur != d {
-				continue
-			}
-			s, _ := t.score(d)
-			sum += s
-			if err := t.next(d); err != nil {
-				return 0, err
-			}
-		}
-		if filter != nil && !filter.Contains(uint32(d)) {
-			continue
-		}
-		lows.offer(rankedDoc{doc: d, score: sum * ri.priorOf(d)})
-	}
-	// Margin for rounding: the sums here are not added in the ranking's
-	// order.
-	return lows.threshold() * (1 - 1e-9), nil
-}
-
 // priorOf returns the product of the factors of document d's flags.
 func (ri *rankIndex) priorOf(d uint64) float64 {
 	prior := 1.0
@@ -646,9 +577,8 @@ func (ri *rankIndex) priorOf(d uint64) float64 {
 }
 
 // maxScore offers to top the sections of terms' postings (nq query terms
-// in all) within filter whose scores can reach floor and the k-th best
-// held.
-func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, filter *roaring.Bitmap, floor float64, top *topK) error {
+// in all) within filter whose scores can beat the k-th best held.
+func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, filter *roaring.Bitmap, top *topK) error {
 	var fit roaring.IntPeekable
 	if filter != nil {
 		fit = filter.Iterator()
@@ -664,7 +594,7 @@ func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, f
 			cum[i] += cum[i-1]
 		}
 	}
-	theta := max(top.threshold(), floor)
+	theta := top.threshold()
 	ess := 0
 	essential := func() {
 		for ess < len(terms) && cum[ess]*boundSlack <= theta {
@@ -768,11 +698,8 @@ func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, f
 				score *= pr.factor
 			}
 		}
-		if score*boundSlack < floor {
-			continue // cannot be in the top k: k sections reach floor
-		}
 		if top.offer(rankedDoc{doc: d, score: score}) {
-			theta = max(top.threshold(), floor)
+			theta = top.threshold()
 			essential()
 		}
 	}
