@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -405,5 +407,49 @@ func TestSectionHead(t *testing.T) {
 		if got := sectionHead(&tt.s); got != tt.want {
 			t.Errorf("sectionHead(%+v) = %q, want %q", tt.s, got, tt.want)
 		}
+	}
+}
+
+// TestSearchTokensWithTrimmedSections checks the token count of answers
+// whose sections are trimmed to the budget: the count is summed from the
+// sections' parts (see bodyTokens), and must be the rendering's.
+func TestSearchTokensWithTrimmedSections(t *testing.T) {
+	w := gittest.New(t, "main")
+	var big strings.Builder
+	big.WriteString("# Zebras\n\n## Stripes\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&big, "Zebra stripes paragraph %d: every zebra has its own pattern of stripes, `zebra.stripes()` lists them.\n\n", i)
+	}
+	w.Write(map[string]string{
+		"docs/zebras.md": big.String(),
+		"docs/herd.md":   "# Herd\n\n## Herd size\n\nA zebra herd is a few zebras.\n\n```js\nherd.count(zebra)\n```\n",
+	})
+	w.Commit("zebras")
+	out := t.TempDir()
+	buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+	e, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	trimmed := 0
+	for _, budget := range []int{MinTokens, 300, 700} {
+		for _, mode := range []string{"", ModeCode} {
+			a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Query: "zebra stripes", Tokens: budget, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range a.Sections {
+				if s.Trimmed {
+					trimmed++
+				}
+			}
+			if n := tokens.Count(a.Markdown()); a.Tokens != n || n > budget {
+				t.Errorf("budget %d, mode %q: renders to %d tokens, says %d", budget, mode, n, a.Tokens)
+			}
+		}
+	}
+	if trimmed == 0 {
+		t.Error("no section was trimmed: the test shows nothing")
 	}
 }

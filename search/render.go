@@ -27,7 +27,7 @@ func (a *Answer) Markdown() string {
 // part ends in a newline, so the parts' counts add up to the whole's.
 func (a *Answer) finish() {
 	body, foot := a.body(), a.foot()
-	n := tokens.Count(body) + tokens.Count(foot)
+	n := a.bodyTokens(body) + tokens.Count(foot)
 	head := a.head()
 	for range 4 {
 		total := tokens.Count(head) + n
@@ -38,6 +38,30 @@ func (a *Answer) finish() {
 		head = a.head()
 	}
 	a.markdown = head + body + foot
+}
+
+// bodyTokens returns tokens.Count(body), body being a.body(). A search's
+// body is its sections' heads and texts, each ending in a blank line, and
+// counts add up across whitespace, so it is the sum of the heads' counts
+// and the texts': an untrimmed section's text is the whole section, whose
+// count the index holds (Section.Tokens, the splitter's tokens.Count of
+// it). Counting the ten or so sections of an answer again was a tenth of a
+// search's CPU.
+func (a *Answer) bodyTokens(body string) int {
+	if a.Kind != KindSearch {
+		return tokens.Count(body)
+	}
+	n := 0
+	for i := range a.Sections {
+		s := &a.Sections[i]
+		n += tokens.Count(sectionHead(s))
+		if s.Trimmed {
+			n += tokens.Count(s.Text) + tokens.Count(trimHint(s.Path))
+		} else {
+			n += s.Tokens
+		}
+	}
+	return n
 }
 
 func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
