@@ -162,3 +162,85 @@ func TestTypoLookupStaysInItsLetter(t *testing.T) {
 		t.Errorf("the plain look-ups explored %d other first letters and found %d words: the test shows nothing", plainOther, found)
 	}
 }
+
+// TestOneEditASCII checks the automaton against vellum's one-edit DFA on
+// words near random ASCII words (few letters, so that they repeat and
+// transpose), with characters outside ASCII among the edits: at every
+// prefix both must agree on whether a match can still be reached, and at
+// the end on whether it is one.
+func TestOneEditASCII(t *testing.T) {
+	b, err := oneEdit()
+	if err != nil {
+		t.Fatal(err)
+	}
+	rng := rand.New(rand.NewPCG(5, 6))
+	alphabet := []string{"a", "b", "c", "é", "日", "x"}
+	edit := func(w []string) []string {
+		w = slices.Clone(w)
+		i := rng.IntN(len(w) + 1)
+		c := alphabet[rng.IntN(len(alphabet))]
+		switch rng.IntN(4) {
+		case 0:
+			return slices.Insert(w, i, c)
+		case 1:
+			if i < len(w) {
+				return slices.Delete(w, i, i+1)
+			}
+		case 2:
+			if i < len(w) {
+				w[i] = c
+			}
+		case 3:
+			if i+1 < len(w) {
+				w[i], w[i+1] = w[i+1], w[i]
+			}
+		}
+		return w
+	}
+	matches, checked := 0, 0
+	for range 3000 {
+		var word []string
+		for range 1 + rng.IntN(maxOneEditASCII) {
+			word = append(word, alphabet[rng.IntN(3)])
+		}
+		term := strings.Join(word, "")
+		mine, ok := newOneEditASCII(term)
+		if !ok {
+			t.Fatalf("%q: no automaton", term)
+		}
+		dfa, err := b.BuildDfa(term, 1)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for range 20 {
+			cand := word
+			for range rng.IntN(4) {
+				cand = edit(cand)
+			}
+			in := strings.Join(cand, "")
+			s, d := mine.Start(), dfa.Start()
+			for i := 0; i < len(in); i++ {
+				s, d = mine.Accept(s, in[i]), dfa.Accept(d, in[i])
+				// Mid-rune, only the state after the rune matters.
+				if (i+1 == len(in) || utf8.RuneStart(in[i+1])) && mine.CanMatch(s) != dfa.CanMatch(d) {
+					t.Fatalf("%q after %q: CanMatch %v, vellum %v", term, in[:i+1], mine.CanMatch(s), dfa.CanMatch(d))
+				}
+			}
+			if mine.IsMatch(s) != dfa.IsMatch(d) {
+				t.Fatalf("%q, %q: IsMatch %v, vellum %v", term, in, mine.IsMatch(s), dfa.IsMatch(d))
+			}
+			checked++
+			if mine.IsMatch(s) {
+				matches++
+			}
+		}
+	}
+	if matches < checked/10 || checked-matches < checked/10 {
+		t.Errorf("%d of %d words matched: want a mix", matches, checked)
+	}
+	for _, w := range []string{"", "héllo", strings.Repeat("a", maxOneEditASCII+1)} {
+		if _, ok := newOneEditASCII(w); ok {
+			t.Errorf("%q: an automaton, want none (vellum's DFA)", w)
+		}
+	}
+}
