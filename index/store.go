@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 )
@@ -393,23 +394,8 @@ var errTooLarge = errors.New("inflates past its bound")
 // bytes.
 func inflate(z []byte, limit int64, dict []byte) ([]byte, error) {
 	r := inflaters.Get().(*inflater)
-	defer func() {
-		r.src.Reset(nil) // keep no compressed block alive in the pool
-		inflaters.Put(r)
-	}()
-	r.src.Reset(z)
-	if err := r.fr.(flate.Resetter).Reset(&r.src, dict); err != nil {
-		return nil, err
-	}
-	// DEFLATE rarely shrinks markdown more than fourfold: start there.
-	out := bytes.NewBuffer(make([]byte, 0, min(int64(4*len(z))+512, limit+1)))
-	if _, err := out.ReadFrom(io.LimitReader(r.fr, limit+1)); err != nil {
-		return nil, err
-	}
-	if int64(out.Len()) > limit {
-		return nil, fmt.Errorf("%w of %d bytes", errTooLarge, limit)
-	}
-	return out.Bytes(), nil
+	defer inflaters.Put(r)
+	return r.inflate(z, limit, dict)
 }
 
 // inflater is a reusable DEFLATE reader: making one allocates tens of
@@ -418,6 +404,57 @@ func inflate(z []byte, limit int64, dict []byte) ([]byte, error) {
 type inflater struct {
 	src bytes.Reader
 	fr  io.ReadCloser
+	z   []byte // a text block read from the file, kept for the next
+}
+
+// maxPooledBlock bounds the compressed block an inflater keeps its buffer
+// for: a few times a real block's size.
+const maxPooledBlock = 64 << 10
+
+// inflate is the package's inflate, with r.
+func (r *inflater) inflate(z []byte, limit int64, dict []byte) ([]byte, error) {
+	r.src.Reset(z)
+	defer r.src.Reset(nil) // keep no compressed block alive in the pool
+	if err := r.fr.(flate.Resetter).Reset(&r.src, dict); err != nil {
+		return nil, err
+	}
+	// DEFLATE rarely shrinks markdown more than fourfold: start there, and
+	// double as needed up to the limit (and a byte, to see it passed).
+	out := make([]byte, 0, min(int64(4*len(z))+512, limit+1))
+	for {
+		if len(out) == cap(out) {
+			if int64(len(out)) > limit {
+				break
+			}
+			out = slices.Grow(out, int(min(int64(cap(out)), limit+1-int64(len(out)))))
+		}
+		n, err := r.fr.Read(out[len(out):cap(out)])
+		out = out[:len(out)+n]
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, err
+		}
+	}
+	if int64(len(out)) > limit {
+		return nil, fmt.Errorf("%w of %d bytes", errTooLarge, limit)
+	}
+	return out, nil
+}
+
+// readBlock reads block e of f into r's buffer, which is valid until r's
+// next use.
+func (r *inflater) readBlock(f *os.File, e blockEntry) ([]byte, error) {
+	if cap(r.z) < int(e.length) {
+		r.z = make([]byte, e.length)
+	}
+	z := r.z[:e.length]
+	if len(z) > maxPooledBlock {
+		r.z = nil
+	}
+	_, err := f.ReadAt(z, int64(e.offset))
+	return z, err
 }
 
 var inflaters = sync.Pool{New: func() any {
@@ -617,12 +654,13 @@ func (s *storeReader) block(b uint32) ([]byte, error) {
 	if data, ok := s.cache.get(s, b); ok {
 		return data, nil
 	}
-	e := s.blocks[b]
-	z := make([]byte, e.length)
-	if err := readAt(s.f, z, e.offset, fmt.Sprintf("block %d", b)); err != nil {
-		return nil, err
+	r := inflaters.Get().(*inflater)
+	defer inflaters.Put(r)
+	z, err := r.readBlock(s.f, s.blocks[b])
+	if err != nil {
+		return nil, fmt.Errorf("%w: read block %d: %w", ErrCorruptStore, b, err)
 	}
-	data, err := inflate(z, maxBlockBytes, s.dict)
+	data, err := r.inflate(z, maxBlockBytes, s.dict)
 	if err != nil {
 		return nil, fmt.Errorf("%w: block %d: %w", ErrCorruptStore, b, err)
 	}

@@ -23,11 +23,18 @@ func (a *Answer) Markdown() string {
 
 // finish renders the answer and sets Tokens to the rendering's size. The
 // head states that size, so it is rendered again until the two agree; the
-// body and foot, which do not change, are rendered and counted once. Every
-// part ends in a newline, so the parts' counts add up to the whole's.
+// body and foot, which do not change, are counted once. Every part ends in
+// a newline, so the parts' counts add up to the whole's.
 func (a *Answer) finish() {
-	body, foot := a.body(), a.foot()
-	n := a.bodyTokens(body) + tokens.Count(foot)
+	foot := a.foot()
+	n := tokens.Count(foot)
+	var body string
+	if a.Kind == KindSearch {
+		n += a.searchTokens()
+	} else {
+		body = a.body()
+		n += tokens.Count(body)
+	}
 	head := a.head()
 	for range 4 {
 		total := tokens.Count(head) + n
@@ -37,20 +44,27 @@ func (a *Answer) finish() {
 		a.Tokens = total
 		head = a.head()
 	}
-	a.markdown = head + body + foot
+	if a.Kind != KindSearch {
+		a.markdown = head + body + foot
+		return
+	}
+	// A search's body, about 20 KB, is written once, in place.
+	var b strings.Builder
+	b.Grow(len(head) + a.bodySize() + len(foot))
+	b.WriteString(head)
+	a.writeBody(&b)
+	b.WriteString(foot)
+	a.markdown = b.String()
 }
 
-// bodyTokens returns tokens.Count(body), body being a.body(). A search's
-// body is its sections' heads and texts, each ending in a blank line, and
-// counts add up across whitespace, so it is the sum of the heads' counts
-// and the texts': an untrimmed section's text is the whole section, whose
-// count the index holds (Section.Tokens, the splitter's tokens.Count of
-// it). Counting the ten or so sections of an answer again was a tenth of a
+// searchTokens returns tokens.Count(a.body()) for a search. Its body is
+// its sections' heads and texts, each ending in a blank line, and counts
+// add up across whitespace, so it is the sum of the heads' counts and the
+// texts': an untrimmed section's text is the whole section, whose count
+// the index holds (Section.Tokens, the splitter's tokens.Count of it).
+// Counting the ten or so sections of an answer again was a tenth of a
 // search's CPU.
-func (a *Answer) bodyTokens(body string) int {
-	if a.Kind != KindSearch {
-		return tokens.Count(body)
-	}
+func (a *Answer) searchTokens() int {
 	n := 0
 	for i := range a.Sections {
 		s := &a.Sections[i]
@@ -69,6 +83,13 @@ func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
 // body is the sections or the listing.
 func (a *Answer) body() string {
 	var b strings.Builder
+	b.Grow(a.bodySize())
+	a.writeBody(&b)
+	return b.String()
+}
+
+// bodySize is about the size of the body, at least its sections'.
+func (a *Answer) bodySize() int {
 	size := 0
 	for i := range a.Sections {
 		s := &a.Sections[i]
@@ -77,7 +98,11 @@ func (a *Answer) body() string {
 			size += len(h) + 8
 		}
 	}
-	b.Grow(size)
+	return size
+}
+
+// writeBody writes the sections or the listing to b.
+func (a *Answer) writeBody(b *strings.Builder) {
 	switch a.Kind {
 	case KindFolder:
 		for _, d := range a.Documents {
@@ -103,7 +128,6 @@ func (a *Answer) body() string {
 			}
 		}
 	}
-	return b.String()
 }
 
 // head is what comes before the sections: notes and a title line.
