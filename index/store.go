@@ -12,6 +12,8 @@ import (
 	"slices"
 	"strings"
 	"sync"
+
+	kflate "github.com/klauspost/compress/flate"
 )
 
 // The section store, sections.bin, keeps every section's metadata and text
@@ -400,7 +402,11 @@ func inflate(z []byte, limit int64, dict []byte) ([]byte, error) {
 
 // inflater is a reusable DEFLATE reader: making one allocates tens of
 // kilobytes of tables, which cost more than inflating a 4 KiB block. The
-// pool of them is the package's one global, stateless between uses.
+// pool of them is the package's one global, stateless between uses. It is
+// klauspost/compress's reader (already in the binary through bluge's
+// segments), which inflates the text blocks 17% faster than
+// compress/flate's; the writer's compress/flate output is the same format.
+// Inflating is about a quarter of a search answer's CPU.
 type inflater struct {
 	src bytes.Reader
 	fr  io.ReadCloser
@@ -415,7 +421,7 @@ const maxPooledBlock = 64 << 10
 func (r *inflater) inflate(z []byte, limit int64, dict []byte) ([]byte, error) {
 	r.src.Reset(z)
 	defer r.src.Reset(nil) // keep no compressed block alive in the pool
-	if err := r.fr.(flate.Resetter).Reset(&r.src, dict); err != nil {
+	if err := r.fr.(kflate.Resetter).Reset(&r.src, dict); err != nil {
 		return nil, err
 	}
 	// DEFLATE rarely shrinks markdown more than fourfold: start there, and
@@ -459,7 +465,7 @@ func (r *inflater) readBlock(f *os.File, e blockEntry) ([]byte, error) {
 
 var inflaters = sync.Pool{New: func() any {
 	r := &inflater{}
-	r.fr = flate.NewReader(&r.src)
+	r.fr = kflate.NewReader(&r.src)
 	return r
 }}
 
