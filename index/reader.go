@@ -169,12 +169,13 @@ func (r *Reader) searchRanked(ctx context.Context, text string, q Query, limit i
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
 	hits := make([]Hit, 0, len(docs))
+	lists := make([]string, 0, 8*len(docs)) // the hits' string lists
 	for _, d := range docs {
 		record, err := r.ranker.idOf(d.doc)
 		if err != nil {
 			return nil, 0, err
 		}
-		h, err := r.hitOf(record, d.score, q.WithText)
+		h, err := r.hitOf(record, d.score, q.WithText, &lists)
 		if err != nil {
 			return nil, 0, err
 		}
@@ -203,7 +204,7 @@ func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
 	if err != nil {
 		return Hit{}, err
 	}
-	return r.hitOf(record, m.Score, withText)
+	return r.hitOf(record, m.Score, withText, nil)
 }
 
 // parseRecord reads a section's record number from its stored id.
@@ -215,11 +216,12 @@ func parseRecord(id []byte) (uint32, error) {
 	return uint32(n), nil
 }
 
-// hitOf returns the hit of section number record, scored score.
-func (r *Reader) hitOf(record uint32, score float64, withText bool) (Hit, error) {
+// hitOf returns the hit of section number record, scored score, with its
+// metadata's string lists in *lists when lists is not nil (see metaIn).
+func (r *Reader) hitOf(record uint32, score float64, withText bool, lists *[]string) (Hit, error) {
 	h := Hit{Record: record, Score: score}
 	var err error
-	if h.Meta, err = r.store.meta(record); err != nil {
+	if h.Meta, err = r.store.metaIn(record, lists); err != nil {
 		return h, err
 	}
 	h.ID = ID(h.Path, h.Anchor, h.Part)

@@ -613,23 +613,52 @@ func (s *storeReader) str(id uint32) string {
 }
 
 // meta returns record n's metadata. The caller owns the slices.
-func (s *storeReader) meta(n uint32) (Meta, error) {
+func (s *storeReader) meta(n uint32) (Meta, error) { return s.metaIn(n, nil) }
+
+// metaIn is meta with the metadata's string lists appended to *buf, when
+// buf is not nil, so that the hits of a search take one allocation for
+// them rather than four each. Each list is capped: appending to one never
+// writes into the next.
+func (s *storeReader) metaIn(n uint32, buf *[]string) (Meta, error) {
 	if n >= uint32(len(s.recs)) {
 		return Meta{}, fmt.Errorf("%w: record %d of %d", ErrCorruptStore, n, len(s.recs))
 	}
 	r := &s.recs[n]
+	list := func(sp span) []string {
+		if buf == nil || sp.n == 0 {
+			return s.strings(sp)
+		}
+		start := len(*buf)
+		for _, id := range s.lists[sp.start : sp.start+sp.n] {
+			*buf = append(*buf, s.str(id))
+		}
+		return (*buf)[start:len(*buf):len(*buf)]
+	}
 	m := Meta{
 		Path: s.str(r.path), Anchor: s.str(r.anchor), Heading: s.str(r.heading), Title: s.str(r.title),
-		HeadingPath: s.strings(r.headingPath), Level: int(r.level), Line: int(r.line),
+		HeadingPath: list(r.headingPath), Level: int(r.level), Line: int(r.line),
 		Part: int(r.part), Parts: int(r.parts), Tokens: int(r.tokens),
-		Topics: s.strings(r.topics), Langs: s.strings(r.langs),
+		Topics: list(r.topics), Langs: list(r.langs),
 		Hash: r.hash, SimHash: r.sim,
 	}
+	var kinds [2]string
+	k := 0
 	if r.kinds&kindInfoBit != 0 {
-		m.Kinds = append(m.Kinds, KindInfo)
+		kinds[k] = KindInfo
+		k++
 	}
 	if r.kinds&kindCodeBit != 0 {
-		m.Kinds = append(m.Kinds, KindCode)
+		kinds[k] = KindCode
+		k++
+	}
+	switch {
+	case k == 0:
+	case buf == nil:
+		m.Kinds = append([]string(nil), kinds[:k]...)
+	default:
+		start := len(*buf)
+		*buf = append(*buf, kinds[:k]...)
+		m.Kinds = (*buf)[start:len(*buf):len(*buf)]
 	}
 	return m, nil
 }

@@ -317,3 +317,36 @@ func TestStoreOldVersionRefused(t *testing.T) {
 		t.Errorf("opening a version 2 store: %v; want ErrCorruptStore saying to rebuild", err)
 	}
 }
+
+// TestStoreMetaIn checks metadata read into a shared buffer: the same as
+// read alone, and each list capped so that appending to it leaves the
+// others alone.
+func TestStoreMetaIn(t *testing.T) {
+	p, recs := writeStore(t, 40, false)
+	s, err := openStore(p, NewCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	var buf []string
+	var metas []Meta
+	for i := range recs {
+		m, err := s.metaIn(uint32(i), &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas = append(metas, m)
+	}
+	for i, m := range metas {
+		_ = append(m.HeadingPath, "appended")
+		_ = append(m.Topics, "appended")
+		_ = append(m.Kinds, "appended")
+		_ = append(m.Langs, "appended")
+		metas[i] = m
+	}
+	for i, m := range metas {
+		if !reflect.DeepEqual(m, recs[i].Meta) {
+			t.Errorf("meta %d = %+v, want %+v", i, m, recs[i].Meta)
+		}
+	}
+}

@@ -93,7 +93,7 @@ func hitsOf(sizes []int, keys []string) []index.Hit {
 }
 
 func TestPackPages(t *testing.T) {
-	none := func(*index.Hit, bool) int { return 0 }
+	none := func(int, bool) int { return 0 }
 	tests := []struct {
 		name      string
 		sizes     []int
@@ -154,7 +154,7 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 		keys = append(keys, fmt.Sprint(i))
 	}
 	hits := hitsOf(sizes, keys)
-	none := func(*index.Hit, bool) int { return 0 }
+	none := func(int, bool) int { return 0 }
 	pages, dups := packPages(hits, 1500, none, false)
 	seen := map[int]int{}
 	for _, p := range pages {
