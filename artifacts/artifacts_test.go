@@ -337,3 +337,28 @@ func TestLatestOf(t *testing.T) {
 		}
 	}
 }
+
+// TestPreviousFormatRefused checks that artifacts of the previous format
+// (3: sections.bin without a text dictionary) are refused with
+// ErrFormatVersion and a message saying to rebuild, not misread.
+func TestPreviousFormatRefused(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	old := func(p string) {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		data = []byte(strings.Replace(string(data), fmt.Sprintf(`"format_version": %d`, FormatVersion), fmt.Sprintf(`"format_version": %d`, FormatVersion-1), 1))
+		os.WriteFile(p, data, 0o644)
+	}
+	dir := Dir(out, "/acme/lib", "main")
+	old(filepath.Join(dir, ManifestFile))
+	old(filepath.Join(out, CatalogFile))
+	if _, err := ReadManifest(dir); !errors.Is(err, ErrFormatVersion) || !strings.Contains(err.Error(), "rebuild") {
+		t.Errorf("ReadManifest = %v, want ErrFormatVersion saying to rebuild", err)
+	}
+	if _, err := ReadCatalog(out); !errors.Is(err, ErrFormatVersion) || !strings.Contains(err.Error(), "rebuild") {
+		t.Errorf("ReadCatalog = %v, want ErrFormatVersion saying to rebuild", err)
+	}
+}

@@ -33,7 +33,7 @@ func testEntries() []Entry {
 	}
 }
 
-func writeIndex(t *testing.T, entries []Entry) string {
+func writeIndex(t testing.TB, entries []Entry) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "index")
 	if err := Write(context.Background(), dir, entries); err != nil {

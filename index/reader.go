@@ -22,6 +22,9 @@ type Reader struct {
 	r     *bluge.Reader
 	store *storeReader
 	prose *analysis.Analyzer
+	// ranker ranks free text; nil when the index's segments are not ones
+	// it reads, and bluge ranks (bm25fQuery).
+	ranker *rankIndex
 }
 
 // Open opens the index in dir read-only, with a cache of its own.
@@ -45,7 +48,16 @@ func OpenCached(dir string, cache *Cache) (*Reader, error) {
 		store.close()
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	return &Reader{r: r, store: store, prose: analyzer()}, nil
+	ranker, err := newRankIndex(r)
+	if errors.Is(err, errNotRankable) {
+		ranker, err = nil, nil
+	}
+	if err != nil {
+		r.Close()
+		store.close()
+		return nil, fmt.Errorf("open index: %w", err)
+	}
+	return &Reader{r: r, store: store, prose: analyzer(), ranker: ranker}, nil
 }
 
 // Close releases the index's files.
@@ -114,6 +126,9 @@ func (r *Reader) SearchCount(ctx context.Context, q Query) ([]Hit, int, error) {
 	if limit <= 0 {
 		limit = 10
 	}
+	if text != "" && r.ranker != nil {
+		return r.searchRanked(ctx, text, q, limit)
+	}
 	top := r.query(text, q)
 	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top).WithStandardAggregations())
 	if err != nil {
@@ -147,30 +162,71 @@ func (r *Reader) SearchCount(ctx context.Context, q Query) ([]Hit, int, error) {
 	return hits, int(it.Aggregations().Count()), nil
 }
 
+// searchRanked is SearchCount for free text, ranked by the ranker.
+func (r *Reader) searchRanked(ctx context.Context, text string, q Query, limit int) ([]Hit, int, error) {
+	docs, matched, err := r.ranker.rank(ctx, r.terms(text), &q, limit)
+	if err != nil {
+		return nil, 0, fmt.Errorf("search: %w", err)
+	}
+	hits := make([]Hit, 0, len(docs))
+	lists := make([]string, 0, 8*len(docs)) // the hits' string lists
+	for _, d := range docs {
+		record, err := r.ranker.idOf(d.doc)
+		if err != nil {
+			return nil, 0, err
+		}
+		h, err := r.hitOf(record, d.score, q.WithText, &lists)
+		if err != nil {
+			return nil, 0, err
+		}
+		h.Relevance = 1
+		if best := docs[0].score; best > 0 {
+			h.Relevance = d.score / best
+		}
+		hits = append(hits, h)
+	}
+	return hits, matched, nil
+}
+
 func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
-	h := Hit{Score: m.Score}
-	var id string
+	var id []byte
 	err := m.VisitStoredFields(func(field string, value []byte) bool {
 		if field == "_id" {
-			id = string(value)
+			id = value
 			return false
 		}
 		return true
 	})
 	if err != nil {
-		return h, fmt.Errorf("read stored fields: %w", err)
+		return Hit{}, fmt.Errorf("read stored fields: %w", err)
 	}
-	n, err := strconv.ParseUint(id, 36, 32)
+	record, err := parseRecord(id)
 	if err != nil {
-		return h, fmt.Errorf("%w: bad section id %q", ErrCorruptStore, id)
+		return Hit{}, err
 	}
-	h.Record = uint32(n)
-	if h.Meta, err = r.store.meta(h.Record); err != nil {
+	return r.hitOf(record, m.Score, withText, nil)
+}
+
+// parseRecord reads a section's record number from its stored id.
+func parseRecord(id []byte) (uint32, error) {
+	n, err := strconv.ParseUint(string(id), 36, 32)
+	if err != nil {
+		return 0, fmt.Errorf("%w: bad section id %q", ErrCorruptStore, id)
+	}
+	return uint32(n), nil
+}
+
+// hitOf returns the hit of section number record, scored score, with its
+// metadata's string lists in *lists when lists is not nil (see metaIn).
+func (r *Reader) hitOf(record uint32, score float64, withText bool, lists *[]string) (Hit, error) {
+	h := Hit{Record: record, Score: score}
+	var err error
+	if h.Meta, err = r.store.metaIn(record, lists); err != nil {
 		return h, err
 	}
 	h.ID = ID(h.Path, h.Anchor, h.Part)
 	if withText {
-		h.Text, err = r.store.text(h.Record)
+		h.Text, err = r.store.text(record)
 	}
 	return h, err
 }

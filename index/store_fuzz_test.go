@@ -31,9 +31,9 @@ func deflateBytes(tb testing.TB, data []byte) []byte {
 	return z.Bytes()
 }
 
-// assembleStore lays out a store file around already compressed text
-// blocks and a meta stream, which it compresses; records is the count the
-// trailer claims.
+// assembleStore lays out a store file around already compressed blocks
+// (the dictionary, then text) and a meta stream, which it compresses;
+// records is the count the trailer claims.
 func assembleStore(tb testing.TB, blocks [][]byte, meta []byte, records uint32) []byte {
 	tb.Helper()
 	file := []byte(storeMagic)
@@ -57,8 +57,12 @@ func assembleStore(tb testing.TB, blocks [][]byte, meta []byte, records uint32) 
 	return append(file, trailerMagic...)
 }
 
+// noDictionary is the blocks of a store with an empty dictionary and no
+// text.
+func noDictionary(tb testing.TB) [][]byte { return [][]byte{deflateBytes(tb, nil)} }
+
 // oneRecordMeta is the meta stream of one record whose text is the first
-// length bytes of block 0.
+// length bytes of block 1, the first after the dictionary.
 func oneRecordMeta(length uint64) []byte {
 	meta := binary.AppendUvarint(nil, 1) // one string
 	meta = binary.AppendUvarint(meta, 1)
@@ -68,7 +72,7 @@ func oneRecordMeta(length uint64) []byte {
 	meta = append(meta, 0)               // heading path
 	meta = append(meta, 0, 0, 0, 0, 0)   // level, line, part, parts, tokens
 	meta = append(meta, 0, 0, 0)         // topics, kinds, langs
-	meta = append(meta, 0, 0)            // block, offset
+	meta = append(meta, 1, 0)            // block, offset
 	meta = binary.AppendUvarint(meta, length)
 	return append(meta, make([]byte, 16)...) // hashes
 }
@@ -105,25 +109,33 @@ func TestStoreHostile(t *testing.T) {
 			const records = 1 << 20 // a byte each: 32 are needed
 			meta := binary.AppendUvarint(nil, 0)
 			meta = binary.AppendUvarint(meta, records)
-			return assembleStore(t, nil, append(meta, make([]byte, records)...), records)
+			return assembleStore(t, noDictionary(t), append(meta, make([]byte, records)...), records)
 		}, false, 8 << 20},
 		{"a string count past the metadata", func(t *testing.T) []byte {
 			const strs = 4 << 20
 			meta := binary.AppendUvarint(nil, strs+1)
-			return assembleStore(t, nil, append(meta, make([]byte, strs)...), 0)
+			return assembleStore(t, noDictionary(t), append(meta, make([]byte, strs)...), 0)
 		}, false, 32 << 20},
 		// The largest real meta stream (tldr's) inflates to 2.8 MB. The
 		// limits leave room for the race detector, which makes the same
 		// work allocate about twice as much.
 		{"metadata inflating to 256 MiB", func(t *testing.T) []byte {
-			return assembleStore(t, nil, make([]byte, 256<<20), 0)
+			return assembleStore(t, noDictionary(t), make([]byte, 256<<20), 0)
 		}, false, 192 << 20},
-		// A real block holds about 16 KiB of sections, or one section of a
+		// A real block holds about 4 KiB of sections, or one section of a
 		// source file of at most 4 MiB.
 		{"a text block inflating to 64 MiB", func(t *testing.T) []byte {
 			bomb := deflateBytes(t, make([]byte, 64<<20))
-			return assembleStore(t, [][]byte{bomb}, oneRecordMeta(1), 1)
+			return assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), bomb}, oneRecordMeta(1), 1)
 		}, true, 64 << 20},
+		// A dictionary is at most 32 KiB, read as the store opens.
+		{"a dictionary inflating to 64 MiB", func(t *testing.T) []byte {
+			bomb := deflateBytes(t, make([]byte, 64<<20))
+			return assembleStore(t, [][]byte{bomb, deflateBytes(t, []byte("text"))}, oneRecordMeta(1), 1)
+		}, false, 1 << 20},
+		{"no dictionary", func(t *testing.T) []byte {
+			return assembleStore(t, nil, oneRecordMeta(1), 1)
+		}, false, 1 << 20},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -218,7 +230,7 @@ func FuzzStoreMeta(f *testing.F) {
 	tr := data[len(data)-trailerSize:]
 	le := binary.LittleEndian
 	metaOff, metaLen, records := le.Uint64(tr), le.Uint32(tr[8:]), le.Uint32(tr[24:])
-	meta, err := inflate(data[metaOff:metaOff+uint64(metaLen)], maxMetaBytes)
+	meta, err := inflate(data[metaOff:metaOff+uint64(metaLen)], maxMetaBytes, nil)
 	if err != nil {
 		f.Fatal(err)
 	}

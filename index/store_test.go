@@ -1,6 +1,8 @@
 package index
 
 import (
+	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -12,7 +14,7 @@ import (
 func writeStore(t testing.TB, n int, emptyTexts bool) (string, []*record) {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), storeFile)
-	w, err := newStoreWriter(p)
+	w, err := newStoreWriter(p, []byte("## Section 0\n\nwords of text words of text"))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,5 +201,152 @@ func TestNearDuplicate(t *testing.T) {
 				t.Errorf("NearDuplicate = %v, want %v", got, tt.want)
 			}
 		})
+	}
+}
+
+func TestTextDictionary(t *testing.T) {
+	page := func(i int) string {
+		return fmt.Sprintf("## Page %d\n\nThe command `tool-%d` does this. More information: <https://example.org/%d>.\n\n%s", i, i, i, strings.Repeat("x", i%700))
+	}
+	var texts []string
+	for i := range 5000 {
+		texts = append(texts, page(i))
+	}
+	dict := textDictionary(texts)
+	if len(dict) == 0 || len(dict) > maxDictBytes {
+		t.Fatalf("dictionary of %d bytes, want 1 to %d", len(dict), maxDictBytes)
+	}
+	if len(dict) < maxDictBytes*9/10 {
+		t.Errorf("dictionary of %d bytes, want it nearly full (%d)", len(dict), maxDictBytes)
+	}
+	// Sampled through all of the texts, not only from their start: from
+	// their first, middle and last tenth.
+	for _, i := range []int{0, 2250, 4500} {
+		var near bool
+		for j := i; j < i+500 && !near; j++ {
+			near = bytes.Contains(dict, []byte(fmt.Sprintf("## Page %d\n", j)))
+		}
+		if !near {
+			t.Errorf("no sample near page %d", i)
+		}
+	}
+	if again := textDictionary(texts); !bytes.Equal(again, dict) {
+		t.Error("two dictionaries of the same texts differ")
+	}
+	if small := textDictionary(texts[:20]); len(small) > 0 {
+		t.Errorf("dictionary of %d bytes for 20 short pages, want none", len(small))
+	}
+	if none := textDictionary(nil); none != nil {
+		t.Errorf("dictionary of no texts = %q, want nil", none)
+	}
+	// A store of such pages is smaller with the dictionary, and reads back.
+	size := func(dict []byte) int64 {
+		p := filepath.Join(t.TempDir(), storeFile)
+		w, err := newStoreWriter(p, dict)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, tx := range texts {
+			if err := w.add(&record{Text: tx}); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := w.close(); err != nil {
+			t.Fatal(err)
+		}
+		s, err := openStore(p, NewCache(0))
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.close()
+		for _, i := range []uint32{0, 1234, 4999} {
+			if got, err := s.text(i); err != nil || got != texts[i] {
+				t.Fatalf("text %d = %.30q, %v; want %.30q", i, got, err, texts[i])
+			}
+		}
+		fi, _ := os.Stat(p)
+		return fi.Size()
+	}
+	with, without := size(dict), size(nil)
+	if with >= without*9/10 {
+		t.Errorf("store of %d bytes with the dictionary, %d without: want at least 10%% smaller", with, without)
+	}
+	if _, err := newStoreWriter(filepath.Join(t.TempDir(), storeFile), make([]byte, maxDictBytes+1)); err == nil {
+		t.Error("a dictionary over 32 KiB: no error")
+	}
+}
+
+// TestStoreDictionaryIsNoText checks that a record cannot read the
+// dictionary block as its text.
+func TestStoreDictionaryIsNoText(t *testing.T) {
+	meta := oneRecordMeta(4)
+	meta[len(meta)-16-3] = 0 // block 0
+	p := filepath.Join(t.TempDir(), storeFile)
+	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), deflateBytes(t, []byte("text"))}, meta, 1), 0o644)
+	s, err := openStore(p, NewCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	if text, err := s.text(0); !errors.Is(err, ErrCorruptStore) {
+		t.Errorf("text in block 0 = %q, %v; want ErrCorruptStore", text, err)
+	}
+	meta[len(meta)-16-3] = 1
+	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), deflateBytes(t, []byte("text"))}, meta, 1), 0o644)
+	s2, err := openStore(p, NewCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s2.close()
+	if text, err := s2.text(0); err != nil || text != "text" {
+		t.Errorf("text in block 1 = %q, %v; want \"text\"", text, err)
+	}
+}
+
+// TestStoreOldVersionRefused checks that a store of the previous version
+// (artifact format 3) is refused with a message saying to rebuild, not
+// misread.
+func TestStoreOldVersionRefused(t *testing.T) {
+	p, _ := writeStore(t, 3, false)
+	data, _ := os.ReadFile(p)
+	copy(data, oldStoreMagic)
+	copy(data[len(data)-len(trailerMagic):], "C7S2")
+	os.WriteFile(p, data, 0o644)
+	_, err := openStore(p, NewCache(0))
+	if !errors.Is(err, ErrCorruptStore) || !strings.Contains(err.Error(), "rebuild the artifacts") {
+		t.Errorf("opening a version 2 store: %v; want ErrCorruptStore saying to rebuild", err)
+	}
+}
+
+// TestStoreMetaIn checks metadata read into a shared buffer: the same as
+// read alone, and each list capped so that appending to it leaves the
+// others alone.
+func TestStoreMetaIn(t *testing.T) {
+	p, recs := writeStore(t, 40, false)
+	s, err := openStore(p, NewCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	var buf []string
+	var metas []Meta
+	for i := range recs {
+		m, err := s.metaIn(uint32(i), &buf)
+		if err != nil {
+			t.Fatal(err)
+		}
+		metas = append(metas, m)
+	}
+	for i, m := range metas {
+		_ = append(m.HeadingPath, "appended")
+		_ = append(m.Topics, "appended")
+		_ = append(m.Kinds, "appended")
+		_ = append(m.Langs, "appended")
+		metas[i] = m
+	}
+	for i, m := range metas {
+		if !reflect.DeepEqual(m, recs[i].Meta) {
+			t.Errorf("meta %d = %+v, want %+v", i, m, recs[i].Meta)
+		}
 	}
 }

@@ -3,6 +3,7 @@ package index
 import (
 	"context"
 	"fmt"
+	"math/bits"
 	"os"
 	"path/filepath"
 	"slices"
@@ -93,7 +94,11 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 	if err != nil {
 		return fmt.Errorf("open index writer: %w", err)
 	}
-	store, err := newStoreWriter(filepath.Join(dir, storeFile))
+	texts := make([]string, len(entries))
+	for i := range entries {
+		texts[i] = entries[i].Section.Text
+	}
+	store, err := newStoreWriter(filepath.Join(dir, storeFile), textDictionary(texts))
 	if err != nil {
 		return fmt.Errorf("open section store: %w", err)
 	}
@@ -122,6 +127,53 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 		return fmt.Errorf("write index: %w", err)
 	}
 	return nil
+}
+
+// dictSample is the most of a section's start the text dictionary takes.
+const dictSample = 512
+
+// textDictionary returns the preset dictionary of a store of texts: the
+// starts of sections sampled evenly through them, so that every part of
+// the documentation is represented, as many as fill maxDictBytes or a
+// sixteenth of all the text, whichever is less, so that it costs small
+// libraries little. Sections of one library share their markup, front
+// matter, boilerplate and vocabulary, which is what a 4 KiB block cannot
+// find in itself. The same texts give the same dictionary.
+func textDictionary(texts []string) []byte {
+	total, sampled := 0, 0
+	for _, t := range texts {
+		total += len(t)
+		sampled += min(len(t), dictSample)
+	}
+	size := min(maxDictBytes, total/16)
+	if size < dictSample {
+		return nil // under 8 KiB of text: a few blocks
+	}
+	// About enough samples of the average sampled length to fill size,
+	// taken in bit-reversed order (0, n/2, n/4, 3n/4...) so that the
+	// samples that fill it are spread evenly whatever their lengths, then
+	// put back in document order.
+	n := min(len(texts), (size*len(texts)+sampled-1)/sampled)
+	width := bits.Len(uint(n - 1))
+	var picked []int
+	for k, got := 0, 0; k < 1<<width && got < size; k++ {
+		j := int(bits.Reverse(uint(k)) >> (bits.UintSize - width))
+		if width == 0 {
+			j = 0
+		}
+		if j < n {
+			i := j * len(texts) / n
+			picked = append(picked, i)
+			got += min(len(texts[i]), dictSample)
+		}
+	}
+	slices.Sort(picked)
+	dict := make([]byte, 0, size)
+	for _, i := range picked {
+		t := texts[i]
+		dict = append(dict, t[:min(len(t), dictSample, size-len(dict))]...)
+	}
+	return dict
 }
 
 // record returns what the store keeps about an entry.

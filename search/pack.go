@@ -35,7 +35,7 @@ const maxCandidates = 500
 // for at first: far more than a page holds, so near-duplicates and
 // sections left for later pages rarely leave a page short. A variable so
 // that tests can make it small.
-var candidatesPerPage = 60
+var candidatesPerPage = 32
 
 // DocsRequest asks for documentation of one library version: ranked
 // sections (Query, Topics, Mode), or, with Path, a whole document page by
@@ -247,14 +247,21 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 		ans.Notes = append(ans.Notes, "only the first 20 distinct topics were used")
 	}
 	room -= noteCost(ans.Notes) + ans.envelope()
-	overhead := func(h *index.Hit, trimmed bool) int {
-		n := tokens.Count(sectionHead(&Section{HeadingPath: h.HeadingPath, Path: h.Path, Anchor: h.Anchor, Langs: h.Langs}))
+	var hits []index.Hit
+	// heads holds each hit's head cost once measured, plus one: packing
+	// weighs a section each time it tries it for a page.
+	var heads []int
+	overhead := func(i int, trimmed bool) int {
+		if heads[i] == 0 {
+			h := &hits[i]
+			heads[i] = 1 + tokens.Count(sectionHead(&Section{HeadingPath: h.HeadingPath, Path: h.Path, Anchor: h.Anchor, Langs: h.Langs}))
+		}
+		n := heads[i] - 1
 		if trimmed {
-			n += tokens.Count(trimHint(h.Path))
+			n += tokens.Count(trimHint(hits[i].Path))
 		}
 		return n
 	}
-	var hits []index.Hit
 	var pages [][]packed
 	var dups int
 	for limit := min(maxCandidates, candidatesPerPage*page); ; limit = min(maxCandidates, 2*limit) {
@@ -262,6 +269,7 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 		if hits, ans.Matched, err = v.reader.SearchCount(ctx, q.Query); err != nil {
 			return nil, err
 		}
+		heads = make([]int, len(hits))
 		all := len(hits) >= ans.Matched
 		pages, dups = packPages(hits, room, overhead, !all && limit < maxCandidates)
 		if len(pages) >= page || all || limit == maxCandidates {
@@ -322,7 +330,7 @@ const minTrim = 20
 
 // packPages cuts ranked hits into pages of at most room tokens each, best
 // first. A section costs its text and overhead (its head, and the hint a
-// trimmed one gets). Near-duplicates of a section already kept are
+// trimmed one gets; given the hit's index). Near-duplicates of a section already kept are
 // dropped and counted; a section that does not fit waits for the next
 // page while smaller ones behind it fill the room; a section larger than
 // a whole page is trimmed to it rather than dropped.
@@ -331,7 +339,7 @@ const minTrim = 20
 // filling ran out of hits might have held a later one, so it and the pages
 // after it are left out, and the pages returned are the ones any longer
 // list of the same ranking would give. The result is deterministic.
-func packPages(hits []index.Hit, room int, overhead func(h *index.Hit, trimmed bool) int, truncated bool) (pages [][]packed, dups int) {
+func packPages(hits []index.Hit, room int, overhead func(hit int, trimmed bool) int, truncated bool) (pages [][]packed, dups int) {
 	var pool []int
 	for i := range hits {
 		dup := false
@@ -356,14 +364,14 @@ func packPages(hits []index.Hit, room int, overhead func(h *index.Hit, trimmed b
 		full := false
 		for j, i := range pool {
 			h := &hits[i]
-			c := overhead(h, false) + h.Tokens
+			c := overhead(i, false) + h.Tokens
 			switch {
 			case c <= left:
 				page = append(page, packed{hit: i})
 				left -= c
 			case len(page) == 0:
 				// Larger than a whole page: trimmed to it.
-				page = append(page, packed{hit: i, trim: max(left-overhead(h, true), minTrim)})
+				page = append(page, packed{hit: i, trim: max(left-overhead(i, true), minTrim)})
 				left = 0
 			default:
 				rest = append(rest, i)

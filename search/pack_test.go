@@ -10,6 +10,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -91,7 +93,7 @@ func hitsOf(sizes []int, keys []string) []index.Hit {
 }
 
 func TestPackPages(t *testing.T) {
-	none := func(*index.Hit, bool) int { return 0 }
+	none := func(int, bool) int { return 0 }
 	tests := []struct {
 		name      string
 		sizes     []int
@@ -152,7 +154,7 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 		keys = append(keys, fmt.Sprint(i))
 	}
 	hits := hitsOf(sizes, keys)
-	none := func(*index.Hit, bool) int { return 0 }
+	none := func(int, bool) int { return 0 }
 	pages, dups := packPages(hits, 1500, none, false)
 	seen := map[int]int{}
 	for _, p := range pages {
@@ -388,5 +390,66 @@ func TestSearchPagesAreStable(t *testing.T) {
 	}
 	if len(seen)+last.Duplicates != last.Matched || last.LeftOut != 0 {
 		t.Errorf("pages showed %d sections and %d duplicates of %d matched, %d left out", len(seen), last.Duplicates, last.Matched, last.LeftOut)
+	}
+}
+
+func TestSectionHead(t *testing.T) {
+	tests := []struct {
+		s    Section
+		want string
+	}{
+		{Section{HeadingPath: []string{"CORS", "Use `CORSMiddleware`"}, Path: "docs/cors.md", Anchor: "use-corsmiddleware", Langs: []string{"py", "sh"}},
+			"## CORS › Use `CORSMiddleware`\nSource: docs/cors.md#use-corsmiddleware (code: py, sh)\n\n"},
+		{Section{HeadingPath: []string{"Intro"}, Path: "README.md"}, "## Intro\nSource: README.md\n\n"},
+		{Section{Path: "a.md", Anchor: "x", Langs: []string{"go"}}, "## \nSource: a.md#x (code: go)\n\n"},
+	}
+	for _, tt := range tests {
+		if got := sectionHead(&tt.s); got != tt.want {
+			t.Errorf("sectionHead(%+v) = %q, want %q", tt.s, got, tt.want)
+		}
+	}
+}
+
+// TestSearchTokensWithTrimmedSections checks the token count of answers
+// whose sections are trimmed to the budget: the count is summed from the
+// sections' parts (see bodyTokens), and must be the rendering's.
+func TestSearchTokensWithTrimmedSections(t *testing.T) {
+	w := gittest.New(t, "main")
+	var big strings.Builder
+	big.WriteString("# Zebras\n\n## Stripes\n\n")
+	for i := range 60 {
+		fmt.Fprintf(&big, "Zebra stripes paragraph %d: every zebra has its own pattern of stripes, `zebra.stripes()` lists them.\n\n", i)
+	}
+	w.Write(map[string]string{
+		"docs/zebras.md": big.String(),
+		"docs/herd.md":   "# Herd\n\n## Herd size\n\nA zebra herd is a few zebras.\n\n```js\nherd.count(zebra)\n```\n",
+	})
+	w.Commit("zebras")
+	out := t.TempDir()
+	buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+	e, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	trimmed := 0
+	for _, budget := range []int{MinTokens, 300, 700} {
+		for _, mode := range []string{"", ModeCode} {
+			a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Query: "zebra stripes", Tokens: budget, Mode: mode})
+			if err != nil {
+				t.Fatal(err)
+			}
+			for _, s := range a.Sections {
+				if s.Trimmed {
+					trimmed++
+				}
+			}
+			if n := tokens.Count(a.Markdown()); a.Tokens != n || n > budget {
+				t.Errorf("budget %d, mode %q: renders to %d tokens, says %d", budget, mode, n, a.Tokens)
+			}
+		}
+	}
+	if trimmed == 0 {
+		t.Error("no section was trimmed: the test shows nothing")
 	}
 }

@@ -23,11 +23,18 @@ func (a *Answer) Markdown() string {
 
 // finish renders the answer and sets Tokens to the rendering's size. The
 // head states that size, so it is rendered again until the two agree; the
-// body and foot, which do not change, are rendered and counted once. Every
-// part ends in a newline, so the parts' counts add up to the whole's.
+// body and foot, which do not change, are counted once. Every part ends in
+// a newline, so the parts' counts add up to the whole's.
 func (a *Answer) finish() {
-	body, foot := a.body(), a.foot()
-	n := tokens.Count(body) + tokens.Count(foot)
+	foot := a.foot()
+	n := tokens.Count(foot)
+	var body string
+	if a.Kind == KindSearch {
+		n += a.searchTokens()
+	} else {
+		body = a.body()
+		n += tokens.Count(body)
+	}
 	head := a.head()
 	for range 4 {
 		total := tokens.Count(head) + n
@@ -37,7 +44,38 @@ func (a *Answer) finish() {
 		a.Tokens = total
 		head = a.head()
 	}
-	a.markdown = head + body + foot
+	if a.Kind != KindSearch {
+		a.markdown = head + body + foot
+		return
+	}
+	// A search's body, about 20 KB, is written once, in place.
+	var b strings.Builder
+	b.Grow(len(head) + a.bodySize() + len(foot))
+	b.WriteString(head)
+	a.writeBody(&b)
+	b.WriteString(foot)
+	a.markdown = b.String()
+}
+
+// searchTokens returns tokens.Count(a.body()) for a search. Its body is
+// its sections' heads and texts, each ending in a blank line, and counts
+// add up across whitespace, so it is the sum of the heads' counts and the
+// texts': an untrimmed section's text is the whole section, whose count
+// the index holds (Section.Tokens, the splitter's tokens.Count of it).
+// Counting the ten or so sections of an answer again was a tenth of a
+// search's CPU.
+func (a *Answer) searchTokens() int {
+	n := 0
+	for i := range a.Sections {
+		s := &a.Sections[i]
+		n += tokens.Count(sectionHead(s))
+		if s.Trimmed {
+			n += tokens.Count(s.Text) + tokens.Count(trimHint(s.Path))
+		} else {
+			n += s.Tokens
+		}
+	}
+	return n
 }
 
 func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
@@ -45,6 +83,26 @@ func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
 // body is the sections or the listing.
 func (a *Answer) body() string {
 	var b strings.Builder
+	b.Grow(a.bodySize())
+	a.writeBody(&b)
+	return b.String()
+}
+
+// bodySize is about the size of the body, at least its sections'.
+func (a *Answer) bodySize() int {
+	size := 0
+	for i := range a.Sections {
+		s := &a.Sections[i]
+		size += len(s.Text) + len(s.Path) + len(s.Anchor) + 64
+		for _, h := range s.HeadingPath {
+			size += len(h) + 8
+		}
+	}
+	return size
+}
+
+// writeBody writes the sections or the listing to b.
+func (a *Answer) writeBody(b *strings.Builder) {
 	switch a.Kind {
 	case KindFolder:
 		for _, d := range a.Documents {
@@ -70,7 +128,6 @@ func (a *Answer) body() string {
 			}
 		}
 	}
-	return b.String()
 }
 
 // head is what comes before the sections: notes and a title line.
@@ -142,11 +199,46 @@ func (a *Answer) pageOf() string {
 
 // sectionHead is a section's heading path and where it comes from; the
 // library, version and commit are the answer's, named in its title line.
+// Packing measures the head of every candidate section, so it is written
+// without fmt and into one allocation.
 func sectionHead(s *Section) string {
+	const (
+		sep     = " › "
+		source  = "\nSource: "
+		code    = " (code: "
+		langSep = ", "
+	)
+	n := len("## ") + len(source) + len(s.Path) + len("#") + len(s.Anchor) + len(code) + len(")\n\n")
+	for _, h := range s.HeadingPath {
+		n += len(h) + len(sep)
+	}
+	for _, l := range s.Langs {
+		n += len(l) + len(langSep)
+	}
 	var b strings.Builder
-	fmt.Fprintf(&b, "## %s\nSource: %s", strings.Join(s.HeadingPath, " › "), location(s.Path, s.Anchor))
+	b.Grow(n)
+	b.WriteString("## ")
+	for i, h := range s.HeadingPath {
+		if i > 0 {
+			b.WriteString(sep)
+		}
+		b.WriteString(h)
+	}
+	b.WriteString(source)
+	b.WriteString(s.Path)
+	if s.Anchor != "" {
+		b.WriteByte('#')
+		b.WriteString(s.Anchor)
+	}
 	if len(s.Langs) > 0 {
-		fmt.Fprintf(&b, " (code: %s)", strings.Join(s.Langs, ", "))
+		b.WriteString(code)
+		for i, l := range s.Langs {
+			if i > 0 {
+				b.WriteString(langSep)
+			}
+			b.WriteString(l)
+		}
+		b.WriteByte(')')
 	}
 	b.WriteString("\n\n")
 	return b.String()

@@ -43,7 +43,8 @@ var (
 // BenchmarkServeInProcess measures the engine without MCP or HTTP, every
 // library opened first: one op is one Engine.Docs (docs) or Engine.Search
 // (search) call of the workload's get-library-docs calls, one after the
-// other. It reports the latency's p50 and p99 in milliseconds. Then
+// other. It reports the latency's p50 and p99 in milliseconds and the
+// process's CPU time per call (cpu-ms/op, garbage collection included). Then
 // mcp-http-cN serves the same engine with server.Handler on a loopback
 // httptest server in this process and drives it as BenchmarkServeHTTP
 // does: with -cpuprofile, it shows where a tool call's time goes beyond
@@ -90,6 +91,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 			lat := make([]time.Duration, 0, b.N)
 			var slow slowest
 			b.ReportAllocs()
+			cpu0 := processCPU(b)
 			b.ResetTimer()
 			for i := range b.N {
 				c := bc.calls[i%len(bc.calls)]
@@ -102,6 +104,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 				slow.add(d, c)
 			}
 			b.StopTimer()
+			b.ReportMetric(ms(processCPU(b)-cpu0)/float64(b.N), "cpu-ms/op")
 			slices.Sort(lat)
 			reportLatency(b, loadgen.StatsOf(lat))
 			if b.N >= 100 {
@@ -351,6 +354,19 @@ func (s slowest) log(b *testing.B) {
 func reportLatency(b *testing.B, s loadgen.Stats) {
 	b.ReportMetric(ms(s.P50), "p50-ms")
 	b.ReportMetric(ms(s.P99), "p99-ms")
+}
+
+// processCPU returns the CPU time (user and system, every thread: the
+// garbage collector's too) this process has used so far. On a machine
+// shared with other work it is a steadier measure of a call's cost than
+// wall time, which includes waiting for a core.
+func processCPU(b *testing.B) time.Duration {
+	b.Helper()
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		b.Fatal(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }

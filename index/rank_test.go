@@ -1,0 +1,219 @@
+package index
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"strings"
+	"testing"
+
+	"github.com/blugelabs/bluge/search/searcher"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// zipfWords returns a vocabulary of n made-up words and a function that
+// draws from it with Zipf's law, as words occur in prose: a few match most
+// sections, most match a few.
+func zipfWords(rng *rand.Rand, n int) ([]string, func() string) {
+	words := make([]string, n)
+	seen := map[string]bool{}
+	for i := range words {
+		for {
+			var b strings.Builder
+			for range 4 + rng.IntN(5) {
+				b.WriteByte("bcdfghjklmnprstvz"[rng.IntN(17)])
+				b.WriteByte("aeiou"[rng.IntN(5)])
+			}
+			if w := b.String(); !seen[w] {
+				seen[w] = true
+				words[i] = w
+				break
+			}
+		}
+	}
+	z := rand.NewZipf(rng, 1.1, 2, uint64(n-1))
+	return words, func() string { return words[z.Uint64()] }
+}
+
+// randomEntries returns n sections of random words in a few folders, some
+// of them changelogs, blog posts, heading-only sections and introductions,
+// tagged with topics, some with code.
+func randomEntries(rng *rand.Rand, n int, word func() string) []Entry {
+	phrase := func(min, max int) string {
+		ws := make([]string, min+rng.IntN(max-min+1))
+		for i := range ws {
+			ws[i] = word()
+		}
+		return strings.Join(ws, " ")
+	}
+	folders := []string{"docs/guide", "docs/api", "docs/blog", "docs", "reference"}
+	topicNames := []string{"alpha", "beta", "gamma", "delta", "epsilon"}
+	var entries []Entry
+	for i := range n {
+		path := fmt.Sprintf("%s/%s-%d.md", folders[rng.IntN(len(folders))], word(), i/3)
+		if rng.IntN(40) == 0 {
+			path = fmt.Sprintf("docs/changelog-%d.md", i)
+		}
+		title := phrase(1, 4)
+		prose := phrase(5, 120)
+		if rng.IntN(15) == 0 {
+			prose = ""
+		}
+		s := &markdown.Section{Anchor: fmt.Sprintf("s%d", i), Heading: title, Title: title, Level: 2, Parts: 1,
+			HeadingPath: []string{"Doc " + word(), title}, Prose: title + " " + prose, Text: "## " + title + "\n\n" + prose}
+		if rng.IntN(8) == 0 {
+			s.Level, s.HeadingPath = 1, []string{title}
+		}
+		for range rng.IntN(3) {
+			s.Code = append(s.Code, markdown.CodeBlock{Lang: "js", Code: strings.ReplaceAll(phrase(2, 20), " ", "_")})
+		}
+		s.Tokens = len(s.Text) / 4
+		var topics []string
+		for _, t := range topicNames {
+			if rng.IntN(4) == 0 {
+				topics = append(topics, t)
+			}
+		}
+		entries = append(entries, Entry{Path: path, Section: s, Topics: topics})
+	}
+	return entries
+}
+
+// TestRankerMatchesBluge checks the ranker against the exhaustive BM25F
+// query bluge runs: for random questions (common and rare words, words
+// found nowhere and misspelled, with and without filters, for any number
+// of results), the same sections in the same order with the same scores,
+// and the same count of matching sections. The index is large enough that
+// common words' postings span several chunks, which skipping crosses, and
+// that the writer merged two batches.
+func TestRankerMatchesBluge(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	words, word := zipfWords(rng, 800)
+	r, err := Open(writeIndex(t, randomEntries(rng, batchSize+500, word)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	if r.ranker == nil {
+		t.Fatal("the index's segments are not rankable")
+	}
+	ref := *r
+	ref.ranker = nil // bluge ranks
+	ctx := context.Background()
+	var typo = func(w string) string { return w[:1] + w[2:] } // one letter dropped
+	const queryCount = 250
+	queries := 0
+	for i := range queryCount {
+		var ws []string
+		for range 1 + rng.IntN(14) {
+			switch rng.IntN(12) {
+			case 0:
+				ws = append(ws, "qqxq"+fmt.Sprint(i)) // found nowhere
+			case 1:
+				ws = append(ws, typo(words[rng.IntN(len(words))]))
+			default:
+				ws = append(ws, word())
+			}
+		}
+		q := Query{Text: strings.Join(ws, " "), Limit: []int{1, 5, 10, 60, 500}[rng.IntN(5)], WithText: i%7 == 0}
+		switch rng.IntN(6) {
+		case 0:
+			q.Topics = []string{"beta", "delta"}[:1+rng.IntN(2)]
+		case 1:
+			q.Kind = []string{KindInfo, KindCode}[rng.IntN(2)]
+		case 2:
+			q.Kind, q.Topics = KindCode, []string{"epsilon"}
+		case 3:
+			q.Topics = []string{"nosuchtopic"}
+		}
+		want, wantN, err := ref.SearchCount(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotN, err := r.SearchCount(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries++
+		if gotN != wantN {
+			t.Errorf("%+v: %d match, want %d", q, gotN, wantN)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%+v: %d hits, want %d", q, len(got), len(want))
+			continue
+		}
+		for j := range want {
+			g, w := got[j], want[j]
+			// bluge sums more than DisjunctionHeapTakeover terms in
+			// an order of its own: the last bits may differ there.
+			exact := len(r.terms(q.Text)) <= searcher.DisjunctionHeapTakeover
+			if g.ID != w.ID || exact && g.Score != w.Score || math.Abs(g.Score-w.Score) > 1e-12*w.Score || g.Relevance != w.Relevance && math.Abs(g.Relevance-w.Relevance) > 1e-12 || g.Text != w.Text {
+				t.Errorf("%+v: hit %d is %s (score %v), want %s (score %v)", q, j, g.ID, g.Score, w.ID, w.Score)
+				break
+			}
+		}
+	}
+	if queries != queryCount {
+		t.Errorf("%d queries compared, want %d", queries, queryCount)
+	}
+}
+
+func TestRankerCancelled(t *testing.T) {
+	r, err := Open(writeIndex(t, testEntries()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	if _, err := r.Search(ctx, Query{Text: "origin"}); !errors.Is(err, context.Canceled) {
+		t.Errorf("Search with a cancelled context: error %v, want context.Canceled", err)
+	}
+}
+
+// BenchmarkRank compares the ranker with the exhaustive bluge query it
+// replaces, on 20,000 sections of Zipf-distributed words (as many as the
+// larger corpora) and questions of 2 to 10 of those words: common words
+// match most sections, as on tldr or withastro. One op is one search for
+// the best 32 with the count of all matches, as a documentation answer
+// asks.
+func BenchmarkRank(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	_, word := zipfWords(rng, 5000)
+	r, err := Open(writeIndex(b, randomEntries(rng, 20000, word)))
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer r.Close()
+	var queries []Query
+	for range 200 {
+		ws := make([]string, 2+rng.IntN(9))
+		for i := range ws {
+			ws[i] = word()
+		}
+		queries = append(queries, Query{Text: strings.Join(ws, " "), Limit: 32})
+	}
+	ref := *r
+	ref.ranker = nil
+	for _, bc := range []struct {
+		name string
+		r    *Reader
+	}{{"maxscore", r}, {"bluge", &ref}} {
+		b.Run(bc.name, func(b *testing.B) {
+			matched := 0
+			i := 0
+			for b.Loop() {
+				_, n, err := bc.r.SearchCount(context.Background(), queries[i%len(queries)])
+				if err != nil {
+					b.Fatal(err)
+				}
+				matched += n
+				i++
+			}
+			b.ReportMetric(float64(matched)/float64(i), "matched/op")
+		})
+	}
+}
