@@ -17,15 +17,22 @@ import (
 // parents must come before their children and lines must not decrease.
 // No text may be lost (see lostTextErrors).
 func invariantErrors(path string, src []byte, opts Options) []string {
+	_, errs := checkDocument(path, src, opts)
+	return errs
+}
+
+// checkDocument splits src and returns the Document (nil if split failed)
+// and what invariantErrors says is wrong with it.
+func checkDocument(path string, src []byte, opts Options) (*Document, []string) {
 	doc, res, err := split(path, src, opts)
 	if err != nil {
-		return []string{fmt.Sprintf("split: %v", err)}
+		return nil, []string{fmt.Sprintf("split: %v", err)}
 	}
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if len(res.ranges) != len(doc.Sections) {
 		add("got %d ranges, want %d (one per section)", len(res.ranges), len(doc.Sections))
-		return errs
+		return doc, errs
 	}
 	var rebuilt []byte
 	pos := 0
@@ -35,7 +42,7 @@ func invariantErrors(path string, src []byte, opts Options) []string {
 		}
 		if r.end < r.start || r.end > len(res.body) {
 			add("section %d has range [%d,%d) outside body of %d bytes", i, r.start, r.end, len(res.body))
-			return errs
+			return doc, errs
 		}
 		rebuilt = append(rebuilt, res.body[r.start:r.end]...)
 		pos = r.end
@@ -85,7 +92,7 @@ func invariantErrors(path string, src []byte, opts Options) []string {
 	if doc.Title == "" {
 		add("empty Title")
 	}
-	return append(errs, lostTextErrors(src, doc, res)...)
+	return doc, append(errs, lostTextErrors(src, doc, res)...)
 }
 
 // lostTextErrors checks that no text is lost between src and doc's
