@@ -84,7 +84,7 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 			dec := json.NewDecoder(bytes.NewReader(args))
 			dec.DisallowUnknownFields()
 			if err := dec.Decode(&in); err != nil {
-				return errorResult(fmt.Errorf("invalid arguments: %s; see the tool's input schema", strings.TrimPrefix(err.Error(), "json: "))), nil
+				return errorResult(argumentsError(err, reflect.TypeFor[In]())), nil
 			}
 		}
 		res, o, err := h(ctx, req, in)
@@ -104,6 +104,58 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 		}
 		return res, nil
 	})
+}
+
+// argumentsError says what is wrong with the arguments of a tool whose
+// input type is in, in terms of JSON and the tool's parameters rather than
+// of Go types, quoting at most a few dozen bytes of what the agent sent.
+func argumentsError(err error, in reflect.Type) error {
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		got := clipText(te.Value, 40)
+		if te.Field == "" {
+			return fmt.Errorf("invalid arguments: they must be a JSON object of parameters, not %s; see the tool's input schema", got)
+		}
+		if f, ok := fieldByJSONName(in, te.Field); ok && f.Type.Kind() == reflect.Slice && f.Type.Elem() == te.Type {
+			return fmt.Errorf("invalid arguments: %s must be %s, and one item is %s; see the tool's input schema", te.Field, jsonTypeName(f.Type), got)
+		}
+		return fmt.Errorf("invalid arguments: %s must be %s, not %s; see the tool's input schema", te.Field, jsonTypeName(te.Type), got)
+	}
+	return fmt.Errorf("invalid arguments: %s; see the tool's input schema", clipText(strings.TrimPrefix(err.Error(), "json: "), 200))
+}
+
+// fieldByJSONName returns the field of struct type t that JSON names name.
+func fieldByJSONName(t reflect.Type, name string) (reflect.StructField, bool) {
+	if t.Kind() != reflect.Struct {
+		return reflect.StructField{}, false
+	}
+	for i := range t.NumField() {
+		f := t.Field(i)
+		if tag, _, _ := strings.Cut(f.Tag.Get("json"), ","); tag == name {
+			return f, true
+		}
+	}
+	return reflect.StructField{}, false
+}
+
+// jsonTypeName names the JSON value a parameter of Go type t takes.
+func jsonTypeName(t reflect.Type) string {
+	switch t.Kind() {
+	case reflect.Int, reflect.Int8, reflect.Int16, reflect.Int32, reflect.Int64,
+		reflect.Uint, reflect.Uint8, reflect.Uint16, reflect.Uint32, reflect.Uint64:
+		return "a whole number"
+	case reflect.Float32, reflect.Float64:
+		return "a number"
+	case reflect.String:
+		return "a string"
+	case reflect.Bool:
+		return "true or false"
+	case reflect.Slice, reflect.Array:
+		return "an array of " + strings.TrimPrefix(strings.TrimPrefix(jsonTypeName(t.Elem()), "a "), "an ") + "s"
+	case reflect.Pointer:
+		return jsonTypeName(t.Elem())
+	}
+	return "an object"
 }
 
 func errorResult(err error) *mcp.CallToolResult {
