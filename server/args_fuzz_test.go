@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -28,13 +29,8 @@ const maxToolErrorText = 8 << 10
 
 // FuzzToolArguments sends arbitrary JSON arguments to every tool through
 // the real server and a real client (the SDK's in-memory transports), over
-// the fixture library built once per fuzz process and a fake Context7.
-// For a well-formed call (arguments that are a JSON object) it checks that
-// there is no protocol error and that the answer is either a result whose
-// structured content matches the tool's output schema, with text, or a
-// tool error whose text explains (see checkToolError). Other JSON
-// arguments may get a protocol error, but the session must stay usable.
-// A panic in a handler fails the fuzz target.
+// the fixture library built once per fuzz process and a fake Context7, and
+// checks the answers with checkCall. A panic in a handler fails it.
 func FuzzToolArguments(f *testing.F) {
 	cs, schemas := fuzzSession(f)
 	seeds := []struct {
@@ -79,44 +75,128 @@ func FuzzToolArguments(f *testing.F) {
 		if !json.Valid([]byte(args)) {
 			return // no client can send it
 		}
-		name := fuzzTools[int(tool)%len(fuzzTools)]
-		wellFormed := bytes.HasPrefix(bytes.TrimSpace([]byte(args)), []byte("{"))
-		ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
-		defer cancel()
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
-		if err != nil {
-			if ctx.Err() != nil {
-				t.Fatalf("%s %s: no answer in 30s", name, args)
-			}
-			if wellFormed {
-				t.Fatalf("%s %s: protocol error %v for a well-formed call", name, args, err)
-			}
-			// The session must survive what it refused.
-			if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "resolve-library-id", Arguments: map[string]any{"libraryName": "widgets"}}); err != nil {
-				t.Fatalf("%s %s: the session broke: %v", name, args, err)
-			}
-			return
-		}
-		text := toolText(t, name, args, res)
-		if res.IsError {
-			checkToolError(t, name, args, text)
-			return
-		}
-		if res.StructuredContent == nil {
-			t.Fatalf("%s %s: a result without structured content", name, args)
-		}
-		data, err := json.Marshal(res.StructuredContent)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var v any
-		if err := json.Unmarshal(data, &v); err != nil {
-			t.Fatal(err)
-		}
-		if err := schemas[name].Validate(v); err != nil {
-			t.Fatalf("%s %s: output does not match its schema: %v\n%s", name, args, err, data)
-		}
+		checkCall(t, cs, schemas, fuzzTools[int(tool)%len(fuzzTools)], args)
 	})
+}
+
+// FuzzToolParameters calls every tool with arguments that are always a
+// JSON object of its parameters (and their aliases), with arbitrary
+// values, some of the wrong JSON type: it reaches deeper into the handlers
+// than FuzzToolArguments, whose mutations are mostly not valid JSON. The
+// checks are the same (see checkCall).
+func FuzzToolParameters(f *testing.F) {
+	cs, schemas := fuzzSession(f)
+	f.Add(uint8(0), "widgets", "polling", "", "", "full", 3, 0, 0, uint8(0))
+	f.Add(uint8(1), "/acme/widgets", "data sources", "", "code", "guides,api", 300, 2, 0, uint8(0))
+	f.Add(uint8(1), "/acme/widgets@v1.0.0", "", "docs/guides/data-sources.md", "", "", -1, -1, 0, uint8(1))
+	f.Add(uint8(1), "/acme/widgets", "", `../..//./docs\\x`, "info", "", 1<<40, 1<<40, 0, uint8(2))
+	f.Add(uint8(1), "/vercel/next.js", "routing", "", "", "", 0, 0, 0, uint8(4))
+	f.Add(uint8(2), "/vercel/next.js", "routing", "", "code", "", 200, 2, 5, uint8(0))
+	f.Add(uint8(2), "/acme/many/v1", "t", "", "", "", 50001, 11, 11, uint8(8))
+	f.Add(uint8(2), "/acme/widgets", "polling", "", "", "", 0, 0, 0, uint8(16))
+	f.Fuzz(func(t *testing.T, tool uint8, id, query, path, mode, list string, tokens, page, limit int, flags uint8) {
+		name := fuzzTools[int(tool)%len(fuzzTools)]
+		// flags: bit 0 sends numbers as strings, bit 1 a list as one
+		// string, bit 2 the aliases, bit 3 null values, bit 4 an unknown
+		// parameter.
+		num := func(n int) any {
+			if flags&1 != 0 {
+				return fmt.Sprint(n)
+			}
+			return n
+		}
+		var items any = strings.Split(list, ",")
+		if flags&2 != 0 || list == "" {
+			items = list
+		}
+		args := map[string]any{}
+		set := func(k string, v any, aliases ...string) {
+			if flags&4 != 0 && len(aliases) > 0 {
+				k = aliases[int(flags>>5)%len(aliases)]
+			}
+			if flags&8 != 0 && v == "" {
+				v = nil
+			}
+			args[k] = v
+		}
+		switch name {
+		case "resolve-library-id":
+			set("libraryName", id)
+			set("query", query)
+			set("maxResults", num(tokens))
+			set("detail", mode)
+		case "get-library-docs":
+			set("libraryId", id, "context7CompatibleLibraryID", "libraryID")
+			set("customQuery", query, "query", "topic")
+			set("topics", items)
+			set("path", path)
+			set("mode", mode)
+			set("tokens", num(tokens))
+			set("page", num(page))
+			set("outline", limit%2 == 1)
+		case "get-context7-docs":
+			set("libraryId", id, "context7CompatibleLibraryID", "libraryID")
+			set("topic", query, "query")
+			set("mode", mode)
+			set("tokens", num(tokens))
+			set("page", num(page))
+			set("limit", num(limit))
+		}
+		if flags&16 != 0 {
+			args[path+"x"] = list
+		}
+		data, err := json.Marshal(args)
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkCall(t, cs, schemas, name, string(data))
+	})
+}
+
+// checkCall calls tool name with args, JSON the client can send, and
+// fails t unless, for a well-formed call (args a JSON object), there is
+// no protocol error and the answer is either a result whose structured
+// content matches the tool's output schema, with text, or a tool error
+// that explains (see checkToolError). Other JSON may get a protocol
+// error, but the session must stay usable.
+func checkCall(t *testing.T, cs *mcp.ClientSession, schemas map[string]*jsonschema.Resolved, name, args string) {
+	t.Helper()
+	wellFormed := bytes.HasPrefix(bytes.TrimSpace([]byte(args)), []byte("{"))
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: name, Arguments: json.RawMessage(args)})
+	if err != nil {
+		if ctx.Err() != nil {
+			t.Fatalf("%s %s: no answer in 30s", name, args)
+		}
+		if wellFormed {
+			t.Fatalf("%s %s: protocol error %v for a well-formed call", name, args, err)
+		}
+		// The session must survive what it refused.
+		if _, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "resolve-library-id", Arguments: map[string]any{"libraryName": "widgets"}}); err != nil {
+			t.Fatalf("%s %s: the session broke: %v", name, args, err)
+		}
+		return
+	}
+	text := toolText(t, name, args, res)
+	if res.IsError {
+		checkToolError(t, name, args, text)
+		return
+	}
+	if res.StructuredContent == nil {
+		t.Fatalf("%s %s: a result without structured content", name, args)
+	}
+	data, err := json.Marshal(res.StructuredContent)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var v any
+	if err := json.Unmarshal(data, &v); err != nil {
+		t.Fatal(err)
+	}
+	if err := schemas[name].Validate(v); err != nil {
+		t.Fatalf("%s %s: output does not match its schema: %v\n%s", name, args, err, data)
+	}
 }
 
 // toolText returns the text of a result, failing t unless the result has
