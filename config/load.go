@@ -133,6 +133,9 @@ func parse(data []byte, name string) (*Config, error) {
 		return fail(syntaxError(err))
 	}
 
+	if e := tooDeep(&doc, "", 0); e != nil {
+		return fail(e)
+	}
 	if errs := findUnsupported(&doc, "", nil); len(errs) > 0 {
 		return fail(errs...)
 	}
@@ -228,8 +231,59 @@ func syntaxError(err error) *Error {
 		e.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[:m[0]] + msg[m[1]:]
 	}
+	if strings.HasPrefix(msg, "exceeded max depth") {
+		// The parser stops at 10,000 levels, before tooDeep can look.
+		e.Msg = tooDeepMsg
+		return e
+	}
 	e.Msg = "invalid YAML: " + quotedRE.ReplaceAllString(msg, "the value") + " (check indentation, quoting and that lists use \"- \")"
 	return e
+}
+
+// maxNesting is the most lists and mappings a value may sit in. A valid
+// config uses 6 (the top-level mapping, libraries, a library, its topics,
+// a topic, its paths); deeper files are mistakes or attacks.
+const maxNesting = 16
+
+// tooDeepMsg says why a file nested too deeply is refused.
+var tooDeepMsg = fmt.Sprintf("lists and mappings are nested more than %d levels deep; a codex7.yaml needs at most 6 "+
+	"(libraries, a library, its topics, a topic, its paths): check the brackets and the indentation", maxNesting)
+
+// tooDeep returns an *Error for the first list or mapping of the tree
+// nested in maxNesting others, or nil. The YAML parser allows 10,000
+// levels; refusing past maxNesting keeps every later walk shallow and the
+// message about the real problem.
+func tooDeep(n *yaml.Node, path string, depth int) *Error {
+	if n.Kind == yaml.MappingNode || n.Kind == yaml.SequenceNode {
+		if depth == maxNesting {
+			return &Error{Line: n.Line, Field: path, Msg: tooDeepMsg}
+		}
+		depth++
+	}
+	switch n.Kind {
+	case yaml.MappingNode:
+		for i := 0; i+1 < len(n.Content); i += 2 {
+			if e := tooDeep(n.Content[i+1], joinPath(path, n.Content[i].Value), depth); e != nil {
+				return e
+			}
+			if e := tooDeep(n.Content[i], path, depth); e != nil {
+				return e
+			}
+		}
+	case yaml.SequenceNode:
+		for i, c := range n.Content {
+			if e := tooDeep(c, fmt.Sprintf("%s[%d]", path, i), depth); e != nil {
+				return e
+			}
+		}
+	case yaml.DocumentNode:
+		for _, c := range n.Content {
+			if e := tooDeep(c, path, depth); e != nil {
+				return e
+			}
+		}
+	}
+	return nil
 }
 
 // findUnsupported reports every anchor, alias and explicit tag in the tree, at

@@ -296,8 +296,12 @@ func aboutTopic(topic string) string {
 	if topic == "" {
 		return ""
 	}
-	return fmt.Sprintf(" about %q", topic)
+	return fmt.Sprintf(" about %q", clip(topic, maxTopicShown))
 }
+
+// maxTopicShown is the most bytes of the topic a Doc's text quotes: the
+// topic may be 500 bytes, and the text must fit budgets of 200 tokens.
+const maxTopicShown = 100
 
 // noContent says that a mode has nothing, and what to try instead.
 func noContent(d *Doc, none bool) string {
@@ -321,7 +325,7 @@ func (d *Doc) render(page []Snippet, message string) {
 	var head strings.Builder
 	fmt.Fprintf(&head, "# %s (Context7", d.LibraryID)
 	if d.Topic != "" {
-		fmt.Fprintf(&head, ", topic %q", d.Topic)
+		fmt.Fprintf(&head, ", topic %q", clip(d.Topic, maxTopicShown))
 	}
 	fmt.Fprintf(&head, ", mode %s", d.Mode)
 	if d.Pages > 0 {
@@ -334,6 +338,7 @@ func (d *Doc) render(page []Snippet, message string) {
 	if message != "" {
 		d.Text = head.String() + "\n" + message + "\n"
 		d.Tokens = tokens.Count(d.Text)
+		d.fit()
 		return
 	}
 	// Room for the snippets: the budget less the header and the longest
@@ -367,6 +372,19 @@ func (d *Doc) render(page []Snippet, message string) {
 		texts[i] = s.Text
 	}
 	d.Text = head.String() + "\n" + strings.Join(texts, joiner) + "\n" + d.footer(d.LeftOut, d.Trimmed)
+	d.Tokens = tokens.Count(d.Text)
+	d.fit()
+}
+
+// fit cuts d.Text to d.Budget, which is a hard cap, when the header and
+// footer alone do not fit it (a long library id or name in the header or
+// the notes). Snippets are only kept when they fit with both, so none is
+// lost then.
+func (d *Doc) fit() {
+	if d.Tokens <= d.Budget {
+		return
+	}
+	d.Text, _ = search.CutToTokens(d.Text, d.Budget)
 	d.Tokens = tokens.Count(d.Text)
 }
 

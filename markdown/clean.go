@@ -56,6 +56,9 @@ type cleaner struct {
 	// codeEnd is where the block codeShortcode rewrote ends.
 	codeEnd int
 
+	// eol is the end of the line holding eolFrom (see lineEndBefore).
+	eol, eolFrom int
+
 	// attrs holds the meaningful attributes of the last tag tagEnd parsed.
 	attrs []attr
 	// abbr is the title of the open <abbr> element, written after it.
@@ -410,7 +413,7 @@ func (c *cleaner) mdcInline(p, end int) int {
 	if i >= end || src[i] != '{' {
 		return p
 	}
-	e := lineEnd(src[:end], i)
+	e := c.lineEndBefore(i, end)
 	if c.noCloseMDCLine == e {
 		return p
 	}
@@ -630,6 +633,16 @@ func (c *cleaner) dropped(a, b int, space bool) {
 	}
 }
 
+// lineEndBefore returns min(lineEnd(c.src, p), end). It remembers the
+// line end it found, so that the constructs of one long line do not each
+// scan to its end.
+func (c *cleaner) lineEndBefore(p, end int) int {
+	if p < c.eolFrom || c.eol < p || c.eolFrom == 0 && c.eol == 0 {
+		c.eol, c.eolFrom = lineEnd(c.src, p), p
+	}
+	return min(c.eol, end)
+}
+
 func isSpace(b byte) bool {
 	return b == ' ' || b == '\t' || b == '\n' || b == '\r'
 }
@@ -642,7 +655,7 @@ func (c *cleaner) copyCodeSpan(p, end int) int {
 	for p+n < end && src[p+n] == '`' {
 		n++
 	}
-	e := lineEnd(src[:end], p)
+	e := c.lineEndBefore(p, end)
 	if c.budget <= 0 {
 		e = min(e, p+n+256)
 	}

@@ -3,6 +3,8 @@ package markdown
 import (
 	"bytes"
 	"fmt"
+	"regexp"
+	"slices"
 	"testing"
 
 	"github.com/codex7/codex7/tokens"
@@ -13,16 +15,24 @@ import (
 // range may only hold whitespace), every section must have non-empty Text
 // and Tokens == tokens.Count(Text), anchors must be unique per part,
 // parents must come before their children and lines must not decrease.
+// No text may be lost (see lostTextErrors).
 func invariantErrors(path string, src []byte, opts Options) []string {
+	_, errs := checkDocument(path, src, opts)
+	return errs
+}
+
+// checkDocument splits src and returns the Document (nil if split failed)
+// and what invariantErrors says is wrong with it.
+func checkDocument(path string, src []byte, opts Options) (*Document, []string) {
 	doc, res, err := split(path, src, opts)
 	if err != nil {
-		return []string{fmt.Sprintf("split: %v", err)}
+		return nil, []string{fmt.Sprintf("split: %v", err)}
 	}
 	var errs []string
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 	if len(res.ranges) != len(doc.Sections) {
 		add("got %d ranges, want %d (one per section)", len(res.ranges), len(doc.Sections))
-		return errs
+		return doc, errs
 	}
 	var rebuilt []byte
 	pos := 0
@@ -32,7 +42,7 @@ func invariantErrors(path string, src []byte, opts Options) []string {
 		}
 		if r.end < r.start || r.end > len(res.body) {
 			add("section %d has range [%d,%d) outside body of %d bytes", i, r.start, r.end, len(res.body))
-			return errs
+			return doc, errs
 		}
 		rebuilt = append(rebuilt, res.body[r.start:r.end]...)
 		pos = r.end
@@ -82,7 +92,127 @@ func invariantErrors(path string, src []byte, opts Options) []string {
 	if doc.Title == "" {
 		add("empty Title")
 	}
+	return doc, append(errs, lostTextErrors(src, doc, res)...)
+}
+
+// lostTextErrors checks that no text is lost between src and doc's
+// sections, in two steps.
+//
+// From the file to the cleaned body: the cleaner keeps every line (and
+// limitParse only adds blank lines, which res.inserted lists), so line i of
+// the body is line i of the file. A plain line (see isPlainLine: one that
+// holds nothing the cleaner drops or rewrites) must come out with the same
+// text, give or take whitespace and backslash escapes, or come out blank
+// because a construct opened on an earlier line that is not plain swallowed
+// it and every line since.
+//
+// From the cleaned body to the sections: the non-blank lines of each
+// section's body range must be exactly the non-blank lines of its Text,
+// less the heading line that chunks after the first repeat, and with MDX
+// comments taken out of its heading line.
+func lostTextErrors(src []byte, doc *Document, res *splitResult) []string {
+	var errs []string
+	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
+
+	bodyStart, _ := splitFrontMatter(src)
+	srcLines := bytes.Split(src[bodyStart:], []byte("\n"))
+	var bodyLines [][]byte
+	for p := 0; p <= len(res.body); {
+		e := len(res.body)
+		if i := bytes.IndexByte(res.body[p:], '\n'); i >= 0 {
+			e = p + i
+		}
+		if _, inserted := slices.BinarySearch(res.inserted, p); !inserted {
+			bodyLines = append(bodyLines, res.body[p:e])
+		}
+		p = e + 1
+	}
+	if len(srcLines) != len(bodyLines) {
+		add("body has %d lines, want the file's %d", len(bodyLines), len(srcLines))
+		return errs
+	}
+	swallowed := false // a construct opened on a line that is not plain may have taken this one
+	for i, s := range srcLines {
+		c := bodyLines[i]
+		switch {
+		case !isPlainLine(s):
+			swallowed = true
+		case isBlank(s):
+		case bytes.Equal(normLine(s), normLine(c)):
+			swallowed = false
+		case isBlank(c):
+			if !swallowed {
+				add("body line %d is blank, want %q", i+1, s)
+			}
+		default:
+			add("body line %d is %q, want %q", i+1, c, s)
+			swallowed = false
+		}
+	}
+
+	for i, r := range res.ranges {
+		if i >= len(doc.Sections) || r.start > r.end || r.end > len(res.body) {
+			break // reported by invariantErrors
+		}
+		sec := doc.Sections[i]
+		want := nonBlankLines(res.body[r.start:r.end])
+		got := nonBlankLines([]byte(sec.Text))
+		if sec.Level > 0 && sec.Part > 0 && len(got) > 0 {
+			got = got[1:] // the repeated heading line
+		}
+		if sec.Level > 0 && sec.Part == 0 && len(want) > 0 {
+			want[0] = bytes.TrimRight(mdxComment.ReplaceAll(want[0], nil), " \t")
+		}
+		if !slices.EqualFunc(want, got, bytes.Equal) {
+			add("section %d (%q): Text lines %q, want the body's %q", i, sec.Heading, got, want)
+		}
+	}
 	return errs
+}
+
+// mdxComment matches an MDX comment, which Split drops from heading lines.
+var mdxComment = regexp.MustCompile(`\{/\*.*?\*/\}`)
+
+// isPlainLine reports whether a line of a file holds nothing the cleaner
+// drops or rewrites: no tag, expression, comment or shortcode delimiter
+// ('<', '>', '{', '}'), no admonition, MDC or include line (starting with
+// '/' or ':'), no import or export statement, no webpack marker ("T>").
+func isPlainLine(l []byte) bool {
+	if bytes.ContainsAny(l, "<>{}") {
+		return false
+	}
+	t := bytes.TrimLeft(l, " \t")
+	for _, p := range []string{"/", ":", "import", "export"} {
+		if bytes.HasPrefix(t, []byte(p)) {
+			return false
+		}
+	}
+	return true
+}
+
+// normLine returns l without whitespace and backslashes.
+func normLine(l []byte) []byte {
+	return bytes.Map(func(r rune) rune {
+		switch r {
+		case ' ', '\t', '\r', '\v', '\f', '\\':
+			return -1
+		}
+		return r
+	}, l)
+}
+
+func isBlank(l []byte) bool { return len(bytes.TrimSpace(l)) == 0 }
+
+// nonBlankLines returns the lines of b that are not blank, with trailing
+// whitespace trimmed.
+func nonBlankLines(b []byte) [][]byte {
+	var out [][]byte
+	for l := range bytes.SplitSeq(b, []byte("\n")) {
+		if !isBlank(l) {
+			out = append(out, bytes.TrimRight(l, " \t\r"))
+		}
+	}
+	return out
 }
 
 // checkInvariants fails t with every invariant src breaks.

@@ -90,6 +90,9 @@ func Split(path string, src []byte, opts Options) (*Document, error) {
 type splitResult struct {
 	body   []byte
 	ranges []span
+	// inserted are the offsets in body of the newlines limitParse
+	// inserted, which are no line ends of the file.
+	inserted []int
 }
 
 func split(p string, src []byte, opts Options) (*Document, *splitResult, error) {
@@ -101,11 +104,12 @@ func split(p string, src []byte, opts Options) (*Document, *splitResult, error) 
 	mdx := strings.EqualFold(path.Ext(p), ".mdx")
 	mdxSyntax := mdx || looksMDX(src[bodyStart:])
 	body, fences := clean(src[bodyStart:], mdx, mdxSyntax)
+	body, fences, inserted := limitParse(body, fences)
 
 	s := &splitter{
 		body:   body,
 		fences: fences,
-		lines:  lineCounter{src: body, line: lineOffset + 1},
+		lines:  lineCounter{src: body, line: lineOffset + 1, skip: inserted},
 		max:    opts.MaxSectionTokens,
 	}
 	parse := md
@@ -138,7 +142,7 @@ func split(p string, src []byte, opts Options) (*Document, *splitResult, error) 
 	s.build()
 	s.fill(root)
 	ranges := s.finish(doc)
-	return doc, &splitResult{body: body, ranges: ranges}, nil
+	return doc, &splitResult{body: body, ranges: ranges, inserted: inserted}, nil
 }
 
 // looksMDX reports whether a markdown body is MDX in all but name: it has
@@ -930,6 +934,10 @@ type lineCounter struct {
 	line int // line number at pos
 	base int // line number at offset 0
 	init bool
+	// skip holds the offsets, increasing, of newlines that end no line of
+	// the file (limitParse inserted them); si counts those before pos.
+	skip []int
+	si   int
 }
 
 func (c *lineCounter) lineOf(off int) int {
@@ -938,9 +946,13 @@ func (c *lineCounter) lineOf(off int) int {
 	}
 	off = min(off, len(c.src))
 	if off < c.pos {
-		c.pos, c.line = 0, c.base
+		c.pos, c.line, c.si = 0, c.base, 0
 	}
 	c.line += bytes.Count(c.src[c.pos:off], []byte("\n"))
+	for c.si < len(c.skip) && c.skip[c.si] < off {
+		c.line--
+		c.si++
+	}
 	c.pos = off
 	return c.line
 }

@@ -113,7 +113,7 @@ func ParseKey(s string) (Key, error) {
 		}
 		return parseKeyPath(s, strings.Join(segs, "/"), false)
 	default:
-		return Key{}, keyError(s, fmt.Sprintf("URLs of %q are not library ids", host))
+		return Key{}, keyError(s, fmt.Sprintf("URLs of %q are not library ids", shortKey(host)))
 	}
 }
 
@@ -145,7 +145,7 @@ func parseKeyPath(orig, path string, allowName bool) (Key, error) {
 		segs, version = segs[:2], segs[2]
 	}
 	if host := canonicalHost(segs[0]); host == "github.com" || host == "context7.com" {
-		return Key{}, keyError(orig, fmt.Sprintf("the org %q is a host name; give the org and project from the URL", segs[0]))
+		return Key{}, keyError(orig, fmt.Sprintf("the org %q is a host name; give the org and project from the URL", shortKey(segs[0])))
 	}
 	for _, seg := range segs {
 		if err := checkKeySegment(orig, seg); err != nil {
@@ -171,11 +171,11 @@ func parseKeyPath(orig, path string, allowName bool) (Key, error) {
 func checkKeySegment(orig, seg string) error {
 	for _, r := range seg {
 		if !isKeyRune(r) {
-			return keyError(orig, fmt.Sprintf("character %q is not allowed in %q", r, seg))
+			return keyError(orig, fmt.Sprintf("character %q is not allowed in %q", r, shortKey(seg)))
 		}
 	}
 	if strings.Trim(seg, ".") == "" {
-		return keyError(orig, fmt.Sprintf("%q is not a name", seg))
+		return keyError(orig, fmt.Sprintf("%q is not a name", shortKey(seg)))
 	}
 	return nil
 }
@@ -188,11 +188,19 @@ func isKeyRune(r rune) bool {
 // keyError wraps ErrInvalidKey with the input, why it was refused and the
 // forms to use instead.
 func keyError(orig, why string) error {
-	const maxShown = 80
-	if utf8.RuneCountInString(orig) > maxShown {
-		orig = string([]rune(orig)[:maxShown]) + "…"
+	return fmt.Errorf("%w %q: %s; %s", ErrInvalidKey, shortKey(orig), why, keyForms)
+}
+
+// maxShownRunes is the most runes of an agent's input an error quotes.
+const maxShownRunes = 80
+
+// shortKey returns s cut to maxShownRunes runes, with "…" when it was longer,
+// so that an error about a long input stays short.
+func shortKey(s string) string {
+	if utf8.RuneCountInString(s) > maxShownRunes {
+		return string([]rune(s)[:maxShownRunes]) + "…"
 	}
-	return fmt.Errorf("%w %q: %s; %s", ErrInvalidKey, orig, why, keyForms)
+	return s
 }
 
 // cleanKey drops invalid UTF-8 and format characters anywhere, and trims

@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -305,6 +306,11 @@ func TestNormalizeTopics(t *testing.T) {
 	}
 }
 
+// FuzzParseKey checks ParseKey's contract on any input: it never panics;
+// an error wraps ErrInvalidKey, comes with the zero Key, says which forms
+// to use and stays short whatever the input; a Key has exactly one of ID
+// ("/org/project") and Name, every part made of [A-Za-z0-9._-] and not of
+// dots alone, and is a fixed point: ParseKey(k.String()) gives k back.
 func FuzzParseKey(f *testing.F) {
 	for _, s := range []string{
 		"vercel/next.js", "/vercel/next.js", "/vercel/next.js/v16.0.3", "/vercel/next.js@v16.0.3",
@@ -313,6 +319,8 @@ func FuzzParseKey(f *testing.F) {
 		"https://context7.com/vercel/next.js/v15.1.8/llms.txt", "context7.com/vercel/next.js",
 		"next.js", "react@18", `"vercel/next.js"`, "vercel//next.js", "\u200b/a/b\ufeff", "/a/b/c/d",
 		"https://gitlab.com/a/b", "@types/node", "/github.com/a", "", " ",
+		"ssh://git@github.com:22/a/b.git?x#y", "HTTPS://WWW.GITHUB.COM./a/b", "/a/b/" + strings.Repeat("é", 500),
+		"/a/" + strings.Repeat("\x01", 1000) + "b", "https://" + strings.Repeat("h", 1000) + "/a/b",
 	} {
 		f.Add(s)
 	}
@@ -325,16 +333,32 @@ func FuzzParseKey(f *testing.F) {
 			if k != (Key{}) {
 				t.Fatalf("ParseKey(%q) = %+v with an error", s, k)
 			}
+			msg := err.Error()
+			if !strings.HasSuffix(msg, keyForms) || !utf8.ValidString(msg) {
+				t.Fatalf("ParseKey(%q) error %q does not end with the forms to use", s, msg)
+			}
+			if len(msg) > maxKeyMessage {
+				t.Fatalf("ParseKey(%q) error is %d bytes, want at most %d", s, len(msg), maxKeyMessage)
+			}
 			return
 		}
 		if (k.ID == "") == (k.Name == "") {
 			t.Fatalf("ParseKey(%q) = %+v, want exactly one of ID and Name", s, k)
 		}
-		if k.ID != "" && (!strings.HasPrefix(k.ID, "/") || strings.Count(k.ID, "/") != 2 || strings.Contains(k.ID, "//")) {
-			t.Fatalf("ParseKey(%q) ID = %q, want /org/project", s, k.ID)
+		parts := []string{k.Name}
+		if k.ID != "" {
+			if !strings.HasPrefix(k.ID, "/") || strings.Count(k.ID, "/") != 2 {
+				t.Fatalf("ParseKey(%q) ID = %q, want /org/project", s, k.ID)
+			}
+			parts = strings.Split(k.ID[1:], "/")
 		}
-		if strings.ContainsAny(k.Name, "/@") || strings.ContainsAny(k.Version, "/@") {
-			t.Fatalf("ParseKey(%q) = %+v, name or version with / or @", s, k)
+		if k.Version != "" {
+			parts = append(parts, k.Version)
+		}
+		for _, p := range parts {
+			if strings.Trim(p, ".") == "" || strings.IndexFunc(p, func(r rune) bool { return !isKeyRune(r) }) >= 0 {
+				t.Fatalf("ParseKey(%q) = %+v: part %q is not [A-Za-z0-9._-]+ or is dots only", s, k, p)
+			}
 		}
 		back, err := ParseKey(k.String())
 		if err != nil {
@@ -346,11 +370,23 @@ func FuzzParseKey(f *testing.F) {
 	})
 }
 
+// maxKeyMessage bounds ParseKey's error messages, which quote at most
+// maxShownRunes runes of the input and of each part they name.
+const maxKeyMessage = 2048
+
+// FuzzNormalizeTopic checks NormalizeTopic's contract on any input: it
+// never panics; its result is idempotent (and reached in at most
+// maxTopicPasses passes, so that normalizing stays linear), valid UTF-8,
+// no longer than the input, with single spaces as its only whitespace and
+// no control, format or replacement characters, double quotes or
+// backticks; and NormalizeTopics of the input and of the result gives the
+// result once.
 func FuzzNormalizeTopic(f *testing.F) {
 	for _, s := range []string{
 		`"PPR"`, "<relevant topic>", "app/partial-pre-rendering/index", "partial-pre-rendering",
 		"server_side_rendering", "useState", "app.use", "docs/pre-rendering", "I/O", "{{topic}}",
 		`\"x\"`, "it's", "'a' 'b'", "https://x.org/a/b-c.md#d", "\u200b \ufeff", "a--b", "/", "",
+		`\\\"a\\\"`, "<[{${topic}}]>", "'''a'''", "a/b/index.md/README", "x\u00a0\u2028y", "a\x00-\x01b",
 	} {
 		f.Add(s)
 	}
@@ -358,6 +394,9 @@ func FuzzNormalizeTopic(f *testing.F) {
 		got := NormalizeTopic(s)
 		if again := NormalizeTopic(got); again != got {
 			t.Fatalf("NormalizeTopic(%q) = %q, but NormalizeTopic(%q) = %q", s, got, got, again)
+		}
+		if n := topicPasses(s); n > maxTopicPasses {
+			t.Fatalf("NormalizeTopic(%q) took %d passes, want at most %d", s, n, maxTopicPasses)
 		}
 		if !utf8.ValidString(got) {
 			t.Fatalf("NormalizeTopic(%q) = %q, invalid UTF-8", s, got)
@@ -368,5 +407,33 @@ func FuzzNormalizeTopic(f *testing.F) {
 		if got != strings.TrimSpace(got) || strings.Contains(got, "  ") {
 			t.Fatalf("NormalizeTopic(%q) = %q, whitespace not collapsed", s, got)
 		}
+		for _, r := range got {
+			if r != ' ' && unicode.IsSpace(r) || unicode.IsControl(r) || unicode.Is(unicode.Cf, r) || r == utf8.RuneError || isDoubleQuote(r) {
+				t.Fatalf("NormalizeTopic(%q) = %q, holds %q", s, got, r)
+			}
+		}
+		want := []string{got}
+		if got == "" {
+			want = nil
+		}
+		if ts, capped := NormalizeTopics([]string{s, got}); !slices.Equal(ts, want) || capped {
+			t.Fatalf("NormalizeTopics(%q, %q) = %q, %v; want %q, false", s, got, ts, capped, want)
+		}
 	})
+}
+
+// maxTopicPasses is the most passes of normalizeTopicOnce any topic needs.
+const maxTopicPasses = 4
+
+// topicPasses returns how many passes of normalizeTopicOnce take s to its
+// fixed point, counting the last one, which changes nothing.
+func topicPasses(s string) int {
+	s = strings.ToValidUTF8(s, "")
+	for n := 1; ; n++ {
+		next := normalizeTopicOnce(s)
+		if next == s || n > 2*len(s)+2 {
+			return n
+		}
+		s = next
+	}
 }
