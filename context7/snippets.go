@@ -288,6 +288,9 @@ func textSnippet(text string) Snippet {
 	if s.Title == "" {
 		s.Title = clip(strings.SplitN(text, "\n", 2)[0], 80)
 	}
+	if s.Title == "" {
+		s.Title = "Documentation" // the first line held only control characters
+	}
 	s.Source = snippetAnchor.ReplaceAllString(s.Source, "")
 	return s
 }
