@@ -7,7 +7,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"time"
 )
 
 // lines joins its arguments into a YAML document, one per line, so that a
@@ -598,16 +597,14 @@ func TestParseAliasBomb(t *testing.T) {
 		`g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]`,
 		`libraries: [*g,*g,*g,*g,*g,*g,*g,*g,*g]`,
 	)
-	start := time.Now()
+	// Expanded, this is 9^8 strings: refusing the aliases unexpanded is
+	// what keeps the test from running out of time and memory.
 	_, err := parseString(t, src)
 	if !errors.Is(err, ErrInvalid) {
 		t.Fatalf("got %v, want ErrInvalid", err)
 	}
 	if !strings.Contains(err.Error(), "anchors and aliases are not supported") {
 		t.Errorf("got %v, want a message about aliases", err)
-	}
-	if d := time.Since(start); d > time.Second {
-		t.Errorf("took %v", d)
 	}
 }
 
