@@ -271,6 +271,10 @@ type builder struct {
 	opts    Options
 	log     *slog.Logger
 	fetcher *fetch.Fetcher
+	// intact memoizes, by version directory, whether its files matched its
+	// manifest: planning asks twice about a library's default branch, and
+	// checksumming a version reads all of it.
+	intact sync.Map // string → bool
 }
 
 // parallel runs f(0..n-1) on at most opts.Jobs goroutines.
@@ -446,7 +450,15 @@ func (b *builder) publishedUpToDate(j *job) *artifacts.Manifest {
 	}
 	// A damaged version is rebuilt rather than kept: checksumming the
 	// files costs far less than serving a version the server refuses.
-	if probs := artifacts.VerifyVersion(dir); len(probs) > 0 {
+	if ok, seen := b.intact.Load(dir); seen {
+		if !ok.(bool) {
+			return nil
+		}
+		return m
+	}
+	probs := artifacts.VerifyVersion(dir)
+	b.intact.Store(dir, len(probs) == 0)
+	if len(probs) > 0 {
 		b.log.Warn("published version is damaged: rebuilding it", "library", j.lib.ID, "version", j.name, "file", probs[0].Path, "err", probs[0].Err)
 		return nil
 	}
