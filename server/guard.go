@@ -90,33 +90,47 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	cw := &countingWriter{ResponseWriter: w}
 	w.Header().Set("X-Request-Id", rec.ID())
+	returned := false
 	defer func() {
-		rec.SetResponse(cw.status(), cw.n)
+		status := cw.status()
+		if !returned {
+			status = http.StatusInternalServerError // panicked: recoverPanics answers or cuts it off
+		}
+		rec.SetResponse(status, cw.n)
 		rec.Log(r.Context(), g.audit, g.now())
 	}()
-	ctx := audit.With(r.Context(), rec)
+	g.admit(cw, r.WithContext(audit.With(r.Context(), rec)), route, pol, grant)
+	returned = true
+}
+
+// admit refuses a request its origin, token or rate does not allow, and
+// serves the others with the token's scope. rec is the request's audit
+// record, in r's context.
+func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol *access.Policy, grant *access.Grant) {
+	rec := audit.From(r.Context())
+	ctx := r.Context()
 
 	if route == "/mcp" {
 		if o := r.Header.Get("Origin"); o != "" && !g.origins[normalizeOrigin(o)] {
-			http.Error(cw, fmt.Sprintf("origin %q may not call this server: start indexer serve with --allow-origin %s if that page should", truncateRunes(o, 100), truncateRunes(o, 100)), http.StatusForbidden)
+			http.Error(w, fmt.Sprintf("origin %q may not call this server: start indexer serve with --allow-origin %s if that page should", truncateRunes(o, 100), truncateRunes(o, 100)), http.StatusForbidden)
 			return
 		}
 	}
 	if pol != nil {
 		if grant == nil {
-			unauthorized(cw, r, route)
+			unauthorized(w, r, route)
 			return
 		}
 		rec.SetToken(grant.Name)
 		if ok, wait := grant.Take(g.now()); !ok {
 			secs := max(1, int(math.Ceil(wait.Seconds())))
-			cw.Header().Set("Retry-After", strconv.Itoa(secs))
-			refuse(cw, route, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests for token %q: retry in %d s", grant.Name, secs))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			refuse(w, route, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests for token %q: retry in %d s", grant.Name, secs))
 			return
 		}
 		ctx = search.WithScope(context.WithValue(ctx, grantKey{}, grant), grant)
 	}
-	g.next.ServeHTTP(cw, r.WithContext(ctx))
+	g.next.ServeHTTP(w, r.WithContext(ctx))
 }
 
 // bearer is the token of an "Authorization: Bearer" header.

@@ -534,3 +534,22 @@ func TestNoListings(t *testing.T) {
 		}
 	}
 }
+
+// TestAuditPanic checks that a request whose handler panicked is audited
+// with the 500 it gets, not the 200 a handler that wrote nothing implies.
+func TestAuditPanic(t *testing.T) {
+	var log syncBuffer
+	g := &guard{origins: map[string]bool{}, audit: slog.New(slog.NewJSONHandler(&log, nil)), ids: newRequestIDs(), now: time.Now,
+		next: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })}
+	ts := httptest.NewServer(recoverPanics(slog.New(slog.DiscardHandler), g))
+	defer ts.Close()
+	code, _, _ := send(t, "GET", ts.URL+"/api/v2/libs/search?libraryName=x", "", "", nil)
+	if code != http.StatusInternalServerError {
+		t.Fatalf("status %d, want 500", code)
+	}
+	for _, l := range auditLines(t, log.String()) {
+		if l.Status != http.StatusInternalServerError {
+			t.Errorf("audited status %d, want 500", l.Status)
+		}
+	}
+}
