@@ -80,32 +80,14 @@ func fixtureVersion(t *testing.T, root string) string {
 // drives it with the SDK's client, then stops it with SIGTERM.
 func TestServeHTTP(t *testing.T) {
 	bin, out := serveFixtures(t)
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
+	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer cmd.Process.Kill()
 	base := "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				break
-			}
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not ready: %v", err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	waitReady(t, base)
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
 	if err != nil {
