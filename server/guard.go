@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/rand"
 	"encoding/hex"
+	"encoding/json"
 	"fmt"
 	"log/slog"
 	"math"
@@ -160,7 +161,13 @@ func refuse(w http.ResponseWriter, route string, status int, code, msg string) {
 		w.Header().Set("Content-Type", "application/json; charset=utf-8")
 		w.Header().Set("X-Content-Type-Options", "nosniff")
 		w.WriteHeader(status)
-		fmt.Fprintf(w, "{\"error\":%q,\"message\":%q}\n", code, msg)
+		// %q is not JSON for every string (a control byte in a token's
+		// name would become \x01): marshal.
+		body, _ := json.Marshal(struct {
+			Error   string `json:"error"`
+			Message string `json:"message"`
+		}{code, msg})
+		w.Write(append(body, '\n'))
 		return
 	}
 	http.Error(w, msg, status)

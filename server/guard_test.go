@@ -553,3 +553,14 @@ func TestAuditPanic(t *testing.T) {
 		}
 	}
 }
+
+// TestRefuseIsJSON checks that /api refusals are valid JSON whatever the
+// message holds.
+func TestRefuseIsJSON(t *testing.T) {
+	rec := httptest.NewRecorder()
+	refuse(rec, "/api", http.StatusTooManyRequests, "rate_limited", "token \"ci\x01\" \u00e9 \\ </script>")
+	var e struct{ Error, Message string }
+	if err := json.Unmarshal(rec.Body.Bytes(), &e); err != nil || e.Error != "rate_limited" || e.Message != "token \"ci\x01\" \u00e9 \\ </script>" {
+		t.Errorf("body %q: %v, %+v", rec.Body.String(), err, e)
+	}
+}
