@@ -115,7 +115,7 @@ func BenchmarkServeInProcess(b *testing.B) {
 	ts := httptest.NewServer(server.Handler(engine, "bench", slog.New(slog.DiscardHandler), server.HTTPOptions{}))
 	defer ts.Close()
 	for _, c := range []int{1, 4} {
-		b.Run(fmt.Sprintf("mcp-http-c%d", c), func(b *testing.B) { measureLoad(b, loadgen.HTTP(ts.URL+"/mcp"), plan, c, 0) })
+		b.Run(fmt.Sprintf("mcp-http-c%d", c), func(b *testing.B) { measureLoad(b, leanClients, ts.URL+"/mcp", plan, c, 0) })
 	}
 }
 
@@ -124,8 +124,10 @@ func BenchmarkServeInProcess(b *testing.B) {
 // with the load generator: one op is one tool call. latency-c1 is one
 // client calling one call after the other; throughput-cN is N clients
 // (N sessions, N connections) calling as fast as they are answered, in
-// calls/s. The load stops after b.N calls or -loadtime; any error fails
-// the benchmark.
+// calls/s. The clients are lean ones (loadgen.ConnectLean), which leave
+// the machine's CPU to the server, and, under sdk/, the SDK's own client,
+// as Go agents run it. The load stops after b.N calls or -loadtime; any
+// error fails the benchmark.
 func BenchmarkServeHTTP(b *testing.B) {
 	dir := benchArtifacts(b)
 	srv := startServer(b, buildServer(b), dir)
@@ -138,10 +140,23 @@ func BenchmarkServeHTTP(b *testing.B) {
 	for _, c := range []struct {
 		name        string
 		concurrency int
-	}{{"latency-c1", 1}, {"throughput-c4", 4}, {"throughput-c16", 16}, {"throughput-c64", 64}} {
-		b.Run(c.name, func(b *testing.B) { measureLoad(b, loadgen.HTTP(srv.endpoint()), plan, c.concurrency, srv.pid()) })
+		connect     connector
+	}{
+		{"latency-c1", 1, leanClients}, {"throughput-c4", 4, leanClients}, {"throughput-c16", 16, leanClients}, {"throughput-c64", 64, leanClients},
+		{"sdk/latency-c1", 1, sdkClients}, {"sdk/throughput-c4", 4, sdkClients},
+	} {
+		b.Run(c.name, func(b *testing.B) { measureLoad(b, c.connect, srv.endpoint(), plan, c.concurrency, srv.pid()) })
 	}
 }
+
+// connector opens a load generator's clients of an MCP endpoint.
+type connector func(ctx context.Context, endpoint string, concurrency int, plan []loadgen.Call) (*loadgen.Generator, error)
+
+func sdkClients(ctx context.Context, endpoint string, concurrency int, plan []loadgen.Call) (*loadgen.Generator, error) {
+	return loadgen.Connect(ctx, loadgen.HTTP(endpoint), concurrency, plan)
+}
+
+var leanClients connector = loadgen.ConnectLean
 
 // BenchmarkServeStdio runs the real binary with --stdio under the SDK's
 // CommandTransport, as Claude Code or Cursor run it, warms it up with the
@@ -268,8 +283,8 @@ func BenchmarkServeRSS(b *testing.B) {
 }
 
 // measureLoad connects concurrency clients, then runs b.N calls of plan.
-func measureLoad(b *testing.B, dial loadgen.Dialer, plan []loadgen.Call, concurrency, pid int) {
-	g, err := loadgen.Connect(context.Background(), dial, concurrency, plan)
+func measureLoad(b *testing.B, connect connector, endpoint string, plan []loadgen.Call, concurrency, pid int) {
+	g, err := connect(context.Background(), endpoint, concurrency, plan)
 	if err != nil {
 		b.Fatal(err)
 	}

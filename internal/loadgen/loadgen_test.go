@@ -82,9 +82,27 @@ func fixturePlan(t *testing.T, endpoint string) []Call {
 	return Plan(libs, []string{"create a widget", "deploy to production", "configuration file"})
 }
 
+// connectors are the two kinds of client a Generator drives a server
+// with.
+var connectors = []struct {
+	name    string
+	connect func(ctx context.Context, endpoint string, concurrency int, plan []Call) (*Generator, error)
+}{
+	{"sdk", func(ctx context.Context, endpoint string, concurrency int, plan []Call) (*Generator, error) {
+		return Connect(ctx, HTTP(endpoint), concurrency, plan)
+	}},
+	{"lean", ConnectLean},
+}
+
 func TestRun(t *testing.T) {
 	endpoint, _ := fixtureServer(t)
 	plan := fixturePlan(t, endpoint)
+	for _, cn := range connectors {
+		t.Run(cn.name, func(t *testing.T) { testRun(t, endpoint, plan, cn.connect) })
+	}
+}
+
+func testRun(t *testing.T, endpoint string, plan []Call, connect func(context.Context, string, int, []Call) (*Generator, error)) {
 	tests := []struct {
 		name        string
 		concurrency int
@@ -99,7 +117,7 @@ func TestRun(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			ctx := context.Background()
-			g, err := Connect(ctx, HTTP(endpoint), tt.concurrency, plan)
+			g, err := connect(ctx, endpoint, tt.concurrency, plan)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -145,10 +163,18 @@ func TestRun(t *testing.T) {
 // TestRunErrors checks that tool errors and transport errors are counted
 // apart and that neither stops a run.
 func TestRunErrors(t *testing.T) {
-	endpoint, ts := fixtureServer(t)
+	for _, cn := range connectors {
+		t.Run(cn.name, func(t *testing.T) {
+			endpoint, ts := fixtureServer(t)
+			testRunErrors(t, endpoint, ts, cn.connect)
+		})
+	}
+}
+
+func testRunErrors(t *testing.T, endpoint string, ts *httptest.Server, connect func(context.Context, string, int, []Call) (*Generator, error)) {
 	ctx := context.Background()
 	bad := []Call{{Kind: KindQuery, Library: "/acme/nothing", Query: "widgets"}, {Kind: KindQuery, Library: "/acme/widgets", Query: "widgets"}}
-	g, err := Connect(ctx, HTTP(endpoint), 2, bad)
+	g, err := connect(ctx, endpoint, 2, bad)
 	if err != nil {
 		t.Fatal(err)
 	}

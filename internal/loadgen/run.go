@@ -40,20 +40,33 @@ func HTTP(endpoint string) Dialer {
 // Generator is a set of connected MCP client sessions that replay a plan.
 // Its methods must not be called concurrently.
 type Generator struct {
-	sessions   []*mcp.ClientSession
-	transports []mcp.Transport
-	plan       []Call
+	sessions []Session
+	plan     []Call
 	// next is the plan position of the next run's first call: runs carry
 	// on where the previous one stopped, so a warm-up and a measured run
 	// make different calls.
 	next int
 }
 
-// Connect opens concurrency client sessions through dial, one after the
-// other, before any call is timed. On error the sessions already open are
-// closed. The plan must not be empty; the generator keeps it (callers must
-// not modify it afterwards).
+// Connect opens concurrency SDK client sessions through dial, one after
+// the other, before any call is timed. On error the sessions already open
+// are closed. The plan must not be empty; the generator keeps it (callers
+// must not modify it afterwards).
 func Connect(ctx context.Context, dial Dialer, concurrency int, plan []Call) (*Generator, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "codex7-loadgen", Version: "1"}, nil)
+	return connect(concurrency, plan, func(i int) (Session, error) {
+		tr := dial(i)
+		cs, err := client.Connect(ctx, tr, nil)
+		if err != nil {
+			closeIdle(tr)
+			return nil, err
+		}
+		return sdkSession{cs, tr}, nil
+	})
+}
+
+// connect opens concurrency sessions with open, one after the other.
+func connect(concurrency int, plan []Call, open func(i int) (Session, error)) (*Generator, error) {
 	if concurrency < 1 {
 		return nil, fmt.Errorf("loadgen: concurrency %d: %w", concurrency, errBadOptions)
 	}
@@ -61,18 +74,34 @@ func Connect(ctx context.Context, dial Dialer, concurrency int, plan []Call) (*G
 		return nil, fmt.Errorf("loadgen: empty plan: %w", errBadOptions)
 	}
 	g := &Generator{plan: plan}
-	client := mcp.NewClient(&mcp.Implementation{Name: "codex7-loadgen", Version: "1"}, nil)
 	for i := range concurrency {
-		tr := dial(i)
-		g.transports = append(g.transports, tr)
-		cs, err := client.Connect(ctx, tr, nil)
+		s, err := open(i)
 		if err != nil {
 			g.Close()
 			return nil, fmt.Errorf("loadgen: connect client %d of %d: %w", i+1, concurrency, err)
 		}
-		g.sessions = append(g.sessions, cs)
+		g.sessions = append(g.sessions, s)
 	}
 	return g, nil
+}
+
+// sdkSession is an SDK client session that, on Close, also closes its
+// transport's idle connections.
+type sdkSession struct {
+	*mcp.ClientSession
+	tr mcp.Transport
+}
+
+func (s sdkSession) Close() error {
+	err := s.ClientSession.Close()
+	closeIdle(s.tr)
+	return err
+}
+
+func closeIdle(tr mcp.Transport) {
+	if st, ok := tr.(*mcp.StreamableClientTransport); ok && st.HTTPClient != nil {
+		st.HTTPClient.CloseIdleConnections()
+	}
 }
 
 // Close ends every session (over HTTP, the server forgets it), closes the
@@ -81,17 +110,12 @@ func Connect(ctx context.Context, dial Dialer, concurrency int, plan []Call) (*G
 // that did not end cleanly.
 func (g *Generator) Close() error {
 	var errs []error
-	for i, cs := range g.sessions {
-		if err := cs.Close(); err != nil {
+	for i, s := range g.sessions {
+		if err := s.Close(); err != nil {
 			errs = append(errs, fmt.Errorf("close client %d: %w", i+1, err))
 		}
 	}
-	for _, tr := range g.transports {
-		if st, ok := tr.(*mcp.StreamableClientTransport); ok && st.HTTPClient != nil {
-			st.HTTPClient.CloseIdleConnections()
-		}
-	}
-	g.sessions, g.transports = nil, nil
+	g.sessions = nil
 	return errors.Join(errs...)
 }
 
