@@ -94,6 +94,12 @@ func (s *syncBuffer) String() string {
 // guarded serves engine under guardPolicy, with its audit lines in the
 // returned buffer.
 func guarded(t *testing.T, engine *search.Engine) (*httptest.Server, *syncBuffer) {
+	return guardedVia(t, engine, false)
+}
+
+// guardedVia is guarded, answering every MCP request through the SDK if
+// sdkOnly (see HTTPOptions.sdkOnly).
+func guardedVia(t *testing.T, engine *search.Engine, sdkOnly bool) (*httptest.Server, *syncBuffer) {
 	t.Helper()
 	pol := guardPolicy(t)
 	audit := &syncBuffer{}
@@ -101,6 +107,7 @@ func guarded(t *testing.T, engine *search.Engine) (*httptest.Server, *syncBuffer
 		Auth:           func() *access.Policy { return pol },
 		Audit:          slog.New(slog.NewJSONHandler(audit, nil)),
 		AllowedOrigins: []string{"https://app.example"},
+		sdkOnly:        sdkOnly,
 	})
 	ts := httptest.NewServer(h)
 	t.Cleanup(ts.Close)
@@ -196,9 +203,21 @@ func TestAuthRequired(t *testing.T) {
 
 // authClient is an MCP client over HTTP that sends token.
 func authClient(t *testing.T, url, token string) *mcp.ClientSession {
+	return authClientAt(t, url, token, "")
+}
+
+// clientPaths are the protocol versions an SDK client can speak to reach
+// each path of the HTTP handler: the fast path for tool calls (the version
+// today's agents speak) and the SDK's own handling (its latest version,
+// whose calls the fast path leaves to it).
+var clientPaths = []struct{ name, version string }{{"fast path", "2025-11-25"}, {"SDK", ""}}
+
+// authClientAt is authClient speaking protocol version ("" for the SDK's
+// latest).
+func authClientAt(t *testing.T, url, token, version string) *mcp.ClientSession {
 	t.Helper()
 	hc := &http.Client{Transport: bearerTransport{token}}
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "guard-test", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: hc}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "guard-test", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: url + "/mcp", HTTPClient: hc}, &mcp.ClientSessionOptions{ProtocolVersion: version})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -223,9 +242,20 @@ func TestTokenScope(t *testing.T) {
 	// The same server with /beta/cli never built, and no access control.
 	alone := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{}))
 	t.Cleanup(alone.Close)
+	for _, p := range clientPaths {
+		t.Run(p.name, func(t *testing.T) {
+			scoped, plain := authClientAt(t, ts.URL, widgetsToken, p.version), authClientAt(t, alone.URL, "", p.version)
+			everything := authClientAt(t, ts.URL, allToken, p.version)
+			testMCPScope(t, scoped, plain, everything)
+		})
+	}
+	testAPIScope(t, ts, alone)
+}
 
-	scoped, plain := authClient(t, ts.URL, widgetsToken), authClient(t, alone.URL, "")
-	everything := authClient(t, ts.URL, allToken)
+// testMCPScope checks that a client with a token for /acme/widgets only
+// (scoped) gets the answers of a server without /beta/cli (plain), and that
+// a client whose token sees both (everything) gets others.
+func testMCPScope(t *testing.T, scoped, plain, everything *mcp.ClientSession) {
 	calls := []struct {
 		tool string
 		args map[string]any
@@ -253,6 +283,10 @@ func TestTokenScope(t *testing.T) {
 	if differs < 4 {
 		t.Errorf("only %d calls answer differently for a token that sees /beta/cli: the scope hides nothing", differs)
 	}
+}
+
+// testAPIScope is testMCPScope for the REST API.
+func testAPIScope(t *testing.T, ts, alone *httptest.Server) {
 	for _, path := range []string{
 		"/api/v2/libs/search?libraryName=cli",
 		"/api/v2/libs/search?libraryName=beta",
@@ -362,7 +396,19 @@ func auditLines(t *testing.T, log string) map[string]auditLine {
 }
 
 func TestAuditLog(t *testing.T) {
-	ts, log := guarded(t, fixtureEngine(t))
+	engine := fixtureEngine(t)
+	for _, via := range []struct {
+		name    string
+		sdkOnly bool
+	}{{"fast path", false}, {"SDK", true}} {
+		t.Run(via.name, func(t *testing.T) {
+			ts, log := guardedVia(t, engine, via.sdkOnly)
+			testAuditLog(t, ts, log)
+		})
+	}
+}
+
+func testAuditLog(t *testing.T, ts *httptest.Server, log *syncBuffer) {
 	type req struct {
 		method, path, auth, body string
 		want                     auditLine

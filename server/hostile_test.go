@@ -44,6 +44,28 @@ type hostileTarget struct {
 // http.Server, and with get-context7-docs answered by a fake Context7.
 func hostileServer(t *testing.T) *hostileTarget {
 	t.Helper()
+	engine, fake := hostileEngine(t)
+	return &hostileTarget{url: serveHardened(t, engine, fake, HTTPOptions{}), fake: fake}
+}
+
+// serveHardened serves engine through Handler, with get-context7-docs
+// answered by fake, behind the http.Server ListenAndServe runs, and
+// returns its URL.
+func serveHardened(t *testing.T, engine *search.Engine, fake *context7test.Server, opts HTTPOptions) string {
+	t.Helper()
+	opts.Context7 = c7client(fake, context7.Options{})
+	h := Handler(engine, "test", slog.New(slog.DiscardHandler), opts)
+	ts := httptest.NewUnstartedServer(h)
+	ts.Config = newHTTPServer(h, slog.New(slog.DiscardHandler))
+	ts.Start()
+	t.Cleanup(ts.Close)
+	return ts.URL
+}
+
+// hostileEngine builds and opens the hostile tests' library and starts the
+// fake Context7 behind it.
+func hostileEngine(t *testing.T) (*search.Engine, *context7test.Server) {
+	t.Helper()
 	w := gittest.New(t, "main")
 	w.CopyDir("../fixtures/docs/acme-widgets", "")
 	w.Write(map[string]string{"private/secret.md": "# Secret\n\n" + canary + "\n"})
@@ -68,13 +90,7 @@ func hostileServer(t *testing.T) *hostileTarget {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { engine.Close() })
-	fake := remoteFixture(t)
-	h := Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{Context7: c7client(fake, context7.Options{})})
-	ts := httptest.NewUnstartedServer(h)
-	ts.Config = newHTTPServer(h, slog.New(slog.DiscardHandler))
-	ts.Start()
-	t.Cleanup(ts.Close)
-	return &hostileTarget{url: ts.URL, fake: fake}
+	return engine, remoteFixture(t)
 }
 
 // Outcomes of a hostile request. None is a 5xx, a JSON-RPC internal

@@ -83,6 +83,9 @@ type HTTPOptions struct {
 	// Audit receives one line per tool call and API request; nil means
 	// the handler's log.
 	Audit *slog.Logger
+	// sdkOnly answers every MCP request through the SDK, without the fast
+	// path for tool calls (fastCalls): for tests that compare the two.
+	sdkOnly bool
 }
 
 // Handler serves MCP over streamable HTTP at /mcp, the Context7-compatible
@@ -128,13 +131,13 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 		gd.origins[normalizeOrigin(o)] = true
 		cop.AddTrustedOrigin(o)
 	}
-	srv := New(engine, version, WithContext7(opts.Context7), WithAudit(auditLog))
-	srv.AddReceivingMiddleware(m.toolCalls, timeoutToolCalls(toolTimeout))
+	srv := newServer(engine, version, WithContext7(opts.Context7), WithAudit(auditLog))
+	srv.use(m.toolCalls, timeoutToolCalls(toolTimeout))
 	mux := http.NewServeMux()
 	// The SDK refuses a loopback connection with a foreign Host header (DNS
 	// rebinding) by itself; guard refuses pages of origins not allowed, and
 	// cross-origin browser requests are refused here.
-	mux.Handle("/mcp", cop.Handler(mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv }, &mcp.StreamableHTTPOptions{
+	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, &mcp.StreamableHTTPOptions{
 		Logger:              log,
 		MaxRequestBodyBytes: maxBodyBytes,
 		// The tools keep no state between calls and the server sends
@@ -143,7 +146,11 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 		// goodbye, any replica can answer any request, and clients of the
 		// sessionless protocol versions are served too.
 		Stateless: true,
-	})))
+	})
+	if !opts.sdkOnly {
+		sdk = newFastCalls(srv, sdk)
+	}
+	mux.Handle("/mcp", cop.Handler(sdk))
 	// GET opens the optional stream for messages the server sends
 	// unprompted. This server sends none, and an open stream would hold an
 	// in-flight slot and outlive the write timeout, so it answers 405 as the

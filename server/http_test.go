@@ -22,6 +22,7 @@ import (
 	"github.com/prometheus/common/model"
 
 	"github.com/codex7/codex7/metrics"
+	"github.com/codex7/codex7/search"
 )
 
 // scrape fetches /metrics, checks it is the Prometheus text format, and
@@ -123,15 +124,18 @@ func diffMaps(want, got map[string]float64) string {
 // TestMetricsCountCalls makes MCP calls through the SDK's client over
 // streamable HTTP, then checks that /metrics moved by exactly those calls.
 func TestMetricsCountCalls(t *testing.T) {
+	engine := fixtureEngine(t)
+	for _, p := range clientPaths {
+		t.Run(p.name, func(t *testing.T) { testMetricsCountCalls(t, engine, p.version) })
+	}
+}
+
+func testMetricsCountCalls(t *testing.T, engine *search.Engine, version string) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
-	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{Start: start}))
+	ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{Start: start}))
 	defer ts.Close()
 	ctx := context.Background()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "metrics-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: ts.URL + "/mcp"}, nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cs.Close()
+	cs := authClientAt(t, ts.URL, "", version)
 
 	before := settle(t, ts.URL)
 	for _, tc := range []struct {
@@ -174,11 +178,15 @@ func TestMetricsCountCalls(t *testing.T) {
 		`codex7_mcp_tool_call_duration_seconds_count{tool="get-library-docs"}`:        3,
 		`codex7_mcp_tool_call_duration_seconds_count{tool="other"}`:                   1,
 		`codex7_http_requests_total{code="200",route="/mcp"}`:                         5,
-		`codex7_http_requests_total{code="400",route="/mcp"}`:                         1, // the unknown tool: stateless servers answer protocol errors with 400
+		`codex7_http_requests_total{code="400",route="/mcp"}`:                         1, // the unknown tool: stateless servers of the latest version answer protocol errors with 400
 		`codex7_http_requests_total{code="405",route="/mcp"}`:                         1,
 		`codex7_http_requests_total{code="404",route="other"}`:                        1,
 		`codex7_http_request_duration_seconds_count{route="/mcp"}`:                    7,
 		`codex7_http_request_duration_seconds_count{route="other"}`:                   1,
+	}
+	if version != "" { // earlier versions answer them in a 200
+		delete(want, `codex7_http_requests_total{code="400",route="/mcp"}`)
+		want[`codex7_http_requests_total{code="200",route="/mcp"}`] = 6
 	}
 	got := moved(before, after, "codex7_mcp_tool_calls_total", "codex7_mcp_tool_call_duration_seconds_count", "codex7_http_requests_total", "codex7_http_request_duration_seconds_count")
 	if d := diffMaps(want, got); d != "" {

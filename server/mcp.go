@@ -46,14 +46,61 @@ func WithAudit(log *slog.Logger) Option {
 // New returns an MCP server whose tools answer from engine. version is
 // reported to clients as the server's version.
 func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
-	s := mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil)
+	return newServer(engine, version, opts...).Server
+}
+
+// toolServer is the MCP server New builds, with what the HTTP fast path
+// (fastCalls) needs to answer a tools/call exactly as the SDK would: each
+// tool's handler and the receiving middleware, in the order added.
+type toolServer struct {
+	*mcp.Server
+	tools      map[string]mcp.ToolHandler
+	middleware [][]mcp.Middleware
+}
+
+// use adds receiving middleware, as mcp.Server.AddReceivingMiddleware does.
+func (s *toolServer) use(mw ...mcp.Middleware) {
+	s.AddReceivingMiddleware(mw...)
+	s.middleware = append(s.middleware, mw)
+}
+
+// callTool is what the SDK does with a tools/call once it is decoded: its
+// receiving middleware around the tool's handler, whose result gets an
+// empty content list rather than none (see mcp.Server's callTool).
+func (s *toolServer) callTool() mcp.MethodHandler {
+	h := mcp.MethodHandler(func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+		r := req.(*mcp.CallToolRequest)
+		th, ok := s.tools[r.Params.Name]
+		if !ok {
+			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
+		}
+		res, err := th(ctx, r)
+		if err == nil && res != nil && res.Content == nil {
+			res2 := *res
+			res2.Content = []mcp.Content{}
+			res = &res2
+		}
+		return res, err
+	})
+	// Each call of AddReceivingMiddleware wraps what was there before; in
+	// one call, the first middleware is the outermost.
+	for _, mws := range s.middleware {
+		for _, mw := range slices.Backward(mws) {
+			h = mw(h)
+		}
+	}
+	return h
+}
+
+func newServer(engine *search.Engine, version string, opts ...Option) *toolServer {
+	s := &toolServer{Server: mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil), tools: map[string]mcp.ToolHandler{}}
 	h := &handlers{engine: engine}
 	for _, o := range opts {
 		o(h)
 	}
 	if h.audit != nil {
 		ids := newRequestIDs()
-		s.AddReceivingMiddleware(auditToolCalls(h.audit, &ids))
+		s.use(auditToolCalls(h.audit, &ids))
 	}
 	addTool(s, &mcp.Tool{
 		Name:        "resolve-library-id",
@@ -77,7 +124,7 @@ func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 		}, h.context7Docs)
 		tools = append(tools, "get-context7-docs")
 	}
-	s.AddReceivingMiddleware(unknownTools(tools))
+	s.use(unknownTools(tools))
 	return s
 }
 
@@ -107,14 +154,14 @@ func ptr[T any](v T) *T { return &v }
 // it into a map and validates that against the schema derived from Out,
 // which for a 5,000-token answer costs more than the search. The output
 // schema is still published; tests check answers against it.
-func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error)) {
+func addTool[In, Out any](s *toolServer, t *mcp.Tool, h func(context.Context, *mcp.CallToolRequest, In) (*mcp.CallToolResult, Out, error)) {
 	out, err := jsonschema.For[Out](nil)
 	if err != nil {
 		panic(fmt.Sprintf("output schema of %s: %v", t.Name, err))
 	}
 	t.OutputSchema = out
 	names := paramNames(reflect.TypeFor[In]())
-	s.AddTool(t, func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 && string(args) != "null" {
 			if err := checkArguments(args, names); err != nil {
@@ -142,7 +189,9 @@ func addTool[In, Out any](s *mcp.Server, t *mcp.Tool, h func(context.Context, *m
 			res.Content = []mcp.Content{&mcp.TextContent{Text: string(data)}}
 		}
 		return res, nil
-	})
+	}
+	s.AddTool(t, th)
+	s.tools[t.Name] = th
 }
 
 // maxQuoted bounds how much of an argument an error message quotes back.

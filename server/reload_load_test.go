@@ -57,7 +57,9 @@ func TestHotReloadUnderLoad(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	g, err := loadgen.Connect(ctx, loadgen.HTTP(endpoint), 8, loadgen.Plan(libs, loadgen.GenerationQueries()))
+	// Lean clients speak the protocol version agents do, whose tool calls
+	// take the fast path.
+	g, err := loadgen.ConnectLean(ctx, endpoint, 8, loadgen.Plan(libs, loadgen.GenerationQueries()))
 	if err != nil {
 		t.Fatal(err)
 	}

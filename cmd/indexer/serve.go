@@ -60,6 +60,8 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 	var origins listFlag
 	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
 	verbose := fs.Bool("v", false, "debug logs")
+	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown")
+	memProfile := fs.String("memprofile", "", "write a heap profile to this file at shutdown")
 	c7flags := addContext7Flags(fs, os.Getenv)
 	if code, done := parse(fs, args, stdout); done {
 		return code
@@ -142,6 +144,12 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 			}
 		}
 	}()
+	stopProfiles, err := startProfiles(*cpuProfile, *memProfile)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+		return exitUsage
+	}
+	defer stopProfiles()
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, &mcp.StdioTransport{})
 	} else {

@@ -37,6 +37,7 @@ var (
 	// Not -artifacts: go test has its own flag of that name since Go 1.25.
 	serveArtifacts = flag.String("artifacts-dir", "", "serve this artifact directory instead of building -corpus (cached in the temp dir)")
 	evalFile       = flag.String("eval", filepath.Join("..", "..", "..", "shared", "eval", "dev.jsonl"), "evaluation file whose query texts make the serving workload")
+	serverProfile  = flag.String("server-cpuprofile", "", "BenchmarkServeHTTP: write the server's CPU profile to this file (warm-up included)")
 	loadTimeout    = flag.Duration("loadtime", time.Minute, "the longest one measured load may run, whatever -benchtime asks")
 )
 
@@ -130,7 +131,11 @@ func BenchmarkServeInProcess(b *testing.B) {
 // error fails the benchmark.
 func BenchmarkServeHTTP(b *testing.B) {
 	dir := benchArtifacts(b)
-	srv := startServer(b, buildServer(b), dir)
+	var extra []string
+	if *serverProfile != "" {
+		extra = append(extra, "--cpuprofile", *serverProfile)
+	}
+	srv := startServer(b, buildServer(b), dir, extra...)
 	defer srv.stop(b)
 	if _, err := srv.waitReady(context.Background(), 30*time.Second); err != nil {
 		b.Fatal(err)

@@ -1,0 +1,322 @@
+package server
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"mime"
+	"net"
+	"net/http"
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
+)
+
+// fastCalls answers the one request agents make over and over, a
+// tools/call of a stateless streamable HTTP client, without the SDK's
+// per-request machinery, and hands every other request to the SDK's
+// handler. For each request, the SDK sets up a session and a JSON-RPC
+// connection, decodes the body twice, re-encodes the tool's input schema
+// to look for header annotations, and encodes the answer three times over
+// (each json.Marshaler's output is compacted again by the encoder around
+// it): for a 5,000-token answer, that cost more CPU than the search. Here
+// the body is decoded once, the tool runs through the same receiving
+// middleware as under the SDK (metrics, timeout, audit, unknown tools),
+// and the answer is written once, as JSON, which the streamable HTTP
+// transport allows for any request.
+//
+// Only requests whose every detail is understood take this path: a single
+// JSON-RPC request with an id, method tools/call, a tool this server has,
+// no parameters but name, arguments and a progress token, a protocol
+// version before 2026-07-28 (whose per-request metadata and header checks
+// the SDK handles), the Content-Type and Accept the SDK asks for, and a
+// Host header the SDK's DNS-rebinding check accepts. Anything else, and
+// every error in the request, is the SDK's to answer, so the two paths
+// cannot disagree on what is valid; TestFastCallsMatchSDK checks that they
+// agree on every answer.
+type fastCalls struct {
+	tools map[string]mcp.ToolHandler
+	call  mcp.MethodHandler
+	next  http.Handler
+}
+
+func newFastCalls(s *toolServer, next http.Handler) *fastCalls {
+	return &fastCalls{tools: s.tools, call: s.callTool(), next: next}
+}
+
+// fastVersions are the protocol versions (Mcp-Protocol-Version) served
+// here; "" is a client that sends none, which the SDK takes as 2025-03-26.
+var fastVersions = []string{"", "2025-03-26", "2025-06-18", "2025-11-25"}
+
+func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
+	if r.Method != http.MethodPost || !slices.Contains(fastVersions, r.Header.Get("Mcp-Protocol-Version")) ||
+		!isJSON(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) || rebinding(r) {
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	body, err := io.ReadAll(http.MaxBytesReader(w, r.Body, maxBodyBytes))
+	r.Body.Close()
+	if err != nil {
+		var mbe *http.MaxBytesError
+		if errors.As(err, &mbe) {
+			// As the SDK answers it.
+			http.Error(w, fmt.Sprintf("request body exceeds %d bytes", mbe.Limit), http.StatusRequestEntityTooLarge)
+			return
+		}
+		http.Error(w, "failed to read body: "+err.Error(), http.StatusBadRequest)
+		return
+	}
+	id, params, ok := f.parse(body)
+	if !ok {
+		r.Body = io.NopCloser(bytes.NewReader(body))
+		f.next.ServeHTTP(w, r)
+		return
+	}
+	res, err := f.call(r.Context(), "tools/call", &mcp.CallToolRequest{Params: params})
+	var out bytes.Buffer
+	out.Grow(4096)
+	out.WriteString(`{"jsonrpc":"2.0","id":`)
+	out.Write(id)
+	if err == nil {
+		out.WriteString(`,"result":`)
+		if r, _ := res.(*mcp.CallToolResult); r != nil {
+			err = appendResult(&out, r)
+		} else {
+			out.WriteString("null")
+		}
+	}
+	if err != nil {
+		out.Truncate(0)
+		out.WriteString(`{"jsonrpc":"2.0","id":`)
+		out.Write(id)
+		out.WriteString(`,"error":`)
+		// As the SDK's JSON-RPC layer words an error: a wire error as it
+		// is, any other by its message, with the code of a wire error it
+		// wraps.
+		wire, ok := err.(*jsonrpc.Error)
+		if !ok {
+			wire = &jsonrpc.Error{Message: err.Error()}
+			var wrapped *jsonrpc.Error
+			if errors.As(err, &wrapped) {
+				wire.Code = wrapped.Code
+			}
+		}
+		data, merr := json.Marshal(wire)
+		if merr != nil {
+			http.Error(w, "internal server error", http.StatusInternalServerError)
+			return
+		}
+		out.Write(data)
+	}
+	out.WriteByte('}')
+	h := w.Header()
+	h.Set("Cache-Control", "no-cache, no-transform")
+	h.Set("Content-Type", "application/json")
+	w.Write(out.Bytes())
+}
+
+// parse returns the id and parameters of a request the fast path takes, or
+// false for one it leaves to the SDK.
+func (f *fastCalls) parse(body []byte) (json.RawMessage, *mcp.CallToolParamsRaw, bool) {
+	var msg map[string]json.RawMessage
+	if deeperThan(body, sdkMaxDepth) || json.Unmarshal(body, &msg) != nil || len(msg) != 4 {
+		return nil, nil, false
+	}
+	var version, method string
+	if json.Unmarshal(msg["jsonrpc"], &version) != nil || version != "2.0" ||
+		json.Unmarshal(msg["method"], &method) != nil || method != "tools/call" {
+		return nil, nil, false
+	}
+	id := msg["id"]
+	if !validID(id) {
+		return nil, nil, false
+	}
+	var fields map[string]json.RawMessage
+	if json.Unmarshal(msg["params"], &fields) != nil || fields == nil {
+		return nil, nil, false
+	}
+	p := &mcp.CallToolParamsRaw{}
+	for k, v := range fields {
+		switch k {
+		case "name":
+			if json.Unmarshal(v, &p.Name) != nil {
+				return nil, nil, false
+			}
+		case "arguments":
+			p.Arguments = v
+		case "_meta":
+			// A progress token asks for progress notifications, which
+			// these tools never send; other metadata is the SDK's.
+			var meta map[string]any
+			if json.Unmarshal(v, &meta) != nil || meta == nil {
+				return nil, nil, false
+			}
+			for mk := range meta {
+				if mk != "progressToken" {
+					return nil, nil, false
+				}
+			}
+			p.Meta = meta
+		default:
+			return nil, nil, false
+		}
+	}
+	if _, ok := f.tools[p.Name]; !ok {
+		return nil, nil, false
+	}
+	return id, p, true
+}
+
+// sdkMaxDepth is the deepest nesting of arrays and objects the SDK decodes
+// in a message (internal/json's defaultMaxDepth).
+const sdkMaxDepth = 1000
+
+// deeperThan reports whether the JSON text data nests arrays and objects
+// more than max deep, counting as the SDK does.
+func deeperThan(data []byte, max int) bool {
+	depth, inString, escaped := 0, false, false
+	for _, b := range data {
+		if inString {
+			switch {
+			case escaped:
+				escaped = false
+			case b == '\\':
+				escaped = true
+			case b == '"':
+				inString = false
+			}
+			continue
+		}
+		switch b {
+		case '"':
+			inString = true
+		case '{', '[':
+			if depth++; depth > max {
+				return true
+			}
+		case '}', ']':
+			if depth > 0 {
+				depth--
+			}
+		}
+	}
+	return false
+}
+
+// validID reports whether a JSON-RPC id is one the SDK echoes back as
+// sent: a string or a whole number.
+func validID(id json.RawMessage) bool {
+	if len(id) == 0 {
+		return false
+	}
+	if id[0] == '"' {
+		var s string
+		return json.Unmarshal(id, &s) == nil
+	}
+	s := strings.TrimPrefix(string(id), "-")
+	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
+		return false
+	}
+	for i := range len(s) {
+		if s[i] < '0' || s[i] > '9' {
+			return false
+		}
+	}
+	return true
+}
+
+// appendResult writes res as the SDK would, once: text content is escaped
+// straight into the buffer and structured content, already JSON, copied.
+// A result of any other shape is marshalled as the SDK does.
+func appendResult(buf *bytes.Buffer, res *mcp.CallToolResult) error {
+	raw, isRaw := res.StructuredContent.(json.RawMessage)
+	simple := res.Meta == nil && (res.StructuredContent == nil || isRaw && json.Valid(raw))
+	for _, c := range res.Content {
+		if tc, ok := c.(*mcp.TextContent); !ok || tc.Meta != nil || tc.Annotations != nil {
+			simple = false
+		}
+	}
+	if !simple {
+		data, err := json.Marshal(res)
+		if err != nil {
+			return err
+		}
+		buf.Write(data)
+		return nil
+	}
+	enc := json.NewEncoder(buf)
+	enc.SetEscapeHTML(false)
+	buf.WriteString(`{"content":[`)
+	for i, c := range res.Content {
+		if i > 0 {
+			buf.WriteByte(',')
+		}
+		buf.WriteString(`{"type":"text","text":`)
+		if err := enc.Encode(c.(*mcp.TextContent).Text); err != nil {
+			return err
+		}
+		buf.Truncate(buf.Len() - 1) // Encode's newline
+		buf.WriteByte('}')
+	}
+	buf.WriteByte(']')
+	if res.StructuredContent != nil {
+		buf.WriteString(`,"structuredContent":`)
+		buf.Write(raw)
+	}
+	if res.IsError {
+		buf.WriteString(`,"isError":true`)
+	}
+	buf.WriteByte('}')
+	return nil
+}
+
+// isJSON reports whether a Content-Type is application/json.
+func isJSON(contentType string) bool {
+	mt, _, err := mime.ParseMediaType(contentType)
+	return err == nil && mt == "application/json"
+}
+
+// acceptsBoth reports whether Accept headers take both JSON and an event
+// stream, as the SDK requires of every POST.
+func acceptsBoth(values []string) bool {
+	var jsonOK, streamOK bool
+	for _, v := range values {
+		for raw := range strings.SplitSeq(v, ",") {
+			base, _, _ := strings.Cut(raw, ";")
+			switch strings.ToLower(strings.TrimSpace(base)) {
+			case "application/json", "application/*":
+				jsonOK = true
+			case "text/event-stream", "text/*":
+				streamOK = true
+			case "*/*":
+				jsonOK, streamOK = true, true
+			}
+		}
+	}
+	return jsonOK && streamOK
+}
+
+// rebinding reports whether a request reached a loopback address with a
+// Host header that is not loopback, which the SDK refuses (DNS rebinding).
+func rebinding(r *http.Request) bool {
+	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
+	return ok && local != nil && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host)
+}
+
+// isLoopbackAddr reports whether host[:port] is localhost or a loopback IP.
+func isLoopbackAddr(addr string) bool {
+	host, _, err := net.SplitHostPort(addr)
+	if err != nil {
+		host = strings.Trim(addr, "[]")
+	}
+	if host == "localhost" {
+		return true
+	}
+	ip, err := netip.ParseAddr(host)
+	return err == nil && ip.IsLoopback()
+}
