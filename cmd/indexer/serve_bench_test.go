@@ -38,6 +38,7 @@ var (
 	serveArtifacts = flag.String("artifacts-dir", "", "serve this artifact directory instead of building -corpus (cached in the temp dir)")
 	evalFile       = flag.String("eval", filepath.Join("..", "..", "..", "shared", "eval", "dev.jsonl"), "evaluation file whose query texts make the serving workload")
 	serverProfile  = flag.String("server-cpuprofile", "", "BenchmarkServeHTTP: write the server's CPU profile to this file (warm-up included)")
+	serverMemProf  = flag.String("server-memprofile", "", "BenchmarkServeHTTP: write the server's heap profile to this file at its end")
 	loadTimeout    = flag.Duration("loadtime", time.Minute, "the longest one measured load may run, whatever -benchtime asks")
 )
 
@@ -134,6 +135,9 @@ func BenchmarkServeHTTP(b *testing.B) {
 	var extra []string
 	if *serverProfile != "" {
 		extra = append(extra, "--cpuprofile", *serverProfile)
+	}
+	if *serverMemProf != "" {
+		extra = append(extra, "--memprofile", *serverMemProf)
 	}
 	srv := startServer(b, buildServer(b), dir, extra...)
 	defer srv.stop(b)

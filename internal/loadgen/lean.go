@@ -5,11 +5,13 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"mime"
 	"net/http"
 	"strconv"
+	"strings"
 	"sync/atomic"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -51,12 +53,22 @@ type leanSession struct {
 	session string
 	version string
 	ids     atomic.Int64
+	// decode makes CallTool decode every answer whole. Otherwise an
+	// answer is only scanned for its id and whether it is an error (see
+	// scanAnswer), and decoded whole only if it is one: the result's
+	// content is then left out.
+	decode bool
+	// body, event and rd are reused from call to call (one call at a
+	// time).
+	body  bytes.Buffer
+	event []byte
+	rd    *bufio.Reader
 }
 
 func dialLean(ctx context.Context, endpoint string) (*leanSession, error) {
 	tr := http.DefaultTransport.(*http.Transport).Clone()
 	tr.Proxy = nil
-	s := &leanSession{endpoint: endpoint, client: &http.Client{Transport: tr}, version: leanProtocolVersion}
+	s := &leanSession{endpoint: endpoint, client: &http.Client{Transport: tr}, version: leanProtocolVersion, decode: true}
 	init, err := json.Marshal(map[string]any{
 		"protocolVersion": leanProtocolVersion,
 		"capabilities":    map[string]any{},
@@ -93,6 +105,9 @@ type leanResult struct {
 	} `json:"content"`
 	StructuredContent json.RawMessage `json:"structuredContent"`
 	IsError           bool            `json:"isError"`
+	// skipped is set when the answer was only scanned (see
+	// leanSession.decode): a result that is no error.
+	skipped bool
 }
 
 // CallTool makes one tools/call request and reads its answer: a
@@ -105,6 +120,9 @@ func (s *leanSession) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp
 	var lr leanResult
 	if _, err := s.request(ctx, "tools/call", params, &lr, "Mcp-Name", p.Name); err != nil {
 		return nil, err
+	}
+	if lr.skipped {
+		return &mcp.CallToolResult{}, nil
 	}
 	res := &mcp.CallToolResult{IsError: lr.IsError, Content: make([]mcp.Content, 0, len(lr.Content))}
 	if len(lr.StructuredContent) > 0 {
@@ -191,9 +209,18 @@ func (s *leanSession) request(ctx context.Context, method string, params []byte,
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("%s: %s: %q: %w", method, resp.Status, bytes.TrimSpace(msg), errHTTPStatus)
 	}
-	msg, err := readMessage(resp)
+	msg, err := s.readMessage(resp)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", method, err)
+	}
+	if lr, ok := out.(*leanResult); ok && !s.decode {
+		if got, rpcErr, toolErr, ok := scanAnswer(msg); ok && !rpcErr && !toolErr {
+			if got != id {
+				return nil, fmt.Errorf("%s: answer to request %d, want %d: %w", method, got, id, errBadAnswer)
+			}
+			lr.skipped = true
+			return resp.Header, nil
+		}
 	}
 	// One pass: the result is decoded straight into out.
 	var rpc struct {
@@ -239,18 +266,26 @@ func (s *leanSession) notify(ctx context.Context, method string) error {
 
 // readMessage returns the one JSON-RPC message of a response: its body
 // when it is JSON, or the data of its first message event when it is an
-// event stream.
-func readMessage(resp *http.Response) ([]byte, error) {
+// event stream. The message is good until the next call.
+func (s *leanSession) readMessage(resp *http.Response) ([]byte, error) {
 	ct, _, _ := mime.ParseMediaType(resp.Header.Get("Content-Type"))
 	switch ct {
 	case "application/json":
-		return io.ReadAll(resp.Body)
+		s.body.Reset()
+		_, err := s.body.ReadFrom(resp.Body)
+		return s.body.Bytes(), err
 	case "text/event-stream":
 	default:
 		return nil, fmt.Errorf("content type %q: %w", ct, errBadAnswer)
 	}
-	r := bufio.NewReaderSize(resp.Body, 32<<10)
-	var data []byte
+	if s.rd == nil {
+		s.rd = bufio.NewReaderSize(resp.Body, 32<<10)
+	} else {
+		s.rd.Reset(resp.Body)
+	}
+	r := s.rd
+	data := s.event[:0]
+	defer func() { s.event = data }()
 	for {
 		line, err := r.ReadSlice('\n')
 		if err == bufio.ErrBufferFull {
@@ -279,4 +314,175 @@ func readMessage(resp *http.Response) ([]byte, error) {
 			return nil, fmt.Errorf("event stream ended before a message: %w", err)
 		}
 	}
+}
+
+// scanAnswer reads what a load generator needs of a JSON-RPC response
+// without decoding it: its id, whether it is an error, and whether its
+// result says isError. The rest, a tool's whole answer, is skipped over
+// string by string. ok is false for a message it cannot read (keys with
+// escapes, say), which callers then decode whole.
+func scanAnswer(msg []byte) (id int64, rpcErr, toolErr, ok bool) {
+	sc := scanner{data: msg}
+	// Keys are matched as encoding/json matches them, in any case.
+	err := sc.object(func(key string) error {
+		switch {
+		case strings.EqualFold(key, "id"):
+			n, err := strconv.ParseInt(string(sc.literal()), 10, 64)
+			id = n
+			return err
+		case strings.EqualFold(key, "error"):
+			rpcErr = true
+			return sc.skip()
+		case strings.EqualFold(key, "result"):
+			if sc.peek() != '{' {
+				return sc.skip()
+			}
+			return sc.object(func(key string) error {
+				if strings.EqualFold(key, "isError") {
+					toolErr = string(sc.literal()) == "true"
+					return nil
+				}
+				return sc.skip()
+			})
+		}
+		return sc.skip()
+	})
+	return id, rpcErr, toolErr, err == nil && sc.rest() == 0
+}
+
+// scanner walks JSON text without decoding it.
+type scanner struct {
+	data []byte
+	i    int
+}
+
+var errScan = errors.New("cannot scan")
+
+func (s *scanner) space() {
+	for s.i < len(s.data) && (s.data[s.i] == ' ' || s.data[s.i] == '\t' || s.data[s.i] == '\n' || s.data[s.i] == '\r') {
+		s.i++
+	}
+}
+
+func (s *scanner) peek() byte {
+	s.space()
+	if s.i >= len(s.data) {
+		return 0
+	}
+	return s.data[s.i]
+}
+
+func (s *scanner) rest() int {
+	s.space()
+	return len(s.data) - s.i
+}
+
+// object walks an object, calling member with each key (without escapes)
+// with the scanner at its value, which member must consume.
+func (s *scanner) object(member func(key string) error) error {
+	if s.peek() != '{' {
+		return errScan
+	}
+	s.i++
+	if s.peek() == '}' {
+		s.i++
+		return nil
+	}
+	for {
+		if s.peek() != '"' {
+			return errScan
+		}
+		start := s.i + 1
+		if err := s.str(); err != nil {
+			return err
+		}
+		key := s.data[start : s.i-1]
+		if bytes.IndexByte(key, '\\') >= 0 || s.peek() != ':' {
+			return errScan
+		}
+		s.i++
+		s.space()
+		if err := member(string(key)); err != nil {
+			return err
+		}
+		switch s.peek() {
+		case ',':
+			s.i++
+		case '}':
+			s.i++
+			return nil
+		default:
+			return errScan
+		}
+	}
+}
+
+// str moves past the string at the scanner.
+func (s *scanner) str() error {
+	for j := s.i + 1; ; {
+		k := bytes.IndexByte(s.data[j:], '"')
+		if k < 0 {
+			return errScan
+		}
+		j += k
+		bs := 0
+		for bs < j && s.data[j-1-bs] == '\\' {
+			bs++
+		}
+		j++
+		if bs%2 == 0 {
+			s.i = j
+			return nil
+		}
+	}
+}
+
+// literal returns the number, true, false or null at the scanner.
+func (s *scanner) literal() []byte {
+	s.space()
+	start := s.i
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case ',', '}', ']', ' ', '\t', '\n', '\r':
+			return s.data[start:s.i]
+		}
+		s.i++
+	}
+	return s.data[start:s.i]
+}
+
+// skip moves past the value at the scanner.
+func (s *scanner) skip() error {
+	switch s.peek() {
+	case '"':
+		return s.str()
+	case '{', '[':
+	case 0:
+		return errScan
+	default:
+		if len(s.literal()) == 0 {
+			return errScan
+		}
+		return nil
+	}
+	depth := 0
+	for s.i < len(s.data) {
+		switch s.data[s.i] {
+		case '"':
+			if err := s.str(); err != nil {
+				return err
+			}
+			continue
+		case '{', '[':
+			depth++
+		case '}', ']':
+			depth--
+			if depth == 0 {
+				s.i++
+				return nil
+			}
+		}
+		s.i++
+	}
+	return errScan
 }

@@ -95,10 +95,69 @@ func TestReadMessage(t *testing.T) {
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
 			resp := &http.Response{Header: http.Header{"Content-Type": {tt.contentType}}, Body: io.NopCloser(strings.NewReader(tt.body))}
-			got, err := readMessage(resp)
+			got, err := (&leanSession{}).readMessage(resp)
 			if (err != nil) != tt.wantErr || !bytes.Equal(got, []byte(tt.want)) {
 				t.Errorf("got %.60q, %v; want %.60q, error %v", got, err, tt.want, tt.wantErr)
 			}
 		})
 	}
+}
+
+func TestScanAnswer(t *testing.T) {
+	tests := []struct {
+		name, msg               string
+		id                      int64
+		rpcErr, toolErr, wantOK bool
+	}{
+		{"result", `{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a \"quoted\" \\ text }]"}],"structuredContent":{"a":[1,{"b":"}"}]}}}`, 7, false, false, true},
+		{"tool error", `{"jsonrpc":"2.0","id":8,"result":{"content":[],"isError":true}}`, 8, false, true, true},
+		{"isError false", `{"id":9,"result":{"isError":false}}`, 9, false, false, true},
+		{"JSON-RPC error", `{"jsonrpc":"2.0","id":-3,"error":{"code":-32602,"message":"no"}}`, -3, true, false, true},
+		{"spaces", " {\n \"id\" : 10 ,\t\"result\" : { \"isError\" : true } } \n", 10, false, true, true},
+		{"backslashes before a quote", `{"id":1,"result":{"content":[{"text":"a\\\\"}],"x":"\\\""}}`, 1, false, false, true},
+		{"empty objects", `{"id":2,"result":{}}`, 2, false, false, true},
+		{"escaped key", `{"i\u0064":1,"result":{}}`, 0, false, false, false},
+		{"string id", `{"id":"1","result":{}}`, 0, false, false, false},
+		{"truncated", `{"id":1,"result":{"content":[{"text":"abc`, 1, false, false, false},
+		{"trailing garbage", `{"id":1,"result":{}} x`, 1, false, false, false},
+		{"not an object", `[1]`, 0, false, false, false},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			id, rpcErr, toolErr, ok := scanAnswer([]byte(tt.msg))
+			if ok != tt.wantOK || (ok && (id != tt.id || rpcErr != tt.rpcErr || toolErr != tt.toolErr)) {
+				t.Errorf("got id %d, error %v, isError %v, ok %v; want %d, %v, %v, %v", id, rpcErr, toolErr, ok, tt.id, tt.rpcErr, tt.toolErr, tt.wantOK)
+			}
+		})
+	}
+}
+
+// FuzzScanAnswer checks that scanAnswer never calls an answer a plain
+// result when decoding it says it is an error, or has another id.
+func FuzzScanAnswer(f *testing.F) {
+	for _, s := range []string{
+		`{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"a \"q\" \\"}],"structuredContent":{"a":[1]}}}`,
+		`{"id":8,"result":{"isError":true}}`, `{"id":1,"error":{"code":1,"message":"x"}}`, `{"id":1,"result":{"isError":false,"isError":true}}`,
+	} {
+		f.Add([]byte(s))
+	}
+	f.Fuzz(func(t *testing.T, msg []byte) {
+		id, rpcErr, toolErr, ok := scanAnswer(msg)
+		if !ok || rpcErr || toolErr {
+			return // decoded whole by the caller
+		}
+		var full struct {
+			ID     int64           `json:"id"`
+			Error  json.RawMessage `json:"error"`
+			Result *struct {
+				IsError bool `json:"isError"`
+			} `json:"result"`
+		}
+		if err := json.Unmarshal(msg, &full); err != nil {
+			return // the caller's json.Unmarshal would refuse it too
+		}
+		if full.ID != id || (len(full.Error) > 0 && string(full.Error) != "null") || (full.Result != nil && full.Result.IsError) {
+			t.Errorf("scanned as id %d, no error; decoded as %+v (error %s)", id, full, full.Error)
+		}
+	})
 }
