@@ -7,6 +7,8 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"sync"
+	"sync/atomic"
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge"
@@ -60,7 +62,23 @@ type rankIndex struct {
 	// flags holds, per document, bit i set when the document has the
 	// flag of priors[i]; nil when no document has one.
 	flags []uint8
+	// maxTF holds, for terms queried so far (up to maxTFTerms), the
+	// largest weighted frequency (termCursor.score's tf) the term has in
+	// any section: its score bound is what that frequency scores, far
+	// below idf * (k1 + 1) for most terms, so that far fewer sections are
+	// candidates.
+	mu    sync.Mutex
+	maxTF map[string]float64
+	// looseBounds makes every term's bound idf * (k1 + 1), as without
+	// maxTF, and scored counts the sections scored in full, the work
+	// pruning leaves: for tests.
+	looseBounds   bool
+	scored, steps atomic.Int64
 }
+
+// maxTFTerms caps the terms whose largest frequency a rankIndex keeps:
+// queries repeat their words, and the rest get the looser bound.
+const maxTFTerms = 1 << 14
 
 // captureQuery is a bluge query that matches nothing and hands over the
 // reader bluge searches, which is the reader's snapshot: fixed for the
@@ -97,7 +115,7 @@ func newRankIndex(r *bluge.Reader) (*rankIndex, error) {
 	if !ok {
 		return nil, errNotRankable
 	}
-	ri := &rankIndex{snap: snap, seg: s.Segment(), avgLen: make([]float64, len(fields))}
+	ri := &rankIndex{snap: snap, seg: s.Segment(), avgLen: make([]float64, len(fields)), maxTF: map[string]float64{}}
 	for i, f := range fields {
 		cs, err := snap.CollectionStats(f.field)
 		if err != nil {
@@ -525,6 +543,13 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 		if bitmaps, err = ri.cursor(&terms[pos], qt, pos, bitmaps); err != nil {
 			return 0, err
 		}
+		m, err := ri.largestTF(qt)
+		if err != nil {
+			return 0, err
+		}
+		if m > 0 {
+			terms[pos].bound = qt.idf * m * (k1 + 1) / (m + k1)
+		}
 	}
 	matching := roaring.FastOr(bitmaps...)
 	var matched int
@@ -561,6 +586,44 @@ func (ri *rankIndex) cursor(t *termCursor, qt *queryTerm, pos int, bitmaps []*ro
 	}
 	t.refresh()
 	return bitmaps, nil
+}
+
+// largestTF returns the largest weighted frequency qt has in any section,
+// walking its postings the first time a term is asked for, or 0 when the
+// term is not kept (the bound is then idf * (k1 + 1)).
+func (ri *rankIndex) largestTF(qt *queryTerm) (float64, error) {
+	if ri.looseBounds {
+		return 0, nil
+	}
+	ri.mu.Lock()
+	m, ok := ri.maxTF[qt.term]
+	full := len(ri.maxTF) >= maxTFTerms
+	ri.mu.Unlock()
+	if ok || full {
+		return m, nil
+	}
+	var t termCursor
+	if _, err := ri.cursor(&t, qt, 0, nil); err != nil {
+		return 0, err
+	}
+	for t.cur != noDoc {
+		var tf float64
+		for i := range t.fields {
+			if c := &t.fields[i]; c.doc == t.cur {
+				tf += c.tf()
+			}
+		}
+		m = max(m, tf)
+		if err := t.next(t.cur); err != nil {
+			return 0, err
+		}
+	}
+	ri.mu.Lock()
+	if len(ri.maxTF) < maxTFTerms {
+		ri.maxTF[qt.term] = m
+	}
+	ri.mu.Unlock()
+	return m, nil
 }
 
 // priorOf returns the product of the factors of document d's flags.
@@ -604,7 +667,9 @@ func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, f
 	essential()
 	contrib := make([]float64, nq)
 	matchedTerm := make([]bool, nq)
-	for steps := 0; ess < len(terms); steps++ {
+	scored, steps := 0, 0
+	defer func() { ri.scored.Add(int64(scored)); ri.steps.Add(int64(steps)) }()
+	for ; ess < len(terms); steps++ {
 		if steps&1023 == 1023 {
 			if err := ctx.Err(); err != nil {
 				return err
@@ -687,6 +752,7 @@ func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, f
 		}
 		// The score as bluge sums it: terms in query order, then the
 		// flags' factors one after the other.
+		scored++
 		var score float64
 		for pos, ok := range matchedTerm {
 			if ok {

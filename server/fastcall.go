@@ -12,6 +12,7 @@ import (
 	"net/netip"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -43,10 +44,13 @@ type fastCalls struct {
 	tools map[string]mcp.ToolHandler
 	call  mcp.MethodHandler
 	next  http.Handler
+	// buffers holds the *bytes.Buffer answers are written in: an answer
+	// is tens of kilobytes, and a buffer grown for one serves the next.
+	buffers sync.Pool
 }
 
 func newFastCalls(s *toolServer, next http.Handler) *fastCalls {
-	return &fastCalls{tools: s.tools, call: s.callTool(), next: next}
+	return &fastCalls{tools: s.tools, call: s.callTool(), next: next, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 }
 
 // fastVersions are the protocol versions (Mcp-Protocol-Version) served
@@ -78,14 +82,15 @@ func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	res, err := f.call(r.Context(), "tools/call", &mcp.CallToolRequest{Params: params})
-	var out bytes.Buffer
-	out.Grow(4096)
+	out := f.buffers.Get().(*bytes.Buffer)
+	defer f.putBuffer(out)
+	out.Reset()
 	out.WriteString(`{"jsonrpc":"2.0","id":`)
 	out.Write(id)
 	if err == nil {
 		out.WriteString(`,"result":`)
 		if r, _ := res.(*mcp.CallToolResult); r != nil {
-			err = appendResult(&out, r)
+			err = appendResult(out, r)
 		} else {
 			out.WriteString("null")
 		}
@@ -118,6 +123,16 @@ func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	h.Set("Cache-Control", "no-cache, no-transform")
 	h.Set("Content-Type", "application/json")
 	w.Write(out.Bytes())
+}
+
+// maxPooled is the largest buffer kept for reuse, so that one huge answer
+// does not pin its memory.
+const maxPooled = 256 << 10
+
+func (f *fastCalls) putBuffer(b *bytes.Buffer) {
+	if b.Cap() <= maxPooled {
+		f.buffers.Put(b)
+	}
 }
 
 // parse returns the id and parameters of a request the fast path takes, or

@@ -145,7 +145,7 @@ func BenchmarkServeHTTP(b *testing.B) {
 		b.Fatal(err)
 	}
 	plan := srv.plan(b)
-	warm(b, loadgen.HTTP(srv.endpoint()), plan, 4, 0)
+	warm(b, leanClients, srv.endpoint(), plan, 4, 0)
 	for _, c := range []struct {
 		name        string
 		concurrency int
@@ -242,7 +242,9 @@ func BenchmarkServeColdStart(b *testing.B) {
 
 // BenchmarkServeRSS starts the real binary with --http, b.N times, and
 // loads it until every library has answered every kind of call: the whole
-// workload at concurrency 4, then twice at 64. It reports the server's peak
+// workload at concurrency 4, then twice at 64, from the SDK's clients
+// (whose protocol version the server answers through the SDK, the path
+// that holds more memory per call). It reports the server's peak
 // RSS (VmHWM) and its RSS at the end of the load (VmRSS, split into anon:
 // heap and stacks, and file: mapped index pages), in MiB, as medians over
 // the b.N servers, and the goroutines left once every client has closed
@@ -264,10 +266,10 @@ func BenchmarkServeRSS(b *testing.B) {
 		if err != nil {
 			b.Fatal(err)
 		}
-		warm(b, loadgen.HTTP(srv.endpoint()), plan, 4, srv.pid())
+		warm(b, sdkClients, srv.endpoint(), plan, 4, srv.pid())
 		var last loadgen.MemorySample
 		for range 2 {
-			mem := warm(b, loadgen.HTTP(srv.endpoint()), plan, 64, srv.pid())
+			mem := warm(b, sdkClients, srv.endpoint(), plan, 64, srv.pid())
 			last = mem[len(mem)-1]
 		}
 		after, err := settledGauge(ctx, srv.base+"/metrics", "codex7_go_goroutines", before)
@@ -336,10 +338,10 @@ func runLoad(b *testing.B, g *loadgen.Generator, pid int) {
 // warm runs the whole plan once on concurrency new clients, failing on any
 // error, and returns the memory samples of pid (if not 0), taken every
 // 100 ms.
-func warm(b *testing.B, dial loadgen.Dialer, plan []loadgen.Call, concurrency, pid int) []loadgen.MemorySample {
+func warm(b *testing.B, connect connector, endpoint string, plan []loadgen.Call, concurrency, pid int) []loadgen.MemorySample {
 	b.Helper()
 	ctx := context.Background()
-	g, err := loadgen.Connect(ctx, dial, concurrency, plan)
+	g, err := connect(ctx, endpoint, concurrency, plan)
 	if err != nil {
 		b.Fatal(err)
 	}
