@@ -43,7 +43,10 @@ import (
 //	   dictionary sampled from the library's sections (block 0), so that
 //	   returning a section inflates about a quarter of what it did, at the
 //	   same size.
-const FormatVersion = 5
+//	6: sections.bin v4: the text blocks are S2 (with that dictionary)
+//	   instead of DEFLATE: returning a section decodes 2.5 to 3 times as
+//	   fast, for a store about a quarter larger.
+const FormatVersion = 6
 
 // File names inside a version directory.
 const (

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"runtime"
 	"testing"
+
+	"github.com/klauspost/compress/s2"
 )
 
 // allocated returns the bytes allocated by the process so far.
@@ -30,6 +32,10 @@ func deflateBytes(tb testing.TB, data []byte) []byte {
 	zw.Close()
 	return z.Bytes()
 }
+
+// textBlock compresses data as a text block of a store whose dictionary
+// is too short to be one (under 16 bytes).
+func textBlock(data []byte) []byte { return s2.Encode(nil, data) }
 
 // assembleStore lays out a store file around already compressed blocks
 // (the dictionary, then text) and a meta stream, which it compresses;
@@ -124,14 +130,20 @@ func TestStoreHostile(t *testing.T) {
 		}, false, 192 << 20},
 		// A real block holds about 4 KiB of sections, or one section of a
 		// source file of at most 4 MiB.
-		{"a text block inflating to 64 MiB", func(t *testing.T) []byte {
-			bomb := deflateBytes(t, make([]byte, 64<<20))
+		// The block says what it decodes to: it is refused before any of
+		// it is decoded.
+		{"a text block decoding to 64 MiB", func(t *testing.T) []byte {
+			bomb := textBlock(make([]byte, 64<<20))
 			return assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), bomb}, oneRecordMeta(1), 1)
-		}, true, 64 << 20},
+		}, true, 1 << 20},
+		{"a text block saying it decodes to 4 GiB", func(t *testing.T) []byte {
+			bomb := append(binary.AppendUvarint(nil, 4<<30), 0, 0, 0)
+			return assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), bomb}, oneRecordMeta(1), 1)
+		}, true, 1 << 20},
 		// A dictionary is at most 32 KiB, read as the store opens.
 		{"a dictionary inflating to 64 MiB", func(t *testing.T) []byte {
 			bomb := deflateBytes(t, make([]byte, 64<<20))
-			return assembleStore(t, [][]byte{bomb, deflateBytes(t, []byte("text"))}, oneRecordMeta(1), 1)
+			return assembleStore(t, [][]byte{bomb, textBlock([]byte("text"))}, oneRecordMeta(1), 1)
 		}, false, 1 << 20},
 		{"no dictionary", func(t *testing.T) []byte {
 			return assembleStore(t, nil, oneRecordMeta(1), 1)
@@ -210,7 +222,7 @@ func FuzzStore(f *testing.F) {
 			return
 		}
 		defer s.close()
-		readAll(t, s, len(data))
+		readAll(t, s)
 	})
 }
 
@@ -249,15 +261,17 @@ func FuzzStoreMeta(f *testing.F) {
 			}
 			return
 		}
-		readAll(t, s, len(data))
+		readAll(t, s)
 		s.cache.drop(s)
 	})
 }
 
-// readAll reads every record of s, whose file has n bytes: errors must
-// wrap ErrCorruptStore, and no record may cost more than inflating a
-// block of it.
-func readAll(t *testing.T, s *storeReader, n int) {
+// readAll reads every record of s: errors must
+// wrap ErrCorruptStore, and no record may cost more than decoding a
+// block of it. A text block says what it decodes to, and one saying more
+// than maxBlockBytes is refused before it is decoded: that, not the
+// block's size, bounds what it costs.
+func readAll(t *testing.T, s *storeReader) {
 	t.Helper()
 	paths := map[string]bool{}
 	before := allocated()
@@ -274,7 +288,7 @@ func readAll(t *testing.T, s *storeReader, n int) {
 	for p := range paths {
 		s.recordsIn(p)
 	}
-	perRecord := 3*inflatedAtMost(n, maxBlockBytes) + 64<<10
+	perRecord := 3*uint64(maxBlockBytes) + 64<<10
 	if used, limit := allocated()-before, uint64(len(s.recs)+1)*perRecord; used > limit {
 		t.Fatalf("reading %d records allocated %d, more than %d", len(s.recs), used, limit)
 	}

@@ -282,7 +282,7 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 	meta := oneRecordMeta(4)
 	meta[len(meta)-16-3] = 0 // block 0
 	p := filepath.Join(t.TempDir(), storeFile)
-	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), deflateBytes(t, []byte("text"))}, meta, 1), 0o644)
+	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), textBlock([]byte("text"))}, meta, 1), 0o644)
 	s, err := openStore(p, NewCache(0))
 	if err != nil {
 		t.Fatal(err)
@@ -292,7 +292,7 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 		t.Errorf("text in block 0 = %q, %v; want ErrCorruptStore", text, err)
 	}
 	meta[len(meta)-16-3] = 1
-	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), deflateBytes(t, []byte("text"))}, meta, 1), 0o644)
+	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), textBlock([]byte("text"))}, meta, 1), 0o644)
 	s2, err := openStore(p, NewCache(0))
 	if err != nil {
 		t.Fatal(err)
@@ -303,18 +303,20 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 	}
 }
 
-// TestStoreOldVersionRefused checks that a store of the previous version
-// (artifact format 3) is refused with a message saying to rebuild, not
-// misread.
+// TestStoreOldVersionRefused checks that stores of previous versions
+// (artifact formats 3 to 5) are refused with a message saying to rebuild,
+// not misread.
 func TestStoreOldVersionRefused(t *testing.T) {
-	p, _ := writeStore(t, 3, false)
-	data, _ := os.ReadFile(p)
-	copy(data, oldStoreMagic)
-	copy(data[len(data)-len(trailerMagic):], "C7S2")
-	os.WriteFile(p, data, 0o644)
-	_, err := openStore(p, NewCache(0))
-	if !errors.Is(err, ErrCorruptStore) || !strings.Contains(err.Error(), "rebuild the artifacts") {
-		t.Errorf("opening a version 2 store: %v; want ErrCorruptStore saying to rebuild", err)
+	for magic, trailer := range map[string]string{"codex7-sections2\n": "C7S2", "codex7-sections3\n": "C7S3"} {
+		p, _ := writeStore(t, 3, false)
+		data, _ := os.ReadFile(p)
+		copy(data, magic)
+		copy(data[len(data)-len(trailerMagic):], trailer)
+		os.WriteFile(p, data, 0o644)
+		_, err := openStore(p, NewCache(0))
+		if !errors.Is(err, ErrCorruptStore) || !strings.Contains(err.Error(), "rebuild the artifacts") || !strings.Contains(err.Error(), "version "+magic[15:16]) {
+			t.Errorf("opening a %q store: %v; want ErrCorruptStore naming the version and saying to rebuild", magic, err)
+		}
 	}
 }
 

@@ -39,6 +39,7 @@ var (
 	evalFile       = flag.String("eval", filepath.Join("..", "..", "..", "shared", "eval", "dev.jsonl"), "evaluation file whose query texts make the serving workload")
 	serverProfile  = flag.String("server-cpuprofile", "", "BenchmarkServeHTTP: write the server's CPU profile to this file (warm-up included)")
 	serverMemProf  = flag.String("server-memprofile", "", "BenchmarkServeHTTP: write the server's heap profile to this file at its end")
+	serverBin      = flag.String("server-bin", "", "run this indexer binary as the server instead of building this tree's (to compare builds)")
 	loadTimeout    = flag.Duration("loadtime", time.Minute, "the longest one measured load may run, whatever -benchtime asks")
 )
 
@@ -549,6 +550,9 @@ func TestMain(m *testing.M) {
 // directory TestMain removes.
 func buildServer(b *testing.B) string {
 	b.Helper()
+	if *serverBin != "" {
+		return *serverBin
+	}
 	binOnce.Do(func() {
 		dir, err := os.MkdirTemp("", "codex7-bench-bin-")
 		if err != nil {
