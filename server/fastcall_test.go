@@ -14,7 +14,8 @@ type answer struct {
 	status      int
 	contentType string // without parameters
 	body        string
-	msg         any // the JSON-RPC message of a 200, decoded
+	length      int64 // Content-Length, -1 when not given
+	msg         any   // the JSON-RPC message of a 200, decoded
 }
 
 func postMCP(t *testing.T, url, version string, c mcpCase) answer {
@@ -49,7 +50,7 @@ func postMCP(t *testing.T, url, version string, c mcpCase) answer {
 	if err != nil {
 		t.Fatal(err)
 	}
-	a := answer{status: resp.StatusCode, body: string(body)}
+	a := answer{status: resp.StatusCode, body: string(body), length: resp.ContentLength}
 	a.contentType, _, _ = strings.Cut(resp.Header.Get("Content-Type"), ";")
 	if resp.StatusCode != http.StatusOK {
 		return a
@@ -166,6 +167,9 @@ func TestFastCallsMatchSDK(t *testing.T) {
 				took := fast.contentType == "application/json" && sdk.contentType == "text/event-stream"
 				if took != c.fast {
 					t.Errorf("answered as %s (the SDK as %s): fast path %v, want %v", fast.contentType, sdk.contentType, took, c.fast)
+				}
+				if took && fast.length != int64(len(fast.body)) {
+					t.Errorf("Content-Length %d, body of %d bytes", fast.length, len(fast.body))
 				}
 			})
 		}
