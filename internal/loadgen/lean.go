@@ -9,10 +9,13 @@ import (
 	"fmt"
 	"io"
 	"mime"
+	"net"
 	"net/http"
+	"net/url"
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -34,7 +37,8 @@ const leanProtocolVersion = "2025-11-25"
 // returns a Generator over them. A lean client speaks MCP over HTTP by
 // hand: the initialize handshake, then one POST per tools/call with the
 // headers the protocol asks for, reading the answer whether the server
-// sends it as JSON or as an event stream. It does what the SDK's client
+// sends it as JSON or as an event stream, over one HTTP/1.1 connection it
+// writes and reads itself (see httpConn). It does what the SDK's client
 // does for a tool call at a fraction of its CPU, so that a load generator
 // sharing the machine with the server takes less of it from the server:
 // measuring a server's throughput, not its client's. Results carry the
@@ -47,7 +51,7 @@ func ConnectLean(ctx context.Context, endpoint string, concurrency int, plan []C
 // endpoint.
 type leanSession struct {
 	endpoint string
-	client   *http.Client
+	conn     *httpConn
 	// session is the Mcp-Session-Id the server gave at initialization,
 	// "" for a stateless server.
 	session string
@@ -66,9 +70,18 @@ type leanSession struct {
 }
 
 func dialLean(ctx context.Context, endpoint string) (*leanSession, error) {
-	tr := http.DefaultTransport.(*http.Transport).Clone()
-	tr.Proxy = nil
-	s := &leanSession{endpoint: endpoint, client: &http.Client{Transport: tr}, version: leanProtocolVersion, decode: true}
+	u, err := url.Parse(endpoint)
+	if err != nil {
+		return nil, err
+	}
+	if u.Scheme != "http" {
+		return nil, fmt.Errorf("lean clients speak plain HTTP, not %q: %w", u.Scheme, errBadOptions)
+	}
+	addr := u.Host
+	if u.Port() == "" {
+		addr = net.JoinHostPort(u.Hostname(), "80")
+	}
+	s := &leanSession{endpoint: endpoint, conn: &httpConn{addr: addr}, version: leanProtocolVersion, decode: true}
 	init, err := json.Marshal(map[string]any{
 		"protocolVersion": leanProtocolVersion,
 		"capabilities":    map[string]any{},
@@ -137,9 +150,9 @@ func (s *leanSession) CallTool(ctx context.Context, p *mcp.CallToolParams) (*mcp
 }
 
 // Close ends the session (a DELETE, when the server gave one) and closes
-// the idle connection.
+// the connection.
 func (s *leanSession) Close() error {
-	defer s.client.CloseIdleConnections()
+	defer s.conn.close()
 	if s.session == "" {
 		return nil
 	}
@@ -148,12 +161,11 @@ func (s *leanSession) Close() error {
 		return err
 	}
 	s.headers(req.Header, "")
-	resp, err := s.client.Do(req)
+	resp, done, err := s.conn.do(context.Background(), req)
 	if err != nil {
 		return err
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	done()
 	if resp.StatusCode >= 300 && resp.StatusCode != http.StatusMethodNotAllowed {
 		return fmt.Errorf("DELETE: %s: %w", resp.Status, errHTTPStatus)
 	}
@@ -195,16 +207,11 @@ func (s *leanSession) request(ctx context.Context, method string, params []byte,
 	for i := 0; i+1 < len(extra); i += 2 {
 		req.Header.Set(extra[i], extra[i+1])
 	}
-	resp, err := s.client.Do(req)
+	resp, done, err := s.conn.do(ctx, req)
 	if err != nil {
 		return nil, err
 	}
-	defer func() {
-		// Read to the end, so that the connection is kept for the next
-		// call.
-		io.Copy(io.Discard, resp.Body)
-		resp.Body.Close()
-	}()
+	defer done()
 	if resp.StatusCode != http.StatusOK {
 		msg, _ := io.ReadAll(io.LimitReader(resp.Body, 512))
 		return nil, fmt.Errorf("%s: %s: %q: %w", method, resp.Status, bytes.TrimSpace(msg), errHTTPStatus)
@@ -252,12 +259,11 @@ func (s *leanSession) notify(ctx context.Context, method string) error {
 	}
 	req.Header.Set("Content-Type", "application/json")
 	s.headers(req.Header, method)
-	resp, err := s.client.Do(req)
+	resp, done, err := s.conn.do(ctx, req)
 	if err != nil {
 		return err
 	}
-	io.Copy(io.Discard, resp.Body)
-	resp.Body.Close()
+	done()
 	if resp.StatusCode != http.StatusAccepted && resp.StatusCode != http.StatusOK {
 		return fmt.Errorf("%s: %s: %w", method, resp.Status, errHTTPStatus)
 	}
@@ -313,6 +319,64 @@ func (s *leanSession) readMessage(resp *http.Response) ([]byte, error) {
 			}
 			return nil, fmt.Errorf("event stream ended before a message: %w", err)
 		}
+	}
+}
+
+// httpConn is one HTTP/1.1 connection kept alive from request to request,
+// written and read in the calling goroutine: net/http's client runs two
+// goroutines per connection and reads an answer 4 KiB at a time, which
+// for a load generator on the server's machine is CPU the server does
+// not get. Responses are parsed by http.ReadResponse, chunked or not. A
+// connection that fails, that the server closes or whose request's
+// context ends mid-way is dropped, and the next request dials again.
+type httpConn struct {
+	addr string
+	c    net.Conn
+	br   *bufio.Reader
+	bw   *bufio.Writer
+}
+
+// do sends req and reads the head of its response. The caller reads the
+// body as it needs, then calls done, which reads the rest of it.
+func (h *httpConn) do(ctx context.Context, req *http.Request) (*http.Response, func(), error) {
+	if h.c == nil {
+		var d net.Dialer
+		c, err := d.DialContext(ctx, "tcp", h.addr)
+		if err != nil {
+			return nil, nil, err
+		}
+		h.c, h.br, h.bw = c, bufio.NewReaderSize(c, 64<<10), bufio.NewWriterSize(c, 4<<10)
+	}
+	c := h.c
+	// A context that ends interrupts the exchange where it is.
+	stop := context.AfterFunc(ctx, func() { c.SetDeadline(time.Unix(1, 0)) })
+	err := req.Write(h.bw)
+	if err == nil {
+		err = h.bw.Flush()
+	}
+	var resp *http.Response
+	if err == nil {
+		resp, err = http.ReadResponse(h.br, req)
+	}
+	if err != nil {
+		stop()
+		h.close()
+		return nil, nil, err
+	}
+	done := func() {
+		_, err := io.Copy(io.Discard, resp.Body)
+		resp.Body.Close()
+		if !stop() || err != nil || resp.Close {
+			h.close()
+		}
+	}
+	return resp, done, nil
+}
+
+func (h *httpConn) close() {
+	if h.c != nil {
+		h.c.Close()
+		h.c = nil
 	}
 }
 
