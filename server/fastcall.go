@@ -249,11 +249,12 @@ func validID(id json.RawMessage) bool {
 }
 
 // appendResult writes res as the SDK would, once: text content is escaped
-// straight into the buffer and structured content, already JSON, copied.
-// A result of any other shape is marshalled as the SDK does.
+// straight into the buffer and structured content, already JSON (addTool
+// sets it from json.Marshal), copied. A result of any other shape is
+// marshalled as the SDK does.
 func appendResult(buf *bytes.Buffer, res *mcp.CallToolResult) error {
 	raw, isRaw := res.StructuredContent.(json.RawMessage)
-	simple := res.Meta == nil && (res.StructuredContent == nil || isRaw && json.Valid(raw))
+	simple := res.Meta == nil && (res.StructuredContent == nil || isRaw && len(raw) > 0)
 	for _, c := range res.Content {
 		if tc, ok := c.(*mcp.TextContent); !ok || tc.Meta != nil || tc.Annotations != nil {
 			simple = false
