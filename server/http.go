@@ -26,10 +26,15 @@ import (
 const DefaultAddr = "127.0.0.1:8080"
 
 // DefaultMaxInFlight is how many requests the HTTP server serves at once
-// unless told otherwise. A tool call takes a few milliseconds of CPU, so
+// unless told otherwise. A tool call takes under a millisecond of CPU, so
 // on two cores a full server answers the last of them within a few hundred
-// milliseconds; more would only queue.
-const DefaultMaxInFlight = 128
+// milliseconds; more would only queue. It is twice what 64 busy clients
+// need at most, because a request the SDK answers (a client of protocol
+// version 2026-07-28 or later) holds its slot after the client has its
+// answer, until the SDK's per-request session has closed: under load, one
+// scheduling round later, when the client may have sent its next request.
+// With a cap of 128, 64 such clients got 17 of 1,080 calls refused.
+const DefaultMaxInFlight = 256
 
 // DefaultToolTimeout bounds one MCP tool call unless told otherwise.
 const DefaultToolTimeout = 30 * time.Second
