@@ -8,7 +8,7 @@ import (
 // DefaultCacheBytes is the size of a Cache made by NewCache(0).
 const DefaultCacheBytes = 8 << 20
 
-// Cache keeps recently read text blocks of section stores, inflated, up to
+// Cache keeps recently read text blocks of section stores, decoded, up to
 // a total size in bytes, evicting the least recently used. One cache is
 // shared by every index a process opens, so memory stays bounded however
 // many library versions are open. It is safe for concurrent use.

@@ -31,7 +31,7 @@ import (
 type Options struct {
 	// Logger receives reloads and refused versions; nil discards them.
 	Logger *slog.Logger
-	// CacheBytes bounds the inflated section text kept in memory across
+	// CacheBytes bounds the decoded section text kept in memory across
 	// all libraries (default index.DefaultCacheBytes).
 	CacheBytes int
 	// VerifyInBackground checksums every served version after each load,
