@@ -52,7 +52,8 @@ var soakLibraries = []string{"/soak/alpha", "/soak/beta"}
 
 // BenchmarkServeSoak runs the real binary with --http on loopback over
 // every library of -corpus and drives it with 64 clients (sessions and
-// connections of their own) for -soaktime (60 s) or -soakcalls calls,
+// connections of their own; lean clients and the SDK's taking turns, see
+// loadgen.ConnectMixed) for -soaktime (60 s) or -soakcalls calls,
 // whichever ends first, with the mixed workload of BenchmarkServeHTTP
 // (ranked and code-mode queries, topics, document reads, resolve). One op
 // is one soak on a freshly started server; run it with -benchtime 1x.
@@ -121,7 +122,9 @@ func soakOnce(b *testing.B, bin, dir string, gens *loadgen.Generations, extra []
 	if err != nil {
 		b.Fatal(err)
 	}
-	g, err := loadgen.Connect(ctx, loadgen.HTTP(srv.endpoint()), soakConcurrency, plan)
+	// Half the clients speak the protocol version agents speak today (the
+	// server's fast path), half the SDK's latest (the SDK's path).
+	g, err := loadgen.ConnectMixed(ctx, srv.endpoint(), soakConcurrency, plan)
 	if err != nil {
 		b.Fatal(err)
 	}

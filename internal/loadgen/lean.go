@@ -47,6 +47,21 @@ func ConnectLean(ctx context.Context, endpoint string, concurrency int, plan []C
 	return connect(concurrency, plan, func(i int) (Session, error) { return dialLean(ctx, endpoint) })
 }
 
+// ConnectMixed opens concurrency clients of the streamable HTTP endpoint,
+// lean clients and the SDK's taking turns (the first is lean), so that one
+// run drives both of the server's paths: the protocol version agents speak
+// today, which a lean client speaks, and the SDK's latest.
+func ConnectMixed(ctx context.Context, endpoint string, concurrency int, plan []Call) (*Generator, error) {
+	client := mcp.NewClient(&mcp.Implementation{Name: "codex7-loadgen", Version: "1"}, nil)
+	dial := HTTP(endpoint)
+	return connect(concurrency, plan, func(i int) (Session, error) {
+		if i%2 == 0 {
+			return dialLean(ctx, endpoint)
+		}
+		return dialSDK(ctx, client, dial(i))
+	})
+}
+
 // leanSession is a hand-written MCP client of one streamable HTTP
 // endpoint.
 type leanSession struct {

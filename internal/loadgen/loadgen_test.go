@@ -92,6 +92,7 @@ var connectors = []struct {
 		return Connect(ctx, HTTP(endpoint), concurrency, plan)
 	}},
 	{"lean", ConnectLean},
+	{"mixed", ConnectMixed},
 }
 
 func TestRun(t *testing.T) {

@@ -54,15 +54,17 @@ type Generator struct {
 // must not modify it afterwards).
 func Connect(ctx context.Context, dial Dialer, concurrency int, plan []Call) (*Generator, error) {
 	client := mcp.NewClient(&mcp.Implementation{Name: "codex7-loadgen", Version: "1"}, nil)
-	return connect(concurrency, plan, func(i int) (Session, error) {
-		tr := dial(i)
-		cs, err := client.Connect(ctx, tr, nil)
-		if err != nil {
-			closeIdle(tr)
-			return nil, err
-		}
-		return sdkSession{cs, tr}, nil
-	})
+	return connect(concurrency, plan, func(i int) (Session, error) { return dialSDK(ctx, client, dial(i)) })
+}
+
+// dialSDK connects client through tr.
+func dialSDK(ctx context.Context, client *mcp.Client, tr mcp.Transport) (Session, error) {
+	cs, err := client.Connect(ctx, tr, nil)
+	if err != nil {
+		closeIdle(tr)
+		return nil, err
+	}
+	return sdkSession{cs, tr}, nil
 }
 
 // connect opens concurrency sessions with open, one after the other.
