@@ -10,10 +10,10 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
-	"slices"
 	"strconv"
 	"strings"
 	"sync"
+	"unicode/utf8"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -54,12 +54,21 @@ func newFastCalls(s *toolServer, next http.Handler) *fastCalls {
 	return &fastCalls{tools: s.tools, call: s.callTool(), next: next, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
 }
 
-// fastVersions are the protocol versions (Mcp-Protocol-Version) served
-// here; "" is a client that sends none, which the SDK takes as 2025-03-26.
-var fastVersions = []string{"", "2025-03-26", "2025-06-18", "2025-11-25"}
+// fastVersion reports whether the fast path serves a protocol version
+// (Mcp-Protocol-Version); "" is a client that sends none, which the SDK
+// takes as 2025-03-26.
+func fastVersion(v string) bool {
+	switch v {
+	case "", "2025-03-26", "2025-06-18", "2025-11-25":
+		return true
+	}
+	return false
+}
 
 func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
-	if r.Method != http.MethodPost || !slices.Contains(fastVersions, r.Header.Get("Mcp-Protocol-Version")) ||
+	// A Last-Event-ID asks to resume a stream, which the SDK refuses for a
+	// stateless server.
+	if r.Method != http.MethodPost || !fastVersion(r.Header.Get("Mcp-Protocol-Version")) || r.Header.Get("Last-Event-ID") != "" ||
 		!isJSON(r.Header.Get("Content-Type")) || !acceptsBoth(r.Header.Values("Accept")) || rebinding(r) {
 		f.next.ServeHTTP(w, r)
 		return
@@ -90,8 +99,8 @@ func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	out.Write(id)
 	if err == nil {
 		out.WriteString(`,"result":`)
-		if r, _ := res.(*mcp.CallToolResult); r != nil {
-			err = appendResult(out, r)
+		if result, _ := res.(*mcp.CallToolResult); result != nil {
+			err = appendResult(out, result)
 		} else {
 			out.WriteString("null")
 		}
@@ -227,17 +236,19 @@ func deeperThan(data []byte, max int) bool {
 }
 
 // validID reports whether a JSON-RPC id is one the SDK echoes back as
-// sent: a string or a whole number.
+// sent: a string of valid UTF-8 (the SDK would replace bad bytes), or a
+// whole number of at most 15 digits, other than -0 (the SDK reads numbers
+// as float64, which holds those exactly, and writes -0 as 0).
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
 	}
 	if id[0] == '"' {
 		var s string
-		return json.Unmarshal(id, &s) == nil
+		return utf8.Valid(id) && json.Unmarshal(id, &s) == nil
 	}
 	s := strings.TrimPrefix(string(id), "-")
-	if s == "" || len(s) > 18 || (s[0] == '0' && len(s) > 1) {
+	if s == "" || len(s) > 15 || (s[0] == '0' && len(id) > 1) {
 		return false
 	}
 	for i := range len(s) {

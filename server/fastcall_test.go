@@ -1,6 +1,7 @@
 package server
 
 import (
+	"bytes"
 	"encoding/json"
 	"io"
 	"net/http"
@@ -19,6 +20,13 @@ type answer struct {
 }
 
 func postMCP(t *testing.T, url, version string, c mcpCase) answer {
+	t.Helper()
+	return postMCPWith(t, url, version, c, nil)
+}
+
+// postMCPWith is postMCP with more headers ("Host" sets the request's
+// host).
+func postMCPWith(t *testing.T, url, version string, c mcpCase, header map[string]string) answer {
 	t.Helper()
 	method := c.method
 	if method == "" {
@@ -40,6 +48,13 @@ func postMCP(t *testing.T, url, version string, c mcpCase) answer {
 	}
 	if version != "" {
 		req.Header.Set("Mcp-Protocol-Version", version)
+	}
+	for k, v := range header {
+		if k == "Host" {
+			req.Host = v
+		} else {
+			req.Header.Set(k, v)
+		}
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {
@@ -63,7 +78,10 @@ func postMCP(t *testing.T, url, version string, c mcpCase) answer {
 			}
 		}
 	}
-	if err := json.Unmarshal(data, &a.msg); err != nil {
+	// Numbers as written, so that ids are compared digit for digit.
+	dec := json.NewDecoder(bytes.NewReader(data))
+	dec.UseNumber()
+	if err := dec.Decode(&a.msg); err != nil {
 		t.Fatalf("%s: a 200 without a JSON-RPC message: %v\n%.300s", c.name, err, body)
 	}
 	return a
@@ -119,6 +137,11 @@ func fastCases() []struct {
 		{mcpCase{name: "Method in another case", raw: `{"jsonrpc":"2.0","id":24,"Method":"tools/call","params":{"name":"get-library-docs","arguments":{}}}`}, false},
 		{mcpCase{name: "tools/list", raw: `{"jsonrpc":"2.0","id":25,"method":"tools/list"}`}, false},
 		{mcpCase{name: "unknown tool", raw: call("26", "nope", `{}`)}, false},
+		{mcpCase{name: "id of 15 digits", raw: call("123456789012345", docs, `{"libraryId":"/acme/widgets","customQuery":"polling"}`)}, true},
+		{mcpCase{name: "id of 17 digits", raw: call("12345678901234567", docs, `{"libraryId":"/acme/widgets","customQuery":"polling"}`)}, false},
+		{mcpCase{name: "id -0", raw: call("-0", docs, `{"libraryId":"/acme/widgets","customQuery":"polling"}`)}, false},
+		{mcpCase{name: "string id not UTF-8", raw: call("\"a\xffb\"", docs, `{"libraryId":"/acme/widgets","customQuery":"polling"}`)}, false},
+		{mcpCase{name: "another method with a tool name", raw: `{"jsonrpc":"2.0","id":27,"method":"prompts/get","params":{"name":"get-library-docs","arguments":{}}}`}, false},
 	}
 }
 
@@ -156,6 +179,26 @@ func TestFastCallsMatchSDK(t *testing.T) {
 			c.raw = toolCall(c.tool, string(args))
 		}
 		t.Run("hostile/"+c.name, func(t *testing.T) { compare(t, "2025-11-25", c) })
+	}
+	// Requests the SDK refuses whatever their body: the fast path must
+	// leave them to it.
+	docsCall := `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"get-library-docs","arguments":{"libraryId":"/acme/widgets","customQuery":"polling"}}}`
+	for _, c := range []struct {
+		name, version string
+		header        map[string]string
+	}{
+		{"Host not loopback (DNS rebinding)", "2025-11-25", map[string]string{"Host": "evil.example"}},
+		{"Last-Event-ID", "2025-11-25", map[string]string{"Last-Event-ID": "1"}},
+		{"unknown protocol version", "2024-01-01", nil},
+		{"2026-07-28 without its metadata", "2026-07-28", nil},
+	} {
+		t.Run("refused/"+c.name, func(t *testing.T) {
+			mc := mcpCase{name: c.name, raw: docsCall}
+			fast, sdk := postMCPWith(t, fastURL, c.version, mc, c.header), postMCPWith(t, sdkURL, c.version, mc, c.header)
+			if fast.status < 400 || fast.status != sdk.status || fast.body != sdk.body {
+				t.Errorf("got %d %.200q, the SDK %d %.200q; want the SDK's refusal", fast.status, fast.body, sdk.status, sdk.body)
+			}
+		})
 	}
 	for _, version := range []string{"", "2025-03-26", "2025-06-18", "2025-11-25"} {
 		for _, c := range fastCases() {

@@ -142,7 +142,7 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 	// The SDK refuses a loopback connection with a foreign Host header (DNS
 	// rebinding) by itself; guard refuses pages of origins not allowed, and
 	// cross-origin browser requests are refused here.
-	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.Server }, &mcp.StreamableHTTPOptions{
+	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server }, &mcp.StreamableHTTPOptions{
 		Logger:              log,
 		MaxRequestBodyBytes: maxBodyBytes,
 		// The tools keep no state between calls and the server sends

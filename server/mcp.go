@@ -46,21 +46,23 @@ func WithAudit(log *slog.Logger) Option {
 // New returns an MCP server whose tools answer from engine. version is
 // reported to clients as the server's version.
 func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
-	return newServer(engine, version, opts...).Server
+	return newServer(engine, version, opts...).server
 }
 
 // toolServer is the MCP server New builds, with what the HTTP fast path
 // (fastCalls) needs to answer a tools/call exactly as the SDK would: each
-// tool's handler and the receiving middleware, in the order added.
+// tool's handler and the receiving middleware, in the order added. Tools
+// and middleware are added through addTool and use only, so that both
+// paths have them; all before the fast path is made (callTool).
 type toolServer struct {
-	*mcp.Server
+	server     *mcp.Server
 	tools      map[string]mcp.ToolHandler
 	middleware [][]mcp.Middleware
 }
 
 // use adds receiving middleware, as mcp.Server.AddReceivingMiddleware does.
 func (s *toolServer) use(mw ...mcp.Middleware) {
-	s.AddReceivingMiddleware(mw...)
+	s.server.AddReceivingMiddleware(mw...)
 	s.middleware = append(s.middleware, mw)
 }
 
@@ -93,7 +95,7 @@ func (s *toolServer) callTool() mcp.MethodHandler {
 }
 
 func newServer(engine *search.Engine, version string, opts ...Option) *toolServer {
-	s := &toolServer{Server: mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil), tools: map[string]mcp.ToolHandler{}}
+	s := &toolServer{server: mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil), tools: map[string]mcp.ToolHandler{}}
 	h := &handlers{engine: engine}
 	for _, o := range opts {
 		o(h)
@@ -190,7 +192,7 @@ func addTool[In, Out any](s *toolServer, t *mcp.Tool, h func(context.Context, *m
 		}
 		return res, nil
 	}
-	s.AddTool(t, th)
+	s.server.AddTool(t, th)
 	s.tools[t.Name] = th
 }
 
