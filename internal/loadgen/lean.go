@@ -397,34 +397,43 @@ func (h *httpConn) close() {
 
 // scanAnswer reads what a load generator needs of a JSON-RPC response
 // without decoding it: its id, whether it is an error, and whether its
-// result says isError. The rest, a tool's whole answer, is skipped over
-// string by string. ok is false for a message it cannot read (keys with
-// escapes, say), which callers then decode whole.
+// result says isError. The rest, a tool's whole answer, is walked over,
+// its structure checked (brackets, commas, colons, numbers and literals)
+// but its strings skipped, not read. ok is false for a message that is
+// not JSON in that structure, or that it cannot read (keys with escapes,
+// say), which callers then decode whole.
 func scanAnswer(msg []byte) (id int64, rpcErr, toolErr, ok bool) {
 	sc := scanner{data: msg}
 	// Keys are matched as encoding/json matches them, in any case.
 	err := sc.object(func(key string) error {
 		switch {
 		case strings.EqualFold(key, "id"):
-			n, err := strconv.ParseInt(string(sc.literal()), 10, 64)
-			id = n
+			num, err := sc.number()
+			if err == nil {
+				id, err = strconv.ParseInt(string(num), 10, 64)
+			}
 			return err
 		case strings.EqualFold(key, "error"):
 			rpcErr = true
-			return sc.skip()
+			return sc.skip(1)
 		case strings.EqualFold(key, "result"):
 			if sc.peek() != '{' {
-				return sc.skip()
+				return sc.skip(1)
 			}
 			return sc.object(func(key string) error {
-				if strings.EqualFold(key, "isError") {
-					toolErr = string(sc.literal()) == "true"
-					return nil
+				if !strings.EqualFold(key, "isError") {
+					return sc.skip(2)
 				}
-				return sc.skip()
+				switch {
+				case sc.word("true") == nil:
+					toolErr = true
+				case sc.word("false") != nil:
+					return errScan
+				}
+				return nil
 			})
 		}
-		return sc.skip()
+		return sc.skip(1)
 	})
 	return id, rpcErr, toolErr, err == nil && sc.rest() == 0
 }
@@ -516,52 +525,97 @@ func (s *scanner) str() error {
 	}
 }
 
-// literal returns the number, true, false or null at the scanner.
-func (s *scanner) literal() []byte {
+// maxScanDepth bounds the nesting scanAnswer walks into.
+const maxScanDepth = 1000
+
+// number moves past the JSON number at the scanner and returns it.
+func (s *scanner) number() ([]byte, error) {
 	s.space()
 	start := s.i
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case ',', '}', ']', ' ', '\t', '\n', '\r':
-			return s.data[start:s.i]
+	digits := func() int {
+		n := 0
+		for s.i < len(s.data) && s.data[s.i] >= '0' && s.data[s.i] <= '9' {
+			s.i++
+			n++
 		}
+		return n
+	}
+	if s.i < len(s.data) && s.data[s.i] == '-' {
 		s.i++
 	}
-	return s.data[start:s.i]
+	switch n := digits(); {
+	case n == 0, n > 1 && s.data[s.i-n] == '0':
+		return nil, errScan
+	}
+	if s.i < len(s.data) && s.data[s.i] == '.' {
+		s.i++
+		if digits() == 0 {
+			return nil, errScan
+		}
+	}
+	if s.i < len(s.data) && (s.data[s.i] == 'e' || s.data[s.i] == 'E') {
+		s.i++
+		if s.i < len(s.data) && (s.data[s.i] == '+' || s.data[s.i] == '-') {
+			s.i++
+		}
+		if digits() == 0 {
+			return nil, errScan
+		}
+	}
+	return s.data[start:s.i], nil
 }
 
-// skip moves past the value at the scanner.
-func (s *scanner) skip() error {
-	switch s.peek() {
-	case '"':
-		return s.str()
-	case '{', '[':
-	case 0:
+// word moves past the literal w (true, false or null) if it is at the
+// scanner.
+func (s *scanner) word(w string) error {
+	s.space()
+	if !bytes.HasPrefix(s.data[s.i:], []byte(w)) {
 		return errScan
-	default:
-		if len(s.literal()) == 0 {
-			return errScan
-		}
-		return nil
 	}
-	depth := 0
-	for s.i < len(s.data) {
-		switch s.data[s.i] {
-		case '"':
-			if err := s.str(); err != nil {
+	s.i += len(w)
+	return nil
+}
+
+// skip moves past the value at the scanner, depth levels down from the
+// message.
+func (s *scanner) skip(depth int) error {
+	if depth > maxScanDepth {
+		return errScan
+	}
+	switch c := s.peek(); {
+	case c == '"':
+		return s.str()
+	case c == '{':
+		return s.object(func(string) error { return s.skip(depth + 1) })
+	case c == '[':
+		s.i++
+		if s.peek() == ']' {
+			s.i++
+			return nil
+		}
+		for {
+			if err := s.skip(depth + 1); err != nil {
 				return err
 			}
-			continue
-		case '{', '[':
-			depth++
-		case '}', ']':
-			depth--
-			if depth == 0 {
+			switch s.peek() {
+			case ',':
+				s.i++
+			case ']':
 				s.i++
 				return nil
+			default:
+				return errScan
 			}
 		}
-		s.i++
+	case c == 't':
+		return s.word("true")
+	case c == 'f':
+		return s.word("false")
+	case c == 'n':
+		return s.word("null")
+	case c == '-' || c >= '0' && c <= '9':
+		_, err := s.number()
+		return err
 	}
 	return errScan
 }

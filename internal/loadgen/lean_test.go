@@ -121,6 +121,14 @@ func TestScanAnswer(t *testing.T) {
 		{"truncated", `{"id":1,"result":{"content":[{"text":"abc`, 1, false, false, false},
 		{"trailing garbage", `{"id":1,"result":{}} x`, 1, false, false, false},
 		{"not an object", `[1]`, 0, false, false, false},
+		{"bracket out of place", `{"id":1,"result":{"content":[}}}`, 1, false, false, false},
+		{"misspelt literal", `{"id":1,"result":{"x":tru}}`, 1, false, false, false},
+		{"isError a string", `{"id":1,"result":{"isError":"true"}}`, 1, false, false, false},
+		{"trailing comma", `{"id":1,"result":{"a":1,}}`, 1, false, false, false},
+		{"missing colon", `{"id":1,"result":{"a" 1}}`, 1, false, false, false},
+		{"number with a leading zero", `{"id":1,"result":{"a":01}}`, 1, false, false, false},
+		{"numbers and nesting", `{"id":1,"result":{"a":[-0.5e+3,{"b":[null,false,[]]}],"c":{}}}`, 1, false, false, true},
+		{"nested past the bound", `{"id":1,"result":{"a":` + strings.Repeat("[", 1001) + strings.Repeat("]", 1001) + `}}`, 1, false, false, false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -154,10 +162,34 @@ func FuzzScanAnswer(f *testing.F) {
 			} `json:"result"`
 		}
 		if err := json.Unmarshal(msg, &full); err != nil {
-			return // the caller's json.Unmarshal would refuse it too
+			// Not JSON, and the scan took it: the scan checks structure,
+			// not what strings hold, so the fault must be in a string.
+			if err := json.Unmarshal(unstring(msg), &full); err != nil {
+				t.Errorf("scanned as a plain result: %q, whose structure is not JSON: %v", msg, err)
+			}
+			return
 		}
 		if full.ID != id || (len(full.Error) > 0 && string(full.Error) != "null") || (full.Result != nil && full.Result.IsError) {
 			t.Errorf("scanned as id %d, no error; decoded as %+v (error %s)", id, full, full.Error)
 		}
 	})
+}
+
+// unstring replaces the contents of every string of msg (as the scanner
+// finds strings: from a quote to the next quote not escaped) with "s".
+func unstring(msg []byte) []byte {
+	var out []byte
+	for i := 0; i < len(msg); i++ {
+		if msg[i] != '"' {
+			out = append(out, msg[i])
+			continue
+		}
+		sc := scanner{data: msg, i: i}
+		if sc.str() != nil {
+			return append(out, msg[i:]...)
+		}
+		out = append(out, `"s"`...)
+		i = sc.i - 1
+	}
+	return out
 }
