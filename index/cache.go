@@ -5,8 +5,12 @@ import (
 	"sync"
 )
 
-// DefaultCacheBytes is the size of a Cache made by NewCache(0).
-const DefaultCacheBytes = 8 << 20
+// DefaultCacheBytes is the size of a Cache made by NewCache(0), and the
+// server's unless told otherwise. Over every corpus at 4 clients, 16 MiB
+// instead of 8 answers 8% more calls/s (the same blocks decoded less
+// often) for no more peak RSS: the server's soft memory limit, not the
+// cache, bounds its heap (docs/BENCHMARKS.md).
+const DefaultCacheBytes = 16 << 20
 
 // Cache keeps recently read text blocks of section stores, decoded, up to
 // a total size in bytes, evicting the least recently used. One cache is

@@ -51,22 +51,23 @@ const (
 	storeMagic    = "codex7-sections4\n"
 	trailerMagic  = "C7S4"
 	textBlockSize = 4 << 10
-	// maxDictBytes bounds the dictionary: DEFLATE looks back 32 KiB.
+	// maxDictBytes bounds the dictionary, read whole when the store
+	// opens (S2 takes up to 64 KiB).
 	maxDictBytes = 32 << 10
 	trailerSize  = 8 + 4 + 8 + 4 + 4 + len(trailerMagic)
 	tableEntry   = 8 + 4
 )
 
-// Bounds on what a reader inflates, so that a damaged or hostile file
+// Bounds on what a reader decodes, so that a damaged or hostile file
 // cannot make it allocate without limit. A reader allocates at most a few
-// times what it inflates: every string, list entry and record it keeps
+// times what it decodes: every string, list entry and record it keeps
 // takes at least one, one and minRecordBytes bytes of the meta stream.
 const (
 	// maxMetaBytes bounds the inflated meta stream. tldr, the largest
 	// corpus (38,000 sections), inflates to 2.8 MB: this is ten times that
 	// with room to spare.
 	maxMetaBytes = 32 << 20
-	// maxBlockBytes bounds one inflated text block: about textBlockSize of
+	// maxBlockBytes bounds one decoded text block: about textBlockSize of
 	// sections, plus at most one larger section, from a source file of at
 	// most 4 MiB (larger ones are never indexed).
 	maxBlockBytes = 8 << 20
@@ -113,6 +114,7 @@ type storeWriter struct {
 	raw   bytes.Buffer
 	zbuf  bytes.Buffer
 	text  *s2.Dict      // the text blocks' dictionary; nil: none
+	enc   []byte        // a text block's encoding, reused
 	plain *flate.Writer // for the dictionary and metadata
 	table []uint64      // offset, length pairs flattened: offsets at even indexes
 
@@ -233,11 +235,16 @@ func (s *storeWriter) flush() error {
 	if s.raw.Len() == 0 {
 		return nil
 	}
+	// The encoders write into dst only if its length is enough.
+	n := s2.MaxEncodedLen(s.raw.Len())
+	if cap(s.enc) < n {
+		s.enc = make([]byte, n)
+	}
 	var z []byte
 	if s.text != nil {
-		z = s.text.EncodeBetter(s.zbuf.AvailableBuffer(), s.raw.Bytes())
+		z = s.text.EncodeBetter(s.enc[:n], s.raw.Bytes())
 	} else {
-		z = s2.EncodeBetter(s.zbuf.AvailableBuffer(), s.raw.Bytes())
+		z = s2.EncodeBetter(s.enc[:n], s.raw.Bytes())
 	}
 	if err := s.appendBlock(z); err != nil {
 		return err
@@ -296,6 +303,11 @@ type storeReader struct {
 	blocks []blockEntry
 	dict   []byte   // block 0 inflated: the text blocks' dictionary
 	s2dict *s2.Dict // dict for decoding; nil when too short to be one
+	// bad holds the text blocks that failed to decode (uint32 block ->
+	// error), so that a damaged block costs its allocation once, not at
+	// every read: a block says what it decodes to (up to maxBlockBytes)
+	// before it can be checked.
+	bad sync.Map
 	// The interned strings, one after the other in strData: string i is
 	// strData[strEnd[i-1]:strEnd[i]] (from 0 for the first). Offsets cost
 	// 4 bytes a string where string headers would cost 16.
@@ -344,7 +356,7 @@ func readStore(f *os.File, cache *Cache) (*storeReader, error) {
 	if err := readAt(f, trailer, uint64(size)-uint64(trailerSize), "trailer"); err != nil {
 		return nil, err
 	}
-	if old, ok := oldStores[string(head)]; ok {
+	if old, ok := oldStore(string(head)); ok {
 		return nil, fmt.Errorf("%w: %s: rebuild the artifacts with this indexer", ErrCorruptStore, old)
 	}
 	if string(head) != storeMagic || string(trailer[trailerSize-len(trailerMagic):]) != trailerMagic {
@@ -397,10 +409,15 @@ func readStore(f *os.File, cache *Cache) (*storeReader, error) {
 	return s, nil
 }
 
-// oldStores describes the earlier versions of sections.bin by their magic.
-var oldStores = map[string]string{
-	"codex7-sections2\n": "sections.bin version 2 (artifact format 3, 16 KiB DEFLATE blocks without a dictionary)",
-	"codex7-sections3\n": "sections.bin version 3 (artifact formats 4 and 5, DEFLATE text blocks)",
+// oldStore describes an earlier version of sections.bin by its magic.
+func oldStore(magic string) (string, bool) {
+	switch magic {
+	case "codex7-sections2\n":
+		return "sections.bin version 2 (artifact format 3, 16 KiB DEFLATE blocks without a dictionary)", true
+	case "codex7-sections3\n":
+		return "sections.bin version 3 (artifact formats 4 and 5, DEFLATE text blocks)", true
+	}
+	return "", false
 }
 
 // readAt fills buf from f at off, which the caller checked is within the
@@ -711,6 +728,9 @@ func (s *storeReader) block(b uint32) ([]byte, error) {
 	if data, ok := s.cache.get(s, b); ok {
 		return data, nil
 	}
+	if err, ok := s.bad.Load(b); ok {
+		return nil, err.(error)
+	}
 	r := inflaters.Get().(*inflater)
 	defer inflaters.Put(r)
 	z, err := r.readBlock(s.f, s.blocks[b])
@@ -719,7 +739,9 @@ func (s *storeReader) block(b uint32) ([]byte, error) {
 	}
 	data, err := s.decode(z)
 	if err != nil {
-		return nil, fmt.Errorf("%w: block %d: %w", ErrCorruptStore, b, err)
+		err = fmt.Errorf("%w: block %d: %w", ErrCorruptStore, b, err)
+		s.bad.Store(b, err)
+		return nil, err
 	}
 	s.cache.put(s, b, data)
 	return data, nil

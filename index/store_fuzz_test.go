@@ -293,3 +293,27 @@ func readAll(t *testing.T, s *storeReader) {
 		t.Fatalf("reading %d records allocated %d, more than %d", len(s.recs), used, limit)
 	}
 }
+
+// TestStoreCorruptBlockOnce checks that a damaged text block that says it
+// decodes to the most a block may costs that allocation once: later reads
+// of it fail at once.
+func TestStoreCorruptBlockOnce(t *testing.T) {
+	bad := append(binary.AppendUvarint(nil, maxBlockBytes), 0xff, 0xff, 0xff, 0xff)
+	p := filepath.Join(t.TempDir(), storeFile)
+	if err := os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), bad}, oneRecordMeta(1), 1), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s, err := openStore(p, NewCache(0))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.close()
+	for i, limit := range []uint64{maxBlockBytes + 1<<20, 64 << 10, 64 << 10} {
+		runtime.GC()
+		before := allocated()
+		_, err := s.text(0)
+		if used := allocated() - before; !errors.Is(err, ErrCorruptStore) || used > limit {
+			t.Errorf("read %d: error %v, allocated %d KiB; want ErrCorruptStore within %d KiB", i+1, err, used>>10, limit>>10)
+		}
+	}
+}

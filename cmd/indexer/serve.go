@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/access"
+	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
@@ -179,8 +180,5 @@ func isLoopback(addr string) bool {
 	return ip != nil && ip.IsLoopback()
 }
 
-// defaultCacheMiB is the default size of the section text cache. Over
-// every corpus at 4 clients, 16 MiB instead of 8 answers 8% more calls/s
-// (the same blocks decoded less often) for no more peak RSS: the soft
-// memory limit, not the cache, bounds the heap (docs/BENCHMARKS.md).
-const defaultCacheMiB = 16
+// defaultCacheMiB is the default size of the section text cache.
+const defaultCacheMiB = index.DefaultCacheBytes >> 20
