@@ -62,7 +62,7 @@ type rankIndex struct {
 	// flags holds, per document, bit i set when the document has the
 	// flag of priors[i]; nil when no document has one.
 	flags []uint8
-	// maxTF holds, for terms queried so far (up to maxTFTerms), the
+	// maxTF holds, for terms queried recently (up to maxTFTerms), the
 	// largest weighted frequency (termCursor.score's tf) the term has in
 	// any section: its score bound is what that frequency scores, far
 	// below idf * (k1 + 1) for most terms, so that far fewer sections are
@@ -76,9 +76,10 @@ type rankIndex struct {
 	scored, steps atomic.Int64
 }
 
-// maxTFTerms caps the terms whose largest frequency a rankIndex keeps:
-// queries repeat their words, and the rest get the looser bound.
-const maxTFTerms = 1 << 14
+// maxTFTerms caps the terms whose largest frequency a rankIndex keeps, at
+// about 150 KB; a new term then replaces one at random. Queries repeat
+// their words: the dev questions have about 300 a library.
+const maxTFTerms = 1 << 11
 
 // captureQuery is a bluge query that matches nothing and hands over the
 // reader bluge searches, which is the reader's snapshot: fixed for the
@@ -543,7 +544,7 @@ func (ri *rankIndex) collect(ctx context.Context, qterms []*queryTerm, q *Query,
 		if bitmaps, err = ri.cursor(&terms[pos], qt, pos, bitmaps); err != nil {
 			return 0, err
 		}
-		m, err := ri.largestTF(qt)
+		m, err := ri.largestTF(ctx, qt)
 		if err != nil {
 			return 0, err
 		}
@@ -589,24 +590,29 @@ func (ri *rankIndex) cursor(t *termCursor, qt *queryTerm, pos int, bitmaps []*ro
 }
 
 // largestTF returns the largest weighted frequency qt has in any section,
-// walking its postings the first time a term is asked for, or 0 when the
-// term is not kept (the bound is then idf * (k1 + 1)).
-func (ri *rankIndex) largestTF(qt *queryTerm) (float64, error) {
+// walking its postings the first time a term is asked for (again if it
+// was dropped since), or 0 when the index keeps no bounds (the bound is
+// then idf * (k1 + 1)).
+func (ri *rankIndex) largestTF(ctx context.Context, qt *queryTerm) (float64, error) {
 	if ri.looseBounds {
 		return 0, nil
 	}
 	ri.mu.Lock()
 	m, ok := ri.maxTF[qt.term]
-	full := len(ri.maxTF) >= maxTFTerms
 	ri.mu.Unlock()
-	if ok || full {
+	if ok {
 		return m, nil
 	}
 	var t termCursor
 	if _, err := ri.cursor(&t, qt, 0, nil); err != nil {
 		return 0, err
 	}
-	for t.cur != noDoc {
+	for n := 0; t.cur != noDoc; n++ {
+		if n&4095 == 4095 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		var tf float64
 		for i := range t.fields {
 			if c := &t.fields[i]; c.doc == t.cur {
@@ -619,9 +625,13 @@ func (ri *rankIndex) largestTF(qt *queryTerm) (float64, error) {
 		}
 	}
 	ri.mu.Lock()
-	if len(ri.maxTF) < maxTFTerms {
-		ri.maxTF[qt.term] = m
+	if len(ri.maxTF) >= maxTFTerms {
+		for k := range ri.maxTF { // map order: one at random
+			delete(ri.maxTF, k)
+			break
+		}
 	}
+	ri.maxTF[qt.term] = m
 	ri.mu.Unlock()
 	return m, nil
 }

@@ -267,3 +267,30 @@ func TestTightBounds(t *testing.T) {
 		t.Errorf("tight bounds scored %d sections, loose ones %d: want at least 5%% fewer", n, m)
 	}
 }
+
+// TestLargestTFCap checks that the terms whose bounds an index keeps stay
+// at maxTFTerms however many are asked for, new ones replacing old.
+func TestLargestTFCap(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	words, word := zipfWords(rng, 6000)
+	r, err := Open(writeIndex(t, randomEntries(rng, 3000, word)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	ctx := context.Background()
+	asked := 0
+	for _, w := range words {
+		if _, n, err := r.SearchCount(ctx, Query{Text: w, Limit: 5}); err != nil {
+			t.Fatal(err)
+		} else if n > 0 {
+			asked++
+		}
+	}
+	r.ranker.mu.Lock()
+	kept := len(r.ranker.maxTF)
+	r.ranker.mu.Unlock()
+	if asked <= maxTFTerms || kept != maxTFTerms {
+		t.Errorf("asked for %d terms found in the index, %d kept; want more than %d asked and %d kept", asked, kept, maxTFTerms, maxTFTerms)
+	}
+}
