@@ -15,6 +15,7 @@ import (
 	"strconv"
 	"strings"
 	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -353,7 +354,32 @@ type httpConn struct {
 
 // do sends req and reads the head of its response. The caller reads the
 // body as it needs, then calls done, which reads the rest of it.
+//
+// A request that fails on a kept connection as one the server has closed
+// fails (the server's idle timeout, say) is sent once more on a new one,
+// as net/http's client does: tools/call changes nothing on the server.
 func (h *httpConn) do(ctx context.Context, req *http.Request) (*http.Response, func(), error) {
+	reused := h.c != nil
+	resp, done, err := h.once(ctx, req)
+	if err == nil || !reused || ctx.Err() != nil || !closedByPeer(err) || req.GetBody == nil {
+		return resp, done, err
+	}
+	body, gerr := req.GetBody()
+	if gerr != nil {
+		return nil, nil, err
+	}
+	req.Body = body
+	return h.once(ctx, req)
+}
+
+// closedByPeer reports whether err is how an exchange on a connection the
+// other end has closed fails.
+func closedByPeer(err error) bool {
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+}
+
+// once is one exchange of do.
+func (h *httpConn) once(ctx context.Context, req *http.Request) (*http.Response, func(), error) {
 	if h.c == nil {
 		var d net.Dialer
 		c, err := d.DialContext(ctx, "tcp", h.addr)

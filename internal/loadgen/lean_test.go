@@ -193,3 +193,29 @@ func unstring(msg []byte) []byte {
 	}
 	return out
 }
+
+// TestLeanReconnects checks that a lean client whose kept connection the
+// server has closed (its idle timeout, say) sends its next call on a new
+// one instead of failing it.
+func TestLeanReconnects(t *testing.T) {
+	endpoint, ts := fixtureServer(t)
+	ctx := context.Background()
+	s, err := dialLean(ctx, endpoint)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer s.Close()
+	call := func() error {
+		_, err := s.CallTool(ctx, &mcp.CallToolParams{Name: ToolDocs, Arguments: map[string]any{"libraryId": "/acme/widgets", "customQuery": "polling"}})
+		return err
+	}
+	if err := call(); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 3 {
+		ts.CloseClientConnections()
+		if err := call(); err != nil {
+			t.Fatalf("call %d after the server closed the connection: %v", i+1, err)
+		}
+	}
+}
