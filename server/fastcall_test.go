@@ -2,12 +2,19 @@ package server
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"io"
 	"net/http"
+	"net/http/httptest"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // answer is what one POST to /mcp got.
@@ -216,5 +223,47 @@ func TestFastCallsMatchSDK(t *testing.T) {
 				}
 			})
 		}
+	}
+}
+
+// TestFastCallsEdges compares the two paths on what no Codex7 tool
+// returns today but a tool may: a result without content (the SDK sends
+// an empty list) and an error that wraps a JSON-RPC error (the SDK keeps
+// its code with the outer message).
+func TestFastCallsEdges(t *testing.T) {
+	s := &toolServer{server: mcp.NewServer(&mcp.Implementation{Name: "edges", Version: "1"}, nil), tools: map[string]mcp.ToolHandler{}}
+	add := func(name string, h mcp.ToolHandler) {
+		s.server.AddTool(&mcp.Tool{Name: name, InputSchema: map[string]any{"type": "object"}}, h)
+		s.tools[name] = h
+	}
+	add("empty", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{StructuredContent: json.RawMessage(`{"a":1}`)}, nil
+	})
+	add("empty with metadata", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return &mcp.CallToolResult{Meta: mcp.Meta{"k": "v"}}, nil // written by json.Marshal
+	})
+	add("wrapped", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, fmt.Errorf("outer: %w", &jsonrpc.Error{Code: -32001, Message: "inner"})
+	})
+	add("plain error", func(context.Context, *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
+		return nil, errors.New("plain")
+	})
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{Stateless: true})
+	fastTS, sdkTS := httptest.NewServer(newFastCalls(s, sdk)), httptest.NewServer(sdk)
+	defer fastTS.Close()
+	defer sdkTS.Close()
+	for _, name := range []string{"empty", "empty with metadata", "wrapped", "plain error"} {
+		t.Run(name, func(t *testing.T) {
+			c := mcpCase{name: name, raw: `{"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"` + name + `","arguments":{}}}`}
+			fast, sdk := postMCP(t, fastTS.URL, "2025-11-25", c), postMCP(t, sdkTS.URL, "2025-11-25", c)
+			if fast.contentType != "application/json" {
+				t.Fatalf("answered as %s: not by the fast path", fast.contentType)
+			}
+			if fast.status != sdk.status || !reflect.DeepEqual(fast.msg, sdk.msg) {
+				f, _ := json.Marshal(fast.msg)
+				g, _ := json.Marshal(sdk.msg)
+				t.Errorf("fast %d %s\nSDK  %d %s", fast.status, f, sdk.status, g)
+			}
+		})
 	}
 }
