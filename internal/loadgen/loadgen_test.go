@@ -151,7 +151,10 @@ func testRun(t *testing.T, endpoint string, plan []Call, connect func(context.Co
 			if n != r.OK {
 				t.Errorf("by kind %d calls, want %d", n, r.OK)
 			}
-			if tt.opts.PID != 0 && (len(r.Memory) < 2 || r.Memory[0].RSS <= 0 || r.Memory[len(r.Memory)-1].PeakRSS < r.Memory[0].RSS) {
+			// Not PeakRSS >= an earlier RSS: Linux updates the peak
+			// (VmHWM) from counters it syncs lazily, and it was seen
+			// 36 KB below an RSS read 300 ms before.
+			if n := len(r.Memory); tt.opts.PID != 0 && (n < 2 || r.Memory[0].RSS <= 0 || r.Memory[n-1].PeakRSS < r.Memory[0].RSS*9/10) {
 				t.Errorf("memory samples %+v, want at least two plausible ones", r.Memory)
 			}
 			if r.ClientCPU <= 0 || r.ServerCPU < 0 {
