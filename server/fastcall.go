@@ -335,11 +335,12 @@ func acceptsBoth(values []string) bool {
 // Host header that is not loopback, which the SDK refuses (DNS rebinding).
 func rebinding(r *http.Request) bool {
 	local, ok := r.Context().Value(http.LocalAddrContextKey).(net.Addr)
-	return ok && local != nil && isLoopbackAddr(local.String()) && !isLoopbackAddr(r.Host)
+	return ok && local != nil && IsLoopback(local.String()) && !IsLoopback(r.Host)
 }
 
-// isLoopbackAddr reports whether host[:port] is localhost or a loopback IP.
-func isLoopbackAddr(addr string) bool {
+// IsLoopback reports whether host[:port] (an address, or a Host header)
+// is localhost or a loopback IP: reachable from this machine only.
+func IsLoopback(addr string) bool {
 	host, _, err := net.SplitHostPort(addr)
 	if err != nil {
 		host = strings.Trim(addr, "[]")

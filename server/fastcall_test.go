@@ -267,3 +267,16 @@ func TestFastCallsEdges(t *testing.T) {
 		})
 	}
 }
+
+func TestIsLoopback(t *testing.T) {
+	for addr, want := range map[string]bool{
+		"127.0.0.1:8080": true, "127.1.2.3": true, "[::1]:80": true, "[::1]": true, "::1": true,
+		"localhost:8080": true, "localhost": true,
+		"0.0.0.0:8080": false, ":8080": false, "[::]:8080": false, "10.0.0.1": false,
+		"example.com:80": false, "evil.example": false, "": false,
+	} {
+		if got := IsLoopback(addr); got != want {
+			t.Errorf("IsLoopback(%q) = %v, want %v", addr, got, want)
+		}
+	}
+}

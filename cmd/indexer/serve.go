@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
-	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
@@ -94,7 +93,7 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 		}
 		policy.Store(p)
 		log.Info("access control on", "file", *authFile, "tokens", p.Len())
-	} else if !*stdio && !isLoopback(*addr) {
+	} else if !*stdio && !server.IsLoopback(*addr) {
 		log.Warn("serving every library to anyone who can reach this address: give --auth FILE to require tokens", "addr", *addr)
 	}
 	auditLog := log
@@ -165,19 +164,6 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 		return exitFailed
 	}
 	return exitOK
-}
-
-// isLoopback reports whether addr (host:port) listens on loopback only.
-func isLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		return false
-	}
-	if host == "localhost" {
-		return true
-	}
-	ip := net.ParseIP(host)
-	return ip != nil && ip.IsLoopback()
 }
 
 // defaultCacheMiB is the default size of the section text cache.
