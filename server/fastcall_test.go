@@ -22,24 +22,27 @@ type answer struct {
 	status      int
 	contentType string // without parameters
 	body        string
-	length      int64 // Content-Length, -1 when not given
-	msg         any   // the JSON-RPC message of a 200, decoded
+	length      int64  // Content-Length, -1 when not given
+	data        []byte // the JSON-RPC message of a 200: the body, or its event's data
+	msg         any    // data decoded, numbers as written
 }
 
+// postMCP sends c's body to url's /mcp as c says (method, Content-Type,
+// Accept) with the protocol version ("" for none), and reads the answer.
 func postMCP(t *testing.T, url, version string, c mcpCase) answer {
 	t.Helper()
-	return postMCPWith(t, url, version, c, nil)
+	return postMCPWith(context.Background(), t, url, version, c, nil)
 }
 
-// postMCPWith is postMCP with more headers ("Host" sets the request's
-// host).
-func postMCPWith(t *testing.T, url, version string, c mcpCase, header map[string]string) answer {
+// postMCPWith is postMCP within ctx, with more headers ("Host" sets the
+// request's host).
+func postMCPWith(ctx context.Context, t *testing.T, url, version string, c mcpCase, header map[string]string) answer {
 	t.Helper()
 	method := c.method
 	if method == "" {
 		method = http.MethodPost
 	}
-	req, err := http.NewRequest(method, url+"/mcp", strings.NewReader(c.raw))
+	req, err := http.NewRequestWithContext(ctx, method, url+"/mcp", strings.NewReader(c.raw))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -85,6 +88,7 @@ func postMCPWith(t *testing.T, url, version string, c mcpCase, header map[string
 			}
 		}
 	}
+	a.data = data
 	// Numbers as written, so that ids are compared digit for digit.
 	dec := json.NewDecoder(bytes.NewReader(data))
 	dec.UseNumber()
@@ -201,7 +205,7 @@ func TestFastCallsMatchSDK(t *testing.T) {
 	} {
 		t.Run("refused/"+c.name, func(t *testing.T) {
 			mc := mcpCase{name: c.name, raw: docsCall}
-			fast, sdk := postMCPWith(t, fastURL, c.version, mc, c.header), postMCPWith(t, sdkURL, c.version, mc, c.header)
+			fast, sdk := postMCPWith(context.Background(), t, fastURL, c.version, mc, c.header), postMCPWith(context.Background(), t, sdkURL, c.version, mc, c.header)
 			if fast.status < 400 || fast.status != sdk.status || fast.body != sdk.body {
 				t.Errorf("got %d %.200q, the SDK %d %.200q; want the SDK's refusal", fast.status, fast.body, sdk.status, sdk.body)
 			}

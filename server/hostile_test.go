@@ -205,52 +205,18 @@ func toolText(res *mcp.CallToolResult) string {
 	return b.String()
 }
 
-// rawPost sends body to /mcp as c says and reads the answer: the tool
-// result or JSON-RPC error in an SSE or JSON body, or the text of an HTTP
-// error.
+// rawPost sends body to /mcp as c says (see postMCP) and reads the
+// answer: the tool result or JSON-RPC error in an SSE or JSON body, or the
+// text of an HTTP error.
 func rawPost(ctx context.Context, t *testing.T, url string, c mcpCase) mcpResult {
 	t.Helper()
-	method := c.method
-	if method == "" {
-		method = http.MethodPost
-	}
-	req, err := http.NewRequestWithContext(ctx, method, url+"/mcp", strings.NewReader(c.raw))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ct := c.contentType
-	if ct == "" {
-		ct = "application/json"
-	}
-	if ct != "none" {
-		req.Header.Set("Content-Type", ct)
-	}
-	if !c.noAccept {
-		req.Header.Set("Accept", "application/json, text/event-stream")
-	}
-	req.Header.Set("Mcp-Protocol-Version", "2025-06-18")
-	resp, err := http.DefaultClient.Do(req)
-	if err != nil {
-		return mcpResult{outcome: "client error", text: err.Error()}
-	}
-	defer resp.Body.Close()
-	body, err := io.ReadAll(resp.Body)
-	if err != nil {
-		return mcpResult{outcome: "client error", text: err.Error()}
-	}
-	r := mcpResult{status: resp.StatusCode, bytes: int64(len(body)), text: string(body)}
-	if resp.StatusCode >= 400 {
+	a := postMCPWith(ctx, t, url, "2025-06-18", c, nil)
+	r := mcpResult{status: a.status, bytes: int64(len(a.body)), text: a.body}
+	if a.status >= 400 {
 		r.outcome = refused
 		return r
 	}
-	msg := body
-	if strings.HasPrefix(resp.Header.Get("Content-Type"), "text/event-stream") {
-		for line := range strings.Lines(string(body)) {
-			if data, ok := strings.CutPrefix(line, "data: "); ok {
-				msg = []byte(data)
-			}
-		}
-	}
+	msg := a.data
 	var m struct {
 		Result *struct {
 			Content []struct{ Text string } `json:"content"`
@@ -262,7 +228,7 @@ func rawPost(ctx context.Context, t *testing.T, url string, c mcpCase) mcpResult
 		} `json:"error"`
 	}
 	if err := json.Unmarshal(msg, &m); err != nil {
-		r.outcome = fmt.Sprintf("HTTP %d, no JSON-RPC answer", resp.StatusCode)
+		r.outcome = fmt.Sprintf("HTTP %d, no JSON-RPC answer", a.status)
 		return r
 	}
 	switch {
@@ -280,7 +246,7 @@ func rawPost(ctx context.Context, t *testing.T, url string, c mcpCase) mcpResult
 			r.text += c.Text
 		}
 	default:
-		r.outcome = fmt.Sprintf("HTTP %d, empty JSON-RPC answer", resp.StatusCode)
+		r.outcome = fmt.Sprintf("HTTP %d, empty JSON-RPC answer", a.status)
 	}
 	return r
 }
