@@ -3,11 +3,9 @@ package fetch
 import (
 	"context"
 	"errors"
-	"net"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync/atomic"
 	"testing"
 	"time"
 
@@ -173,23 +171,8 @@ func TestPolicyLocalRoots(t *testing.T) {
 // connections, and at a real repository outside the roots: nothing is
 // contacted, where an allowing policy does connect.
 func TestFetcherChecksBeforeContact(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			c.Close()
-		}
-	}()
-	addr := ln.Addr().String()
+	ln := gittest.Listen(t)
+	addr := ln.Addr
 	// A bound for the refused calls, which must return at once; the ones
 	// that reach something get their own (under -race on a busy machine
 	// a real listing takes seconds).
@@ -203,13 +186,13 @@ func TestFetcherChecksBeforeContact(t *testing.T) {
 			t.Errorf("Clone(%s) = %v, want ErrTransportNotAllowed", url, err)
 		}
 	}
-	if n := conns.Load(); n != 0 {
+	if n := ln.Conns(); n != 0 {
 		t.Errorf("%d connections to a refused address", n)
 	}
 	gctx, gcancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer gcancel()
 	(&Fetcher{Policy: Policy{Transports: []string{TransportGit}}}).ListRefs(gctx, "git://"+addr+"/a/b", nil)
-	if conns.Load() == 0 {
+	if ln.Conns() == 0 {
 		t.Error("an allowed git:// address made no connection: the listener does not prove anything")
 	}
 

@@ -7,7 +7,6 @@ import (
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"os"
 	"path/filepath"
 	"runtime"
@@ -405,22 +404,7 @@ func TestBuildManyFiles(t *testing.T) {
 // that passes the config check but leads outside the roots through a
 // symlink: fetch refuses each before contacting it.
 func TestBuildRefusesAddresses(t *testing.T) {
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer ln.Close()
-	var conns atomic.Int32
-	go func() {
-		for {
-			c, err := ln.Accept()
-			if err != nil {
-				return
-			}
-			conns.Add(1)
-			c.Close()
-		}
-	}()
+	ln := gittest.Listen(t)
 	outside := healthyRepo(t)
 	healthy := healthyRepo(t)
 	if err := os.Symlink(outside.Dir, filepath.Join(healthy.Dir, "link")); err != nil {
@@ -436,7 +420,7 @@ func TestBuildRefusesAddresses(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Load: %v (the symlink passes the lexical check; fetch must catch it)", err)
 	}
-	addr := ln.Addr().String()
+	addr := ln.Addr
 	refused := map[string]error{
 		"/evil/ext":     fetch.ErrTransportNotAllowed,
 		"/evil/git":     fetch.ErrTransportNotAllowed,
@@ -461,7 +445,7 @@ func TestBuildRefusesAddresses(t *testing.T) {
 			t.Errorf("%s: failure not logged", id)
 		}
 	}
-	if n := conns.Load(); n != 0 {
+	if n := ln.Conns(); n != 0 {
 		t.Errorf("%d connections made to refused addresses", n)
 	}
 	if _, err := os.Stat(marker); err == nil {

@@ -1,7 +1,6 @@
 package server
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"io"
@@ -12,7 +11,6 @@ import (
 	"path/filepath"
 	"strconv"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
@@ -22,6 +20,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/search"
 )
 
@@ -73,36 +72,18 @@ func openEngine(t *testing.T, dir string, opts search.Options) *search.Engine {
 	return e
 }
 
-// syncBuffer is a bytes.Buffer safe for the handler's goroutines.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
-
 // guarded serves engine under guardPolicy, with its audit lines in the
 // returned buffer.
-func guarded(t *testing.T, engine *search.Engine) (*httptest.Server, *syncBuffer) {
+func guarded(t *testing.T, engine *search.Engine) (*httptest.Server, *syncbuf.Buffer) {
 	return guardedVia(t, engine, false)
 }
 
 // guardedVia is guarded, answering every MCP request through the SDK if
 // sdkOnly (see HTTPOptions.sdkOnly).
-func guardedVia(t *testing.T, engine *search.Engine, sdkOnly bool) (*httptest.Server, *syncBuffer) {
+func guardedVia(t *testing.T, engine *search.Engine, sdkOnly bool) (*httptest.Server, *syncbuf.Buffer) {
 	t.Helper()
 	pol := guardPolicy(t)
-	audit := &syncBuffer{}
+	audit := &syncbuf.Buffer{}
 	h := Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{
 		Auth:           func() *access.Policy { return pol },
 		Audit:          slog.New(slog.NewJSONHandler(audit, nil)),
@@ -408,7 +389,7 @@ func TestAuditLog(t *testing.T) {
 	}
 }
 
-func testAuditLog(t *testing.T, ts *httptest.Server, log *syncBuffer) {
+func testAuditLog(t *testing.T, ts *httptest.Server, log *syncbuf.Buffer) {
 	type req struct {
 		method, path, auth, body string
 		want                     auditLine
@@ -487,7 +468,7 @@ func testAuditLog(t *testing.T, ts *httptest.Server, log *syncBuffer) {
 // TestAuditStdio checks that tool calls over stdio, where there is no HTTP
 // layer, get an audit line each.
 func TestAuditStdio(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
 	ss, err := New(fixtureEngine(t), "test", WithAudit(slog.New(slog.NewJSONHandler(&log, nil)))).Connect(ctx, st, nil)
@@ -584,7 +565,7 @@ func TestNoListings(t *testing.T) {
 // TestAuditPanic checks that a request whose handler panicked is audited
 // with the 500 it gets, not the 200 a handler that wrote nothing implies.
 func TestAuditPanic(t *testing.T) {
-	var log syncBuffer
+	var log syncbuf.Buffer
 	g := &guard{origins: map[string]bool{}, audit: slog.New(slog.NewJSONHandler(&log, nil)), ids: newRequestIDs(), now: time.Now,
 		next: http.HandlerFunc(func(http.ResponseWriter, *http.Request) { panic("boom") })}
 	ts := httptest.NewServer(recoverPanics(slog.New(slog.DiscardHandler), g))

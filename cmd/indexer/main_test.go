@@ -8,10 +8,10 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"sync"
 	"testing"
 	"time"
 
+	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/pipeline"
 )
 
@@ -148,7 +148,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 }
 
 func TestProgressLines(t *testing.T) {
-	var b syncBuffer
+	var b syncbuf.Buffer
 	p := newProgress(&b)
 	p.event(pipeline.Event{Library: "/a/b", Version: "main", Stage: pipeline.StageSplitting, Files: 3})
 	p.event(pipeline.Event{Library: "/a/c", Version: "v1", Stage: pipeline.StageFetching})
@@ -165,16 +165,3 @@ func TestProgressLines(t *testing.T) {
 		t.Error("live line left on screen after close")
 	}
 }
-
-// syncBuffer is a bytes.Buffer safe for the progress ticker's goroutine.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-func (s *syncBuffer) String() string { s.mu.Lock(); defer s.mu.Unlock(); return s.b.String() }
