@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"math"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -93,8 +94,12 @@ type libraryIndex struct {
 	trees map[string]*topics.Tree // by library id: its latest version's tree
 	names []libNames              // by position in libs
 	// postings maps a term to the libraries that have it, with the term's
-	// BM25F score in each (idf × saturated weighted frequency).
+	// BM25F score in each (idf × saturated weighted frequency) over the
+	// whole catalog, and its count in each field, from which scoped
+	// rescores it over the libraries a scope lets a request see.
 	postings map[string][]posting
+	// fieldLens are each library's field lengths, in terms.
+	fieldLens [][numFields]int
 	// listings caches the listing of each version's documents, by the
 	// address of the first document of the engine's shared slice; it
 	// lives as long as the index, that is until the next catalog load.
@@ -102,8 +107,9 @@ type libraryIndex struct {
 }
 
 type posting struct {
-	lib   int
-	score float64
+	lib    int
+	score  float64
+	counts [numFields]uint16 // the term's occurrences in each field
 }
 
 // libNames is what exact and partial name matching compare, precomputed.
@@ -140,9 +146,12 @@ func newLibraryIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *lib
 				}
 			}
 		}
+		var lens [numFields]int
 		for f := range ft {
 			total[f] += float64(len(ft[f]))
+			lens[f] = len(ft[f])
 		}
+		x.fieldLens = append(x.fieldLens, lens)
 		fieldTerms = append(fieldTerms, ft)
 		x.names = append(x.names, namesOf(l, org, project))
 	}
@@ -151,29 +160,118 @@ func newLibraryIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *lib
 	for f := range avg {
 		avg[f] = max(total[f]/max(n, 1), 1)
 	}
-	// Weighted, length-normalized frequencies per library, then postings.
-	df := map[string]int{}
-	perLib := make([]map[string]float64, len(x.libs))
+	// Each term's count per field in each library, then postings.
 	for i, ft := range fieldTerms {
-		tf := map[string]float64{}
+		counts := map[string]*[numFields]uint16{}
+		var order []string
 		for f, terms := range ft {
-			norm := 1 - fieldB[f] + fieldB[f]*float64(len(terms))/avg[f]
 			for _, t := range terms {
-				tf[t] += fieldWeight[f] / norm
+				c := counts[t]
+				if c == nil {
+					c = &[numFields]uint16{}
+					counts[t] = c
+					order = append(order, t)
+				}
+				if c[f] < math.MaxUint16 {
+					c[f]++
+				}
 			}
 		}
-		for t := range tf {
-			df[t]++
+		for _, t := range order {
+			x.postings[t] = append(x.postings[t], posting{lib: i, counts: *counts[t]})
 		}
-		perLib[i] = tf
 	}
-	for i, tf := range perLib {
-		for t, w := range tf {
-			idf := math.Log(1 + (n-float64(df[t])+0.5)/(float64(df[t])+0.5))
-			x.postings[t] = append(x.postings[t], posting{lib: i, score: idf * w * (bm25K1 + 1) / (bm25K1 + w)})
+	all := libStats{n: n, avg: avg}
+	for _, ps := range x.postings {
+		idf := all.idf(len(ps))
+		for j := range ps {
+			ps[j].score = idf * all.saturated(&ps[j], x.fieldLens[ps[j].lib])
 		}
 	}
 	return x
+}
+
+// libStats are what BM25F weighs a term by: the libraries counted and
+// their average field lengths.
+type libStats struct {
+	n   float64
+	avg [numFields]float64
+}
+
+// statsOf returns the statistics of the libraries for which vis is set.
+func (x *libraryIndex) statsOf(vis []bool) libStats {
+	var st libStats
+	var total [numFields]float64
+	for i, ok := range vis {
+		if !ok {
+			continue
+		}
+		st.n++
+		for f, l := range x.fieldLens[i] {
+			total[f] += float64(l)
+		}
+	}
+	for f := range st.avg {
+		st.avg[f] = max(total[f]/max(st.n, 1), 1)
+	}
+	return st
+}
+
+// idf is the weight of a term df of the libraries have.
+func (st *libStats) idf(df int) float64 {
+	return math.Log(1 + (st.n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// saturated is the term's weighted, length-normalized frequency in the
+// posting's library, saturated as BM25 does.
+func (st *libStats) saturated(p *posting, lens [numFields]int) float64 {
+	var w float64
+	for f, c := range p.counts {
+		if c > 0 {
+			norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/st.avg[f]
+			w += float64(c) * fieldWeight[f] / norm
+		}
+	}
+	return w * (bm25K1 + 1) / (bm25K1 + w)
+}
+
+// scoped returns, for a request's scope, the scores of terms' postings
+// over the libraries the scope lets it see, as if the others were never
+// built: with them, idf and average field lengths would tell a token
+// which words libraries it may not see use. nil, for a scope that sees
+// every library: the postings' own scores are those.
+func (x *libraryIndex) scoped(sc Scope, terms []string) map[string][]posting {
+	if sc == nil {
+		return nil
+	}
+	vis := make([]bool, len(x.libs))
+	hidden := false
+	for i, l := range x.libs {
+		vis[i] = sc.Allows(l.ID)
+		hidden = hidden || !vis[i]
+	}
+	if !hidden {
+		return nil
+	}
+	st := x.statsOf(vis)
+	out := map[string][]posting{}
+	for _, t := range terms {
+		if _, done := out[t]; done {
+			continue
+		}
+		var ps []posting
+		for _, p := range x.postings[t] {
+			if vis[p.lib] {
+				ps = append(ps, p)
+			}
+		}
+		idf := st.idf(len(ps))
+		for j := range ps {
+			ps[j].score = idf * st.saturated(&ps[j], x.fieldLens[ps[j].lib])
+		}
+		out[t] = ps
+	}
+	return out
 }
 
 // listingOf returns the listing of docs, a version's documents as the
@@ -352,6 +450,14 @@ type scored struct {
 func (x *libraryIndex) search(sc Scope, name, query string, limit int) []LibraryMatch {
 	limit = ClampMaxLibraries(limit)
 	p := parseName(name)
+	q := textTerms(query)
+	if len(q) > maxQuestionWords {
+		q = q[:maxQuestionWords]
+	}
+	postings := func(t string) []posting { return x.postings[t] }
+	if sp := x.scoped(sc, append(slices.Clone(p.terms), q...)); sp != nil {
+		postings = func(t string) []posting { return sp[t] }
+	}
 	byLib := map[int]*scored{}
 	get := func(i int) *scored {
 		s := byLib[i]
@@ -362,7 +468,7 @@ func (x *libraryIndex) search(sc Scope, name, query string, limit int) []Library
 		return s
 	}
 	for _, t := range dedupeTerms(p.terms) {
-		for _, ps := range x.postings[t] {
+		for _, ps := range postings(t) {
 			get(ps.lib).score += ps.score
 		}
 	}
@@ -374,10 +480,6 @@ func (x *libraryIndex) search(sc Scope, name, query string, limit int) []Library
 	if len(byLib) == 0 {
 		return nil
 	}
-	q := textTerms(query)
-	if len(q) > maxQuestionWords {
-		q = q[:maxQuestionWords]
-	}
 	asked := map[string]bool{}
 	for _, t := range p.terms {
 		asked[t] = true
@@ -386,7 +488,7 @@ func (x *libraryIndex) search(sc Scope, name, query string, limit int) []Library
 		if asked[t] {
 			continue // the name's own words were counted once
 		}
-		for _, ps := range x.postings[t] {
+		for _, ps := range postings(t) {
 			if s := byLib[ps.lib]; s != nil {
 				s.score += questionWeight * ps.score
 			}

@@ -132,3 +132,52 @@ func TestScopeHidesLibraries(t *testing.T) {
 		t.Errorf("only %d of %d calls answer differently with /acme/widgets visible", hidden, len(calls))
 	}
 }
+
+// TestScopeHidesFromRelevance checks that a library hidden by a scope does
+// not shape the relevance of the others: resolve ranks by BM25F, whose
+// idf and average field lengths would otherwise count the hidden library,
+// telling a token which words other libraries use.
+func TestScopeHidesFromRelevance(t *testing.T) {
+	repo := func(dir string) string {
+		w := gittest.New(t, "main")
+		w.CopyDir("../fixtures/docs/"+dir, "")
+		w.Commit("docs")
+		return w.Dir
+	}
+	widgets, cli := repo("acme-widgets"), repo("acme-cli")
+	visibleLibs := "  - id: /acme/widgets\n    title: Acme Widgets\n    description: Dashboard widgets for the command line\n    aliases: [widgets, gadgets]\n    repo: " + widgets + "\n" +
+		"  - id: /acme/cli\n    description: The command line tool\n    aliases: [gadgets]\n    repo: " + cli + "\n"
+	hiddenLib := "  - id: /beta/tools\n    title: Beta Tools\n    description: Command line gadgets and widgets, widgets, widgets\n    aliases: [gadgets, line]\n    repo: " + cli + "\n"
+	open := func(src string) *Engine {
+		out := t.TempDir()
+		buildtest.Build(t, out, "libraries:\n"+src)
+		e, err := Open(out)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { e.Close() })
+		return e
+	}
+	all, alone := open(visibleLibs+hiddenLib), open(visibleLibs)
+	scoped := WithScope(context.Background(), allow{"/acme/widgets", "/acme/cli"})
+	ranking := func(ctx context.Context, e *Engine, name, query string) string {
+		var out []string
+		for _, m := range e.Libraries(ctx, name, query, 10) {
+			out = append(out, fmt.Sprintf("%s %s %.9f", m.Library.ID, m.Match, m.Relevance))
+		}
+		return strings.Join(out, ", ")
+	}
+	differs := 0
+	for _, c := range [][2]string{{"gadgets", ""}, {"widgets", "command line"}, {"command line", ""}, {"acme", "widgets"}, {"line gadgets", "dashboard"}} {
+		got, want := ranking(scoped, all, c[0], c[1]), ranking(context.Background(), alone, c[0], c[1])
+		if got != want {
+			t.Errorf("%q %q through a scope without /beta/tools:\n%s\nwith /beta/tools never built:\n%s", c[0], c[1], got, want)
+		}
+		if ranking(context.Background(), all, c[0], c[1]) != want {
+			differs++
+		}
+	}
+	if differs == 0 {
+		t.Error("no ranking changes with /beta/tools visible: the test shows nothing")
+	}
+}
