@@ -26,13 +26,25 @@ func buildFixtures(t *testing.T) *Engine {
 	w.Write(map[string]string{"docs/guides/themes.md": "# Themes\n\nCustom themes are CSS custom properties.\n"})
 	w.Commit("v1.1")
 	w.Git("tag", "v1.1.0")
-	c := gittest.New(t, "main")
-	c.CopyDir("../fixtures/docs/acme-cli", "")
-	c.Commit("cli")
-	src := "libraries:\n  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    repo: " + w.Dir +
-		"\n    versions: [{ref: v1.0.0}, {ref: v1.1.0}, {ref: main}]\n    latest: v1.1.0\n  - id: /acme/cli\n    repo: " + c.Dir + "\n"
+	return openCatalog(t, "  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets]\n    repo: "+w.Dir+
+		"\n    versions: [{ref: v1.0.0}, {ref: v1.1.0}, {ref: main}]\n    latest: v1.1.0\n  - id: /acme/cli\n    repo: "+fixtureRepo(t, "acme-cli")+"\n")
+}
+
+// fixtureRepo returns a git repository holding ../fixtures/docs/dir.
+func fixtureRepo(t *testing.T, dir string) string {
+	t.Helper()
+	w := gittest.New(t, "main")
+	w.CopyDir("../fixtures/docs/"+dir, "")
+	w.Commit("docs")
+	return w.Dir
+}
+
+// openCatalog builds the libraries of a config's list (YAML items) and
+// opens an engine on them, closed when the test ends.
+func openCatalog(t *testing.T, libraries string) *Engine {
+	t.Helper()
 	out := t.TempDir()
-	buildtest.Build(t, out, src)
+	buildtest.Build(t, out, "libraries:\n"+libraries)
 	e, err := Open(out)
 	if err != nil {
 		t.Fatal(err)

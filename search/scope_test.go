@@ -5,9 +5,6 @@ import (
 	"fmt"
 	"strings"
 	"testing"
-
-	"github.com/codex7/codex7/internal/buildtest"
-	"github.com/codex7/codex7/internal/gittest"
 )
 
 // allow is a Scope of exact ids.
@@ -27,25 +24,9 @@ func (a allow) Allows(id string) bool {
 // the same answer on a catalog of /acme/widgets and /acme/cli seen through
 // a scope of /acme/cli alone as on a catalog holding /acme/cli only.
 func TestScopeHidesLibraries(t *testing.T) {
-	w := gittest.New(t, "main")
-	w.CopyDir("../fixtures/docs/acme-widgets", "")
-	w.Commit("widgets")
-	c := gittest.New(t, "main")
-	c.CopyDir("../fixtures/docs/acme-cli", "")
-	c.Commit("cli")
-	widgets := "  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets, gadgets]\n    repo: " + w.Dir + "\n"
-	cli := "  - id: /acme/cli\n    aliases: [gadgets]\n    repo: " + c.Dir + "\n"
-	open := func(src string) *Engine {
-		out := t.TempDir()
-		buildtest.Build(t, out, "libraries:\n"+src)
-		e, err := Open(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	both, alone := open(widgets+cli), open(cli)
+	widgets := "  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets, gadgets]\n    repo: " + fixtureRepo(t, "acme-widgets") + "\n"
+	cli := "  - id: /acme/cli\n    aliases: [gadgets]\n    repo: " + fixtureRepo(t, "acme-cli") + "\n"
+	both, alone := openCatalog(t, widgets+cli), openCatalog(t, cli)
 	scoped := WithScope(context.Background(), allow{"/acme/cli"})
 	plain := context.Background()
 
@@ -138,27 +119,11 @@ func TestScopeHidesLibraries(t *testing.T) {
 // idf and average field lengths would otherwise count the hidden library,
 // telling a token which words other libraries use.
 func TestScopeHidesFromRelevance(t *testing.T) {
-	repo := func(dir string) string {
-		w := gittest.New(t, "main")
-		w.CopyDir("../fixtures/docs/"+dir, "")
-		w.Commit("docs")
-		return w.Dir
-	}
-	widgets, cli := repo("acme-widgets"), repo("acme-cli")
+	widgets, cli := fixtureRepo(t, "acme-widgets"), fixtureRepo(t, "acme-cli")
 	visibleLibs := "  - id: /acme/widgets\n    title: Acme Widgets\n    description: Dashboard widgets for the command line\n    aliases: [widgets, gadgets]\n    repo: " + widgets + "\n" +
 		"  - id: /acme/cli\n    description: The command line tool\n    aliases: [gadgets]\n    repo: " + cli + "\n"
 	hiddenLib := "  - id: /beta/tools\n    title: Beta Tools\n    description: Command line gadgets and widgets, widgets, widgets\n    aliases: [gadgets, line]\n    repo: " + cli + "\n"
-	open := func(src string) *Engine {
-		out := t.TempDir()
-		buildtest.Build(t, out, "libraries:\n"+src)
-		e, err := Open(out)
-		if err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { e.Close() })
-		return e
-	}
-	all, alone := open(visibleLibs+hiddenLib), open(visibleLibs)
+	all, alone := openCatalog(t, visibleLibs+hiddenLib), openCatalog(t, visibleLibs)
 	scoped := WithScope(context.Background(), allow{"/acme/widgets", "/acme/cli"})
 	ranking := func(ctx context.Context, e *Engine, name, query string) string {
 		var out []string
