@@ -81,7 +81,9 @@ func fixtureVersion(t *testing.T, root string) string {
 func TestServeHTTP(t *testing.T) {
 	bin, out := serveFixtures(t)
 	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out)
+	profiles := t.TempDir()
+	cpuProf, memProf := filepath.Join(profiles, "cpu.prof"), filepath.Join(profiles, "mem.prof")
+	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--cpuprofile", cpuProf, "--memprofile", memProf)
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -108,6 +110,12 @@ func TestServeHTTP(t *testing.T) {
 		}
 	case <-time.After(15 * time.Second):
 		t.Error("server did not stop on SIGTERM")
+	}
+	// The profiles are written at shutdown, in pprof's gzipped format.
+	for _, p := range []string{cpuProf, memProf} {
+		if data, err := os.ReadFile(p); err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
+			t.Errorf("%s: %d bytes, %v; want a gzipped profile", filepath.Base(p), len(data), err)
+		}
 	}
 }
 
