@@ -227,11 +227,36 @@ func ReadCatalog(out string) (*Catalog, error) {
 	if err != nil {
 		return nil, err
 	}
-	var c Catalog
-	if err := parseSealed(data, &c, &c.FormatVersion, &c.Checksum); err != nil {
+	c, err := ParseCatalog(data)
+	if err != nil {
 		return nil, fmt.Errorf("%s: %w", p, err)
 	}
+	return c, nil
+}
+
+// ParseCatalog decodes the bytes of a catalog.json and checks its format
+// version and its own checksum. Errors wrap ErrCorrupt, ErrFormatVersion
+// or ErrChecksum and do not name the file.
+func ParseCatalog(data []byte) (*Catalog, error) {
+	var c Catalog
+	if err := parseSealed(data, &c, &c.FormatVersion, &c.Checksum); err != nil {
+		return nil, err
+	}
 	return &c, nil
+}
+
+// InstallCatalog replaces out/catalog.json with data, a catalog received
+// whole (indexer pull), atomically, after checking that it parses as a
+// sound catalog, so that the file is byte-identical to the one published.
+// The caller holds Lock and has installed every version it lists.
+func InstallCatalog(out string, data []byte) error {
+	if _, err := ParseCatalog(data); err != nil {
+		return fmt.Errorf("install catalog: %w", err)
+	}
+	if err := writeFileAtomic(filepath.Join(out, CatalogFile), data); err != nil {
+		return fmt.Errorf("install catalog: %w", err)
+	}
+	return nil
 }
 
 // ReadManifest reads the manifest of the version directory dir. Errors

@@ -92,7 +92,7 @@ func tempPattern(name string) string { return "." + name + "-*" }
 // catalog is not touched: call WriteCatalog once all versions are published.
 func Publish(ctx context.Context, out string, v *Version) (err error) {
 	m := v.Manifest
-	stage, err := os.MkdirTemp(filepath.Join(out, stagingDir), strings.ReplaceAll(strings.Trim(m.Library.ID, "/"), "/", "__")+"@"+m.Version+"-")
+	stage, err := Stage(out, m.Library.ID, m.Version)
 	if err != nil {
 		return fmt.Errorf("publish %s@%s: %w", m.Library.ID, m.Version, err)
 	}
@@ -121,16 +121,43 @@ func Publish(ctx context.Context, out string, v *Version) (err error) {
 	if err := os.WriteFile(filepath.Join(stage, ManifestFile), data, 0o644); err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	return install(stage, out, m.Library.ID, m.Version)
+}
+
+// Stage creates an empty directory in out's staging area for a version of
+// libraryID being written or received; Install or Publish moves it into
+// place, and the next Lock removes it if neither does. The caller holds
+// Lock.
+func Stage(out, libraryID, version string) (string, error) {
+	return os.MkdirTemp(filepath.Join(out, stagingDir), strings.ReplaceAll(strings.Trim(libraryID, "/"), "/", "__")+"@"+version+"-")
+}
+
+// Install swaps stage, a complete version directory made by Stage (as
+// indexer pull receives one), into place at Dir(out, libraryID, version)
+// atomically, as Publish does: the version is at every instant either the
+// previous directory or the new one. It checks nothing: verify stage
+// first (VerifyVersion). The caller holds Lock; on error stage is removed.
+func Install(stage, out, libraryID, version string) (err error) {
+	defer func() {
+		if err != nil {
+			os.RemoveAll(stage)
+			err = fmt.Errorf("install %s@%s: %w", libraryID, version, err)
+		}
+	}()
+	return install(stage, out, libraryID, version)
+}
+
+func install(stage, out, libraryID, version string) error {
 	if err := publishModes(stage); err != nil {
 		return err
 	}
 	if err := syncTree(stage); err != nil {
 		return err
 	}
-	if err := ctx.Err(); err != nil {
-		return err
-	}
-	final := Dir(out, m.Library.ID, m.Version)
+	final := Dir(out, libraryID, version)
 	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
 		return err
 	}
@@ -139,6 +166,31 @@ func Publish(ctx context.Context, out string, v *Version) (err error) {
 	}
 	os.RemoveAll(stage) // after a swap it holds the previous version
 	return syncDir(filepath.Dir(final))
+}
+
+// Remove takes the version directory rel (org/project/version, as a
+// catalog's Path says) out of out: it is moved into the staging area in
+// one rename, so it is never seen half-deleted, then deleted. Call it only
+// once catalog.json no longer lists the version. The caller holds Lock.
+func Remove(out, rel string) error {
+	final := filepath.Join(out, filepath.FromSlash(rel))
+	gone, err := os.MkdirTemp(filepath.Join(out, stagingDir), "removed-")
+	if err != nil {
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
+	if err := os.Rename(final, filepath.Join(gone, "v")); err != nil {
+		os.Remove(gone)
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
+	syncDir(filepath.Dir(final))
+	// Empty project and org directories go too, so that the tree holds
+	// only what the catalog lists.
+	for d := filepath.Dir(final); d != filepath.Clean(out); d = filepath.Dir(d) {
+		if os.Remove(d) != nil {
+			break
+		}
+	}
+	return os.RemoveAll(gone)
 }
 
 // swap moves the directory stage to final, replacing final if it exists, so

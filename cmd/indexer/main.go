@@ -28,18 +28,21 @@ artifacts for coding agents, and queries them.
 Usage:
   indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [-v]
   indexer verify  [DIR]
+  indexer push    [--artifacts DIR] [--tag T]... oci://HOST[:PORT]/REPO[:TAG]
+  indexer pull    [--artifacts DIR] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
-  indexer serve   (--stdio | --http ADDR) [--artifacts DIR] [--reload-interval D] [--auth FILE] [--context7-* ...]
+  indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [--context7-* ...]
   indexer token   --name NAME --library PATTERN... [--rate N]
   indexer context [--artifacts DIR] [--json|--markdown] [--hook] "PROMPT"
   indexer version
 
 Run 'indexer COMMAND --help' for a command's flags.
 
-Exit codes: 0 success; 1 some library version failed to build, or verify
-found bad files, or eval could not ask every question; 2 bad usage or
-config; 3 search matched nothing.
+Exit codes: 0 success; 1 some library version failed to build, verify
+found bad files, eval could not ask every question, or push or pull failed
+(registry unreachable, credentials refused, a version refused); 2 bad usage
+or config; 3 search matched nothing.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -57,6 +60,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runBuild(ctx, rest, stdout, stderr)
 	case "verify":
 		return runVerify(rest, stdout, stderr)
+	case "push":
+		return runPush(ctx, rest, stdout, stderr)
+	case "pull":
+		return runPull(ctx, rest, stdout, stderr)
 	case "search":
 		return runSearch(ctx, rest, stdout, stderr)
 	case "eval":

@@ -1,0 +1,192 @@
+package oci
+
+import (
+	"context"
+	"crypto/tls"
+	"crypto/x509"
+	"errors"
+	"fmt"
+	"net"
+	"net/http"
+	"net/netip"
+	"net/url"
+	"os"
+	"slices"
+	"strings"
+
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/auth"
+	"oras.land/oras-go/v2/registry/remote/credentials"
+	"oras.land/oras-go/v2/registry/remote/errcode"
+	"oras.land/oras-go/v2/registry/remote/retry"
+)
+
+// Environment variables that give CI jobs registry credentials without a
+// Docker config; the command line reads them (see Options).
+const (
+	EnvUsername = "CODEX7_REGISTRY_USERNAME"
+	EnvPassword = "CODEX7_REGISTRY_PASSWORD"
+)
+
+// Options say how to reach and log in to registries. The zero value uses
+// TLS with the system's roots and Docker's credentials, as docker and
+// oras do.
+type Options struct {
+	// PlainHTTP speaks HTTP instead of HTTPS. A loopback registry
+	// (localhost, 127.0.0.0/8, ::1) gets it without asking.
+	PlainHTTP bool
+	// CAFile is a PEM file of certificates trusted besides the system's,
+	// for registries with a private CA.
+	CAFile string
+	// Username and Password, when Username is set, are used for every
+	// registry instead of Docker's config (CODEX7_REGISTRY_USERNAME and
+	// CODEX7_REGISTRY_PASSWORD in CI). A password alone is a token sent
+	// with a placeholder user name, as GHCR and most registries accept.
+	Username, Password string
+	// DockerConfig is the Docker config file read for credentials and
+	// credential helpers; "" means $DOCKER_CONFIG/config.json, else
+	// ~/.docker/config.json. A file that does not exist means anonymous.
+	DockerConfig string
+	// UserAgent is sent with every request.
+	UserAgent string
+}
+
+// repository returns a client of ref's repository as opts say. Nothing is
+// contacted yet.
+func (o Options) repository(ref Reference) (*remote.Repository, error) {
+	repo, err := remote.NewRepository(ref.ref.Registry + "/" + ref.ref.Repository)
+	if err != nil {
+		return nil, fmt.Errorf("%w %s: %v", ErrReference, ref, err)
+	}
+	repo.PlainHTTP = o.PlainHTTP || ref.IsLoopback()
+	client, err := o.authClient(ref)
+	if err != nil {
+		return nil, err
+	}
+	repo.Client = client
+	repo.ManifestMediaTypes = []string{mediaTypeManifest}
+	repo.MaxMetadataBytes = maxManifestBytes
+	return repo, nil
+}
+
+// authClient makes the HTTP client: retries of timeouts, 429 and 5xx
+// (oras' retry transport), TLS roots plus CAFile, and credentials.
+func (o Options) authClient(ref Reference) (*auth.Client, error) {
+	base := http.DefaultTransport.(*http.Transport).Clone()
+	if o.CAFile != "" {
+		pem, err := os.ReadFile(o.CAFile)
+		if err != nil {
+			return nil, fmt.Errorf("--ca-file: %w", err)
+		}
+		roots, err := x509.SystemCertPool()
+		if err != nil || roots == nil {
+			roots = x509.NewCertPool()
+		}
+		if !roots.AppendCertsFromPEM(pem) {
+			return nil, fmt.Errorf("--ca-file %s: no PEM certificate in it", o.CAFile)
+		}
+		base.TLSClientConfig = &tls.Config{RootCAs: roots, MinVersion: tls.VersionTLS12}
+	}
+	cred, err := o.credential()
+	if err != nil {
+		return nil, err
+	}
+	c := &auth.Client{
+		Client:     &http.Client{Transport: retry.NewTransport(base)},
+		Credential: cred,
+		Cache:      auth.NewCache(),
+	}
+	if ref.IsLoopback() {
+		// A registry on this machine may have its token service on this
+		// machine too; oras refuses loopback token realms by default, as
+		// a guard against remote registries pointing clients at local
+		// services. Loopback is allowed only for a loopback registry.
+		c.BlockedRealmPrefixes = slices.DeleteFunc(auth.DefaultBlockedRealmPrefixes(), func(p netip.Prefix) bool { return p.Addr().IsLoopback() })
+	}
+	ua := o.UserAgent
+	if ua == "" {
+		ua = "codex7-indexer"
+	}
+	c.SetUserAgent(ua)
+	return c, nil
+}
+
+// credential chooses where credentials come from: Username/Password, else
+// Docker's config with its credential helpers.
+func (o Options) credential() (auth.CredentialFunc, error) {
+	if o.Username != "" || o.Password != "" {
+		user := o.Username
+		if user == "" {
+			user = "codex7"
+		}
+		c := auth.Credential{Username: user, Password: o.Password}
+		return func(context.Context, string) (auth.Credential, error) { return c, nil }, nil
+	}
+	var store *credentials.DynamicStore
+	var err error
+	if o.DockerConfig != "" {
+		store, err = credentials.NewStore(o.DockerConfig, credentials.StoreOptions{})
+	} else {
+		store, err = credentials.NewStoreFromDocker(credentials.StoreOptions{})
+	}
+	if err != nil {
+		return nil, fmt.Errorf("read Docker's credentials (%s): %w", dockerConfigName(o.DockerConfig), err)
+	}
+	return credentials.Credential(store), nil
+}
+
+func dockerConfigName(p string) string {
+	if p != "" {
+		return p
+	}
+	if d := os.Getenv("DOCKER_CONFIG"); d != "" {
+		return d + "/config.json"
+	}
+	return "~/.docker/config.json"
+}
+
+// classify turns what the registry client returned into an error that
+// names the problem, wraps one of this package's sentinels and says what
+// to do. It never includes credentials: oras' errors carry the method and
+// URL (which hold none) and the registry's own message.
+func classify(ref Reference, op string, err error) error {
+	if err == nil {
+		return nil
+	}
+	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
+		return fmt.Errorf("%s %s: %w", op, ref, err)
+	}
+	var resp *errcode.ErrorResponse
+	if errors.As(err, &resp) {
+		switch resp.StatusCode {
+		case http.StatusUnauthorized:
+			return fmt.Errorf("%s %s: %w: the registry refused the credentials (or asked for some): set %s and %s, or log in with 'docker login %s' (credentials are read from %s)",
+				op, ref, ErrUnauthorized, EnvUsername, EnvPassword, ref.Host(), dockerConfigName(""))
+		case http.StatusForbidden:
+			return fmt.Errorf("%s %s: %w: the credentials may not %s this repository (a token needs the packages or repository scope)", op, ref, ErrUnauthorized, op)
+		case http.StatusNotFound:
+			return fmt.Errorf("%s %s: %w (push one with 'indexer push')", op, ref, ErrNotFound)
+		}
+		return fmt.Errorf("%s %s: %w: %v", op, ref, ErrRegistry, err)
+	}
+	if errors.Is(err, errdef.ErrNotFound) {
+		return fmt.Errorf("%s %s: %w (push one with 'indexer push')", op, ref, ErrNotFound)
+	}
+	var uerr *url.Error
+	var cert *tls.CertificateVerificationError
+	var unknown x509.UnknownAuthorityError
+	switch {
+	case errors.As(err, &cert), errors.As(err, &unknown):
+		return fmt.Errorf("%s %s: %w: the registry's TLS certificate is not trusted: give its CA with --ca-file (or --plain-http for a registry without TLS): %v", op, ref, ErrUnreachable, err)
+	case errors.Is(err, http.ErrSchemeMismatch) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
+		return fmt.Errorf("%s %s: %w: the registry speaks plain HTTP: give --plain-http", op, ref, ErrUnreachable)
+	case errors.As(err, &uerr):
+		var nerr net.Error
+		if errors.As(err, &nerr) || errors.Is(err, os.ErrDeadlineExceeded) || strings.Contains(err.Error(), "connection refused") {
+			return fmt.Errorf("%s %s: %w: %v", op, ref, ErrUnreachable, uerr.Err)
+		}
+		return fmt.Errorf("%s %s: %w: %v", op, ref, ErrUnreachable, uerr.Err)
+	}
+	return fmt.Errorf("%s %s: %w", op, ref, err)
+}

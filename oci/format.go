@@ -1,0 +1,168 @@
+// Package oci publishes Codex7 artifact directories (dists) to OCI
+// registries and brings them back: push, pull, and a mirror that keeps a
+// pulled dist in step with a tag for indexer serve. It uses oras-go, the
+// reference client of the OCI artifacts work, for everything that speaks
+// to a registry; this package decides what goes in the artifact and
+// checks everything that comes out of it.
+//
+// A dist is one OCI image manifest (image-spec 1.1) with ArtifactType as
+// its artifactType, the empty config, and as layers catalog.json followed
+// by one reproducible tar+gzip per library version (sorted entries, fixed
+// times, owners and modes), each annotated with its library, version,
+// commit and the checksum of its manifest.json. The same version always
+// makes the same layer, so a registry stores it once and a push or pull
+// moves only the versions that changed.
+package oci
+
+import (
+	"encoding/json"
+	"fmt"
+	"path"
+	"strconv"
+	"strings"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+// Media types of a Codex7 artifact.
+const (
+	// ArtifactType is the artifactType of a dist's manifest.
+	ArtifactType = "application/vnd.codex7.dist.v1"
+	// MediaTypeCatalog is the layer holding catalog.json as written.
+	MediaTypeCatalog = "application/vnd.codex7.catalog.v1+json"
+	// MediaTypeVersion is the layer of one library version directory.
+	MediaTypeVersion = "application/vnd.codex7.version.v1.tar+gzip"
+
+	mediaTypeManifest = ocispec.MediaTypeImageManifest
+)
+
+// Annotations on a version layer (and the format on the manifest).
+const (
+	AnnotationLibrary  = "dev.codex7.library"
+	AnnotationVersion  = "dev.codex7.version"
+	AnnotationCommit   = "dev.codex7.commit"
+	AnnotationManifest = "dev.codex7.manifest.sha256"
+	AnnotationFormat   = "dev.codex7.format"
+)
+
+// Bounds on what a pull accepts before it reads further, so that a
+// hostile or broken registry cannot exhaust memory or disk.
+const (
+	maxManifestBytes = 4 << 20
+	maxCatalogBytes  = 64 << 20
+	maxLayers        = 100_000
+)
+
+// layerInfo is what a version layer's annotations say.
+type layerInfo struct {
+	desc     ocispec.Descriptor
+	path     string // org/project/version, the catalog's Path
+	library  string
+	version  string
+	commit   string
+	manifest string // sha256 of the version's manifest.json
+}
+
+// versionAnnotations annotates the layer of version v of lib, whose
+// manifest.json has checksum sum.
+func versionAnnotations(lib string, v artifacts.CatalogVersion, sum string) map[string]string {
+	return map[string]string{
+		ocispec.AnnotationTitle: v.Path,
+		AnnotationLibrary:       lib,
+		AnnotationVersion:       v.Version,
+		AnnotationCommit:        v.Commit,
+		AnnotationManifest:      sum,
+	}
+}
+
+// parseManifest decodes a dist's manifest and checks everything a pull
+// relies on: the artifact type and format, one catalog layer first, and
+// version layers with complete annotations, clean org/project/version
+// paths and no path, or library version, named twice. Errors wrap
+// ErrInvalid or artifacts.ErrFormatVersion.
+func parseManifest(data []byte) (catalog ocispec.Descriptor, versions []layerInfo, err error) {
+	var m ocispec.Manifest
+	if err := json.Unmarshal(data, &m); err != nil {
+		return catalog, nil, fmt.Errorf("%w: manifest: %v", ErrInvalid, err)
+	}
+	if m.MediaType != "" && m.MediaType != mediaTypeManifest {
+		return catalog, nil, fmt.Errorf("%w: manifest media type %q, want %q", ErrInvalid, m.MediaType, mediaTypeManifest)
+	}
+	if m.ArtifactType != ArtifactType {
+		return catalog, nil, fmt.Errorf("%w: artifact type %q, want %q (is this reference a Codex7 dist pushed by 'indexer push'?)", ErrInvalid, m.ArtifactType, ArtifactType)
+	}
+	if f := m.Annotations[AnnotationFormat]; f != strconv.Itoa(artifacts.FormatVersion) {
+		return catalog, nil, fmt.Errorf("%w %s (this program reads %d): push artifacts built by this indexer version", artifacts.ErrFormatVersion, f, artifacts.FormatVersion)
+	}
+	if len(m.Layers) == 0 || m.Layers[0].MediaType != MediaTypeCatalog {
+		return catalog, nil, fmt.Errorf("%w: the first layer is not %s", ErrInvalid, artifacts.CatalogFile)
+	}
+	if len(m.Layers) > maxLayers {
+		return catalog, nil, fmt.Errorf("%w: %d layers, at most %d", ErrInvalid, len(m.Layers), maxLayers)
+	}
+	catalog = m.Layers[0]
+	if err := checkDescriptor(catalog, maxCatalogBytes); err != nil {
+		return catalog, nil, fmt.Errorf("%w: %s layer: %v", ErrInvalid, artifacts.CatalogFile, err)
+	}
+	paths, ids := map[string]bool{}, map[string]bool{}
+	for i, d := range m.Layers[1:] {
+		if d.MediaType != MediaTypeVersion {
+			return catalog, nil, fmt.Errorf("%w: layer %d has media type %q, want %q", ErrInvalid, i+1, d.MediaType, MediaTypeVersion)
+		}
+		if err := checkDescriptor(d, -1); err != nil {
+			return catalog, nil, fmt.Errorf("%w: layer %d: %v", ErrInvalid, i+1, err)
+		}
+		li := layerInfo{desc: d, path: d.Annotations[ocispec.AnnotationTitle], library: d.Annotations[AnnotationLibrary],
+			version: d.Annotations[AnnotationVersion], commit: d.Annotations[AnnotationCommit], manifest: d.Annotations[AnnotationManifest]}
+		if err := checkVersionPath(li.path, li.library, li.version); err != nil {
+			return catalog, nil, fmt.Errorf("%w: layer %d: %v", ErrInvalid, i+1, err)
+		}
+		if len(li.manifest) != 64 || strings.Trim(li.manifest, "0123456789abcdef") != "" {
+			return catalog, nil, fmt.Errorf("%w: layer %d (%s): annotation %s is not a sha256", ErrInvalid, i+1, li.path, AnnotationManifest)
+		}
+		key := strings.ToLower(li.library) + "@" + li.version
+		if paths[strings.ToLower(li.path)] || ids[key] {
+			return catalog, nil, fmt.Errorf("%w: %s@%s (%s) is named twice", ErrInvalid, li.library, li.version, li.path)
+		}
+		paths[strings.ToLower(li.path)], ids[key] = true, true
+		versions = append(versions, li)
+	}
+	return catalog, versions, nil
+}
+
+// checkDescriptor checks a layer's digest and size (at most max, when
+// max >= 0).
+func checkDescriptor(d ocispec.Descriptor, max int64) error {
+	if err := d.Digest.Validate(); err != nil {
+		return fmt.Errorf("digest %q: %v", d.Digest, err)
+	}
+	if d.Size < 0 || (max >= 0 && d.Size > max) {
+		return fmt.Errorf("size %d out of bounds", d.Size)
+	}
+	return nil
+}
+
+// checkVersionPath checks that p is the directory of library's version as
+// a build lays it out: org/project/version, relative, clean, with no
+// hidden or parent segment, so that nothing extracted lands outside the
+// dist or in its staging area.
+func checkVersionPath(p, library, version string) error {
+	if library == "" || version == "" {
+		return fmt.Errorf("annotations %s and %s are required", AnnotationLibrary, AnnotationVersion)
+	}
+	segs := strings.Split(p, "/")
+	if len(segs) != 3 || path.Clean(p) != p || strings.ContainsAny(p, "\\:\x00") {
+		return fmt.Errorf("path %q is not org/project/version", p)
+	}
+	for _, s := range segs {
+		if s == "" || s == "." || s == ".." || strings.HasPrefix(s, ".") {
+			return fmt.Errorf("path %q is not org/project/version", p)
+		}
+	}
+	if want := strings.Trim(library, "/") + "/" + version; !strings.EqualFold(p, want) {
+		return fmt.Errorf("path %q is not the directory of %s@%s", p, library, version)
+	}
+	return nil
+}

@@ -1,0 +1,361 @@
+package oci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+// PullOptions tune Pull.
+type PullOptions struct {
+	Options
+	// Logger receives one line per version; nil discards them.
+	Logger *slog.Logger
+}
+
+// PullResult says what a pull did.
+type PullResult struct {
+	// Digest is the manifest pulled; Pinned the reference by digest.
+	Digest string
+	Pinned Reference
+	// Downloaded are the versions received and installed; Unchanged those
+	// already in the dist with the same manifest.json, left as they were.
+	Downloaded, Unchanged []PushedVersion
+	// Refused are versions whose content did not match; the dist keeps
+	// its previous copy of each, if it had one.
+	Refused []Refusal
+	// Removed are version paths the dist had that the artifact does not.
+	Removed []string
+	// BytesReceived counts the manifest, catalog and layer bytes read.
+	BytesReceived int64
+}
+
+// Refusal is a version a pull did not install, and why.
+type Refusal struct {
+	Library, Version string
+	// Err wraps ErrDigest, ErrInvalid or one of artifacts' sentinels.
+	Err error
+}
+
+func (r Refusal) String() string { return fmt.Sprintf("%s@%s: %v", r.Library, r.Version, r.Err) }
+
+// Resolve asks the registry which manifest ref points at now (a HEAD
+// request) and returns its digest.
+func Resolve(ctx context.Context, ref Reference, opts Options) (string, error) {
+	repo, err := opts.repository(ref)
+	if err != nil {
+		return "", err
+	}
+	desc, err := repo.Resolve(ctx, ref.ref.Reference)
+	if err != nil {
+		return "", classify(ref, "resolve", err)
+	}
+	return desc.Digest.String(), nil
+}
+
+// Pull brings the dist at ref into dir, in the layout indexer build
+// writes. It checks the manifest (ErrInvalid), the catalog and every blob
+// against its digest; versions whose manifest.json dir already has
+// unchanged and verified are not downloaded. New versions are received
+// into dir's staging area and verified against their manifests; only when
+// all are in are they swapped into place, each atomically, then
+// catalog.json, then versions the artifact no longer has are removed.
+// A version whose content does not match is refused (PullResult.Refused),
+// the rest installed; the catalog then lists dir's previous copy of it,
+// if any. A pull stopped at any moment leaves dir's previous dist
+// complete. It holds artifacts.Lock on dir throughout.
+func Pull(ctx context.Context, ref Reference, dir string, opts PullOptions) (*PullResult, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	repo, err := opts.repository(ref)
+	if err != nil {
+		return nil, err
+	}
+	res := &PullResult{}
+	manDesc, rc, err := repo.FetchReference(ctx, ref.ref.Reference)
+	if err != nil {
+		return nil, classify(ref, "pull", err)
+	}
+	manData, err := content.ReadAll(rc, manDesc)
+	rc.Close()
+	if err != nil {
+		return nil, classify(ref, "pull", blobError("manifest", err))
+	}
+	res.BytesReceived += int64(len(manData))
+	res.Digest, res.Pinned = manDesc.Digest.String(), ref.WithDigest(manDesc.Digest.String())
+	catDesc, layers, err := parseManifest(manData)
+	if err != nil {
+		return nil, fmt.Errorf("pull %s: %w", ref, err)
+	}
+	catData, err := fetchAll(ctx, repo, catDesc)
+	if err != nil {
+		return nil, classify(ref, "pull", blobError(artifacts.CatalogFile, err))
+	}
+	res.BytesReceived += int64(len(catData))
+	cat, err := artifacts.ParseCatalog(catData)
+	if err != nil {
+		return nil, fmt.Errorf("pull %s: %w: %s: %w", ref, ErrInvalid, artifacts.CatalogFile, err)
+	}
+	if err := matchCatalog(cat, layers); err != nil {
+		return nil, fmt.Errorf("pull %s: %w", ref, err)
+	}
+
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return nil, fmt.Errorf("pull into %s: %w", dir, err)
+	}
+	release, err := artifacts.Lock(dir)
+	if err != nil {
+		return nil, fmt.Errorf("pull into %s: %w", dir, err)
+	}
+	defer release()
+
+	type staged struct {
+		li    layerInfo
+		stage string
+	}
+	var (
+		mu     sync.Mutex
+		ready  []staged
+		refuse = map[string]error{} // by path
+	)
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(uploads)
+	for _, li := range layers {
+		pv := PushedVersion{Library: li.library, Version: li.version, Digest: li.desc.Digest.String(), Size: li.desc.Size}
+		if unchanged(dir, li) {
+			res.Unchanged = append(res.Unchanged, pv)
+			continue
+		}
+		g.Go(func() error {
+			stage, err := artifacts.Stage(dir, li.library, li.version)
+			if err != nil {
+				return err
+			}
+			err = receive(gctx, repo, li, stage)
+			mu.Lock()
+			defer mu.Unlock()
+			switch {
+			case err == nil:
+				ready = append(ready, staged{li, stage})
+				res.Downloaded = append(res.Downloaded, pv)
+				res.BytesReceived += li.desc.Size
+				log.Info("pulled", "library", li.library, "version", li.version, "bytes", li.desc.Size)
+				return nil
+			case refusable(err):
+				os.RemoveAll(stage)
+				refuse[li.path] = err
+				res.Refused = append(res.Refused, Refusal{Library: li.library, Version: li.version, Err: err})
+				log.Error("version refused", "library", li.library, "version", li.version, "err", err)
+				return nil
+			default:
+				return classify(ref, "pull", fmt.Errorf("%s@%s: %w", li.library, li.version, err))
+			}
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	sort.Slice(ready, func(i, j int) bool { return ready[i].li.path < ready[j].li.path })
+	for _, s := range ready {
+		if err := artifacts.Install(s.stage, dir, s.li.library, s.li.version); err != nil {
+			return nil, fmt.Errorf("pull into %s: %w", dir, err)
+		}
+	}
+	if len(refuse) == 0 {
+		err = artifacts.InstallCatalog(dir, catData)
+	} else {
+		err = installFiltered(dir, cat, refuse)
+	}
+	if err != nil {
+		return nil, fmt.Errorf("pull into %s: %w", dir, err)
+	}
+	if res.Removed, err = prune(dir); err != nil {
+		return nil, fmt.Errorf("pull into %s: %w", dir, err)
+	}
+	sortVersions(res.Downloaded)
+	sortVersions(res.Unchanged)
+	sort.Slice(res.Refused, func(i, j int) bool { return res.Refused[i].String() < res.Refused[j].String() })
+	return res, nil
+}
+
+// matchCatalog checks that the catalog lists exactly the versions the
+// layers carry, at the same paths.
+func matchCatalog(cat *artifacts.Catalog, layers []layerInfo) error {
+	byPath := map[string]layerInfo{}
+	for _, li := range layers {
+		byPath[li.path] = li
+	}
+	listed := 0
+	for _, l := range cat.Libraries {
+		for _, v := range l.Versions {
+			li, ok := byPath[v.Path]
+			if !ok {
+				return fmt.Errorf("%w: %s lists %s@%s at %s, which no layer carries", ErrInvalid, artifacts.CatalogFile, l.ID, v.Version, v.Path)
+			}
+			if !strings.EqualFold(li.library, l.ID) || li.version != v.Version {
+				return fmt.Errorf("%w: the layer at %s is %s@%s, %s says %s@%s", ErrInvalid, v.Path, li.library, li.version, artifacts.CatalogFile, l.ID, v.Version)
+			}
+			listed++
+		}
+	}
+	if listed != len(layers) {
+		return fmt.Errorf("%w: %d version layers, %s lists %d versions", ErrInvalid, len(layers), artifacts.CatalogFile, listed)
+	}
+	return nil
+}
+
+// unchanged reports whether dir holds li's version with the same
+// manifest.json, every file verified.
+func unchanged(dir string, li layerInfo) bool {
+	vdir := filepath.Join(dir, filepath.FromSlash(li.path))
+	m, err := artifacts.ReadManifest(vdir)
+	return err == nil && m.Checksum == li.manifest && len(artifacts.VerifyVersion(vdir)) == 0
+}
+
+// receive downloads li's layer into stage and checks it: the blob against
+// its digest, then the version against its manifest, and the manifest
+// against the layer's annotations.
+func receive(ctx context.Context, repo *remote.Repository, li layerInfo, stage string) error {
+	rc, err := repo.Fetch(ctx, li.desc)
+	if err != nil {
+		return err
+	}
+	defer rc.Close()
+	if err := extractLayer(rc, li.desc, stage); err != nil {
+		return err
+	}
+	m, err := artifacts.ReadManifest(stage)
+	if err != nil {
+		return fmt.Errorf("%w: %w", ErrInvalid, err)
+	}
+	if m.Checksum != li.manifest {
+		return fmt.Errorf("%w: its manifest.json has checksum %.12s…, the layer's annotation says %.12s…", ErrInvalid, m.Checksum, li.manifest)
+	}
+	if !strings.EqualFold(m.Library.ID, li.library) || m.Version != li.version {
+		return fmt.Errorf("%w: its manifest.json is for %s@%s", ErrInvalid, m.Library.ID, m.Version)
+	}
+	if probs := artifacts.VerifyVersion(stage); len(probs) > 0 {
+		return fmt.Errorf("%w: %s%s", probs[0].Err, probs[0], more(len(probs)-1))
+	}
+	return nil
+}
+
+// refusable says whether err condemns one version's content (refused,
+// the pull goes on) rather than the pull itself (network, disk, context).
+func refusable(err error) bool {
+	for _, e := range []error{ErrDigest, ErrInvalid, artifacts.ErrChecksum, artifacts.ErrMissing, artifacts.ErrUnexpected, artifacts.ErrCorrupt, artifacts.ErrFormatVersion} {
+		if errors.Is(err, e) {
+			return true
+		}
+	}
+	return false
+}
+
+// fetchAll reads a small blob whole, checked against its digest.
+func fetchAll(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]byte, error) {
+	rc, err := repo.Fetch(ctx, desc)
+	if err != nil {
+		return nil, err
+	}
+	defer rc.Close()
+	return content.ReadAll(rc, desc)
+}
+
+// blobError names a mismatch between a blob and its descriptor as
+// ErrDigest.
+func blobError(what string, err error) error {
+	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("%s: %w: %v", what, ErrDigest, err)
+	}
+	return err
+}
+
+// installFiltered writes the catalog of a pull that refused some
+// versions: each refused version is replaced by dir's previous copy when
+// that copy verifies, else left out (with its library when none is left).
+func installFiltered(dir string, cat *artifacts.Catalog, refused map[string]error) error {
+	out := &artifacts.Catalog{Libraries: []artifacts.CatalogLib{}}
+	for _, l := range cat.Libraries {
+		lib := l
+		lib.Versions = nil
+		for _, v := range l.Versions {
+			if refused[v.Path] == nil {
+				lib.Versions = append(lib.Versions, v)
+				continue
+			}
+			vdir := filepath.Join(dir, filepath.FromSlash(v.Path))
+			m, err := artifacts.ReadManifest(vdir)
+			if err != nil || !strings.EqualFold(m.Library.ID, l.ID) || m.Version != v.Version || len(artifacts.VerifyVersion(vdir)) > 0 {
+				continue
+			}
+			lib.Versions = append(lib.Versions, artifacts.CatalogVersion{Version: v.Version, Ref: m.Ref, Commit: m.Commit, BuiltAt: m.BuiltAt, Counts: m.Counts, Path: v.Path})
+		}
+		if len(lib.Versions) == 0 {
+			continue
+		}
+		if lib.Version(lib.Latest) == nil {
+			names := make([]string, len(lib.Versions))
+			for i, v := range lib.Versions {
+				names[i] = v.Version
+			}
+			lib.Latest = artifacts.LatestOf(names)
+		}
+		out.Libraries = append(out.Libraries, lib)
+	}
+	data, err := artifacts.EncodeCatalog(out)
+	if err != nil {
+		return err
+	}
+	return artifacts.InstallCatalog(dir, data)
+}
+
+// prune removes the version directories of dir that its catalog does not
+// list, and returns their paths.
+func prune(dir string) ([]string, error) {
+	cat, err := artifacts.ReadCatalog(dir)
+	if err != nil {
+		return nil, err
+	}
+	listed := map[string]bool{}
+	for _, l := range cat.Libraries {
+		for _, v := range l.Versions {
+			listed[v.Path] = true
+		}
+	}
+	onDisk, err := filepath.Glob(filepath.Join(dir, "*", "*", "*"))
+	if err != nil {
+		return nil, err
+	}
+	var removed []string
+	for _, p := range onDisk {
+		rel, _ := filepath.Rel(dir, p)
+		rel = filepath.ToSlash(rel)
+		if fi, err := os.Stat(p); err != nil || !fi.IsDir() || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") || listed[rel] {
+			continue
+		}
+		if err := artifacts.Remove(dir, rel); err != nil {
+			return removed, err
+		}
+		removed = append(removed, rel)
+	}
+	return removed, nil
+}

@@ -1,0 +1,276 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"sync"
+	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"golang.org/x/sync/errgroup"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
+	"oras.land/oras-go/v2/registry/remote"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+// uploads is how many layers a push or pull moves at once.
+const uploads = 4
+
+// PushOptions tune Push.
+type PushOptions struct {
+	Options
+	// Tags are more tags to point at the pushed manifest (the reference's
+	// own tag is always set), e.g. a release name a deployment can pin.
+	Tags []string
+	// Logger receives one line per version; nil discards them.
+	Logger *slog.Logger
+}
+
+// PushResult says what a push did.
+type PushResult struct {
+	// Digest is the pushed manifest's digest; Pinned is the reference by
+	// digest, which never moves.
+	Digest string
+	Pinned Reference
+	// Tagged are the references that now point at the manifest.
+	Tagged []Reference
+	// Pushed are the versions uploaded; Present those the registry held
+	// already (same layer digest), which were not uploaded again.
+	Pushed, Present []PushedVersion
+	// BytesSent counts the layer and manifest bytes uploaded.
+	BytesSent int64
+}
+
+// PushedVersion is one library version of a push.
+type PushedVersion struct {
+	Library, Version, Digest string
+	Size                     int64
+}
+
+// Push publishes the dist in dir at ref: it verifies the dist first and
+// refuses a damaged one (ErrBadDist), uploads each version layer the
+// registry does not hold yet, then catalog.json, then the manifest, and
+// tags it last, so that a push stopped at any moment leaves the tag where
+// it was. Versions whose layer the tag's current manifest lists with the
+// same manifest checksum are checked by digest without being packed again.
+func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*PushResult, error) {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	if ref.IsDigest() {
+		return nil, fmt.Errorf("%w %s: push to a tag; the digest is printed afterwards", ErrReference, ref)
+	}
+	probs, err := artifacts.Verify(dir)
+	if err != nil {
+		return nil, fmt.Errorf("push %s: %w", dir, err)
+	}
+	if len(probs) > 0 {
+		return nil, fmt.Errorf("push %s: %w: %s%s (run 'indexer verify %s', then rebuild)", dir, ErrBadDist, probs[0], more(len(probs)-1), dir)
+	}
+	catData, err := os.ReadFile(filepath.Join(dir, artifacts.CatalogFile))
+	if err != nil {
+		return nil, fmt.Errorf("push %s: %w", dir, err)
+	}
+	cat, err := artifacts.ParseCatalog(catData)
+	if err != nil {
+		return nil, fmt.Errorf("push %s: %w", dir, err)
+	}
+	repo, err := opts.repository(ref)
+	if err != nil {
+		return nil, err
+	}
+	known := previousLayers(ctx, repo, ref, log)
+
+	type job struct {
+		lib string
+		v   artifacts.CatalogVersion
+	}
+	var jobs []job
+	for _, l := range cat.Libraries {
+		for _, v := range l.Versions {
+			jobs = append(jobs, job{l.ID, v})
+		}
+	}
+	layers := make([]ocispec.Descriptor, len(jobs))
+	res := &PushResult{}
+	var mu sync.Mutex
+	g, gctx := errgroup.WithContext(ctx)
+	g.SetLimit(uploads)
+	for i, j := range jobs {
+		g.Go(func() error {
+			vdir := filepath.Join(dir, filepath.FromSlash(j.v.Path))
+			m, err := artifacts.ReadManifest(vdir)
+			if err != nil {
+				return err
+			}
+			pv := PushedVersion{Library: j.lib, Version: j.v.Version}
+			desc, sent, err := pushVersion(gctx, repo, vdir, known[m.Checksum])
+			if err != nil {
+				return classify(ref, "push", fmt.Errorf("%s@%s: %w", j.lib, j.v.Version, err))
+			}
+			desc.Annotations = versionAnnotations(j.lib, j.v, m.Checksum)
+			layers[i] = desc
+			pv.Digest, pv.Size = desc.Digest.String(), desc.Size
+			mu.Lock()
+			defer mu.Unlock()
+			if sent {
+				res.Pushed = append(res.Pushed, pv)
+				res.BytesSent += desc.Size
+				log.Info("pushed", "library", j.lib, "version", j.v.Version, "bytes", desc.Size, "digest", pv.Digest)
+			} else {
+				res.Present = append(res.Present, pv)
+				log.Debug("already in the registry", "library", j.lib, "version", j.v.Version, "digest", pv.Digest)
+			}
+			return nil
+		})
+	}
+	if err := g.Wait(); err != nil {
+		return nil, err
+	}
+	catDesc := content.NewDescriptorFromBytes(MediaTypeCatalog, catData)
+	catDesc.Annotations = map[string]string{ocispec.AnnotationTitle: artifacts.CatalogFile}
+	if sent, err := pushIfAbsent(ctx, repo, catDesc, bytes.NewReader(catData)); err != nil {
+		return nil, classify(ref, "push", err)
+	} else if sent {
+		res.BytesSent += catDesc.Size
+	}
+	manDesc, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ArtifactType, oras.PackManifestOptions{
+		Layers:              append([]ocispec.Descriptor{catDesc}, layers...),
+		ManifestAnnotations: manifestAnnotations(cat),
+	})
+	if err != nil {
+		return nil, classify(ref, "push", err)
+	}
+	res.BytesSent += manDesc.Size
+	res.Digest = manDesc.Digest.String()
+	res.Pinned = ref.WithDigest(res.Digest)
+	for _, tag := range append([]string{ref.Tag()}, opts.Tags...) {
+		if err := repo.Tag(ctx, manDesc, tag); err != nil {
+			return nil, classify(ref.WithTag(tag), "tag", err)
+		}
+		res.Tagged = append(res.Tagged, ref.WithTag(tag))
+	}
+	sortVersions(res.Pushed)
+	sortVersions(res.Present)
+	return res, nil
+}
+
+// manifestAnnotations annotate a dist's manifest. The creation time is
+// the newest build time in the catalog, not the time of the push, so that
+// pushing the same dist twice makes the same manifest.
+func manifestAnnotations(cat *artifacts.Catalog) map[string]string {
+	var newest time.Time
+	for _, l := range cat.Libraries {
+		for _, v := range l.Versions {
+			if v.BuiltAt.After(newest) {
+				newest = v.BuiltAt
+			}
+		}
+	}
+	if newest.IsZero() {
+		newest = layerEpoch
+	}
+	return map[string]string{
+		ocispec.AnnotationCreated: newest.UTC().Format(time.RFC3339),
+		AnnotationFormat:          strconv.Itoa(artifacts.FormatVersion),
+	}
+}
+
+// previousLayers returns the version layers of the manifest ref points at
+// now, by the checksum of their manifest.json, so that unchanged versions
+// need not be packed again to learn their digest. Any failure (no such
+// tag yet, another kind of artifact) just means nothing is known.
+func previousLayers(ctx context.Context, repo *remote.Repository, ref Reference, log *slog.Logger) map[string]ocispec.Descriptor {
+	known := map[string]ocispec.Descriptor{}
+	desc, rc, err := repo.FetchReference(ctx, ref.ref.Reference)
+	if err != nil {
+		log.Debug("no previous manifest at the tag", "ref", ref.String(), "err", err)
+		return known
+	}
+	data, err := content.ReadAll(rc, desc)
+	rc.Close()
+	if err != nil {
+		return known
+	}
+	_, versions, err := parseManifest(data)
+	if err != nil {
+		return known
+	}
+	for _, v := range versions {
+		known[v.manifest] = ocispec.Descriptor{MediaType: v.desc.MediaType, Digest: v.desc.Digest, Size: v.desc.Size}
+	}
+	return known
+}
+
+// pushVersion uploads the layer of the version directory vdir unless the
+// registry has it. prev, when its digest is set, is the layer the tag's
+// current manifest lists for the same manifest.json: if the registry
+// still has that blob, nothing is packed. Otherwise the layer is packed
+// into a temporary file, which is uploaded only when the registry lacks
+// its digest.
+func pushVersion(ctx context.Context, repo *remote.Repository, vdir string, prev ocispec.Descriptor) (ocispec.Descriptor, bool, error) {
+	if prev.Digest != "" {
+		if ok, err := repo.Exists(ctx, prev); err == nil && ok {
+			return prev, false, nil
+		}
+	}
+	tmp, err := os.CreateTemp("", "codex7-layer-*.tar.gz")
+	if err != nil {
+		return ocispec.Descriptor{}, false, err
+	}
+	defer os.Remove(tmp.Name())
+	defer tmp.Close()
+	desc, err := writeLayer(vdir, tmp)
+	if err != nil {
+		return ocispec.Descriptor{}, false, err
+	}
+	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
+		return ocispec.Descriptor{}, false, err
+	}
+	sent, err := pushIfAbsent(ctx, repo, desc, tmp)
+	return desc, sent, err
+}
+
+// pushIfAbsent uploads r as desc unless the registry has the blob.
+func pushIfAbsent(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor, r io.Reader) (bool, error) {
+	if ok, err := repo.Exists(ctx, desc); err != nil {
+		return false, err
+	} else if ok {
+		return false, nil
+	}
+	if err := repo.Push(ctx, desc, r); err != nil {
+		if errors.Is(err, errdef.ErrAlreadyExists) {
+			return false, nil
+		}
+		return false, err
+	}
+	return true, nil
+}
+
+func sortVersions(vs []PushedVersion) {
+	sort.Slice(vs, func(i, j int) bool {
+		if vs[i].Library != vs[j].Library {
+			return vs[i].Library < vs[j].Library
+		}
+		return vs[i].Version < vs[j].Version
+	})
+}
+
+func more(n int) string {
+	if n <= 0 {
+		return ""
+	}
+	return fmt.Sprintf(" (and %d more)", n)
+}

@@ -1,0 +1,110 @@
+package oci
+
+import (
+	"fmt"
+	"net"
+	"strings"
+
+	"oras.land/oras-go/v2/registry"
+)
+
+// Scheme prefixes every reference Codex7 takes on its command line, so
+// that a registry reference is never mistaken for a directory.
+const Scheme = "oci://"
+
+// DefaultTag is the tag of a reference that names none.
+const DefaultTag = "latest"
+
+// Reference names a Codex7 artifact in a registry: oci://HOST[:PORT]/REPO
+// with a :TAG or an @sha256:DIGEST.
+type Reference struct {
+	ref registry.Reference
+}
+
+// IsReference reports whether s is meant as a registry reference (it
+// starts with oci://), as opposed to a directory.
+func IsReference(s string) bool { return strings.HasPrefix(s, Scheme) }
+
+// ParseReference parses oci://HOST[:PORT]/REPO[:TAG|@DIGEST]; a reference
+// with neither tag nor digest gets DefaultTag. Errors wrap ErrReference
+// and say what a reference looks like.
+func ParseReference(s string) (Reference, error) {
+	if !IsReference(s) {
+		return Reference{}, fmt.Errorf("%w %q: it must start with %s (e.g. oci://ghcr.io/acme/docs:latest)", ErrReference, s, Scheme)
+	}
+	raw := strings.TrimPrefix(s, Scheme)
+	if !strings.Contains(raw, "/") {
+		return Reference{}, fmt.Errorf("%w %q: give a host and a repository, e.g. oci://ghcr.io/acme/docs:latest", ErrReference, s)
+	}
+	ref, err := registry.ParseReference(raw)
+	if err != nil {
+		return Reference{}, fmt.Errorf("%w %q: %v", ErrReference, s, err)
+	}
+	if ref.Reference == "" {
+		ref.Reference = DefaultTag
+	}
+	return Reference{ref: ref}, nil
+}
+
+// String returns the reference with its scheme, tag or digest.
+func (r Reference) String() string { return Scheme + r.ref.String() }
+
+// Host returns the registry's host[:port].
+func (r Reference) Host() string { return r.ref.Registry }
+
+// Repository returns the repository path within the registry.
+func (r Reference) Repository() string { return r.ref.Repository }
+
+// Tag returns the tag, or "" when the reference pins a digest.
+func (r Reference) Tag() string {
+	if r.IsDigest() {
+		return ""
+	}
+	return r.ref.Reference
+}
+
+// IsDigest reports whether the reference pins a manifest digest.
+func (r Reference) IsDigest() bool {
+	_, err := r.ref.Digest()
+	return err == nil
+}
+
+// WithDigest returns the reference pinned to the manifest digest dgst.
+func (r Reference) WithDigest(dgst string) Reference {
+	r.ref.Reference = dgst
+	return r
+}
+
+// WithTag returns the reference with another tag.
+func (r Reference) WithTag(tag string) Reference {
+	r.ref.Reference = tag
+	return r
+}
+
+// IsLoopback reports whether the registry is on this machine (localhost,
+// 127.0.0.0/8 or ::1), where plain HTTP is implied.
+func (r Reference) IsLoopback() bool {
+	host := r.ref.Host()
+	if h, _, err := net.SplitHostPort(host); err == nil {
+		host = h
+	}
+	if strings.EqualFold(host, "localhost") {
+		return true
+	}
+	ip := net.ParseIP(strings.Trim(host, "[]"))
+	return ip != nil && ip.IsLoopback()
+}
+
+// CacheName returns a relative directory name for the reference, for a
+// cache of pulled dists: readable, unique per reference, and free of
+// characters file systems refuse.
+func (r Reference) CacheName() string {
+	name := r.ref.Registry + "/" + r.ref.Repository + "/" + r.ref.Reference
+	return strings.Map(func(c rune) rune {
+		switch {
+		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-', c == '_':
+			return c
+		}
+		return '_'
+	}, name)
+}
