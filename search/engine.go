@@ -15,6 +15,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -51,14 +52,16 @@ type Options struct {
 // catalog (a state), so a reload never shows a request half of an update;
 // indexes open on first use and close once no state serves them.
 type Engine struct {
-	dir   string
+	dirs  []string
 	log   *slog.Logger
 	cache *index.Cache
 	opts  Options
 
 	state    atomic.Pointer[state]
 	reloadMu sync.Mutex // serializes loads, and Close with them
-	lastErr  atomic.Pointer[string]
+	// logged is, per source, the last load error logged (under reloadMu),
+	// so that an error repeated at every poll is logged once.
+	logged []string
 	// closed is set, under reloadMu, by Close: no state is loaded after.
 	closed atomic.Bool
 	quit   chan struct{} // closed by Close, to end Watch
@@ -79,17 +82,28 @@ func Open(dir string) (*Engine, error) {
 // read and checked now; indexes open, after checksum verification, on
 // first use.
 func OpenWith(dir string, opts Options) (*Engine, error) {
+	return OpenSources([]string{dir}, opts)
+}
+
+// OpenSources serves the artifact directories dirs as one catalog: each
+// is loaded, watched and reloaded on its own, and a library two of them
+// hold is refused in both (ErrConflict). Requests are served once one
+// directory has a catalog; Status says Ready once all have.
+func OpenSources(dirs []string, opts Options) (*Engine, error) {
+	if len(dirs) == 0 {
+		return nil, errors.New("no artifact directory to serve")
+	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Engine{dir: dir, log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
+	e := &Engine{dirs: slices.Clone(dirs), logged: make([]string, len(dirs)), log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
+	e.state.Store(emptyState(e.dirs))
 	if _, err := e.reload(false); err != nil {
 		if !opts.AllowEmpty {
 			return nil, err
 		}
-		log.Warn("no artifacts loaded yet", "dir", dir, "err", err)
-		e.state.Store(emptyState())
+		log.Warn("no artifacts loaded yet", "dirs", dirs, "err", err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	e.stop = cancel
@@ -112,7 +126,7 @@ func (e *Engine) Close() error {
 	}
 	e.closed.Store(true)
 	close(e.quit)
-	old := e.state.Swap(emptyState())
+	old := e.state.Swap(emptyState(e.dirs))
 	e.reloadMu.Unlock()
 	if e.stop != nil {
 		e.stop()
@@ -124,8 +138,8 @@ func (e *Engine) Close() error {
 	return nil
 }
 
-// Dir returns the artifact directory.
-func (e *Engine) Dir() string { return e.dir }
+// Dirs returns the artifact directories served.
+func (e *Engine) Dirs() []string { return slices.Clone(e.dirs) }
 
 // Catalog returns the catalog served now: refused versions, and libraries
 // left with none, are not in it. It is immutable: callers must not modify it.
@@ -147,10 +161,11 @@ type Refused struct {
 
 // Status describes what the engine serves, for readiness checks and metrics.
 type Status struct {
-	// Ready is true once a catalog is loaded.
-	Ready     bool      `json:"ready"`
-	Dir       string    `json:"dir"`
-	LoadedAt  time.Time `json:"loaded_at"`
+	// Ready is true once every source has a catalog loaded.
+	Ready bool `json:"ready"`
+	// Sources are the artifact directories, in the order given.
+	Sources   []SourceStatus `json:"sources"`
+	LoadedAt  time.Time      `json:"loaded_at"`
 	Libraries int       `json:"libraries"`
 	// Versions counts the versions served: those of the catalog, less
 	// those refused since it was loaded (until a reload leaves them out).
@@ -158,8 +173,8 @@ type Status struct {
 	// Open counts the versions whose index is open.
 	Open    int       `json:"open"`
 	Refused []Refused `json:"refused,omitempty"`
-	// LastError is why the newest catalog on disk could not be loaded (the
-	// previous one is still served), or "".
+	// LastError is why the newest catalog of some source could not be
+	// loaded (the previous one is still served), or "".
 	LastError string `json:"last_error,omitempty"`
 	// Reloads counts catalogs loaded since start.
 	Reloads int64 `json:"reloads"`
@@ -169,11 +184,31 @@ type Status struct {
 	AnswerMisses int64 `json:"answer_misses"`
 }
 
+// SourceStatus is one artifact directory of Status.
+type SourceStatus struct {
+	Dir string `json:"dir"`
+	// Loaded says a catalog of it is served.
+	Loaded bool `json:"loaded"`
+	// Error is why its newest catalog.json could not be loaded, or "".
+	Error string `json:"error,omitempty"`
+}
+
 // Status reports what the engine serves now.
 func (e *Engine) Status() Status {
 	st := e.state.Load()
-	s := Status{Ready: st.ready, Dir: e.dir, LoadedAt: st.loadedAt, Libraries: len(st.catalog.Libraries), Reloads: st.generation,
+	s := Status{Ready: st.ready, LoadedAt: st.loadedAt, Libraries: len(st.catalog.Libraries), Reloads: st.generation,
 		AnswerHits: e.answerHits.Load(), AnswerMisses: e.answerMisses.Load()}
+	var errs []string
+	for _, src := range st.sources {
+		ss := SourceStatus{Dir: src.dir, Loaded: src.catalog != nil}
+		if src.err != nil {
+			ss.Error = src.err.Error()
+			errs = append(errs, ss.Error)
+		}
+		s.Ready = s.Ready && ss.Loaded
+		s.Sources = append(s.Sources, ss)
+	}
+	s.LastError = strings.Join(errs, "; ")
 	for _, l := range st.catalog.Libraries {
 		s.Versions += len(l.Versions)
 	}
@@ -189,10 +224,7 @@ func (e *Engine) Status() Status {
 			s.Open++
 		}
 	}
-	sort.Slice(s.Refused, func(i, j int) bool { return s.Refused[i].Path < s.Refused[j].Path })
-	if p := e.lastErr.Load(); p != nil {
-		s.LastError = *p
-	}
+	sort.SliceStable(s.Refused, func(i, j int) bool { return s.Refused[i].Path < s.Refused[j].Path })
 	return s
 }
 
@@ -250,45 +282,71 @@ func (e *Engine) reloadLocked(force bool) (bool, error) {
 		return false, ErrClosed
 	}
 	prev := e.state.Load()
-	id, err := statCatalog(e.dir)
-	if err == nil && !force && prev != nil && prev.ready && id == prev.id && !prev.retry {
+	srcs := make([]source, len(e.dirs))
+	same := !force && !prev.retry
+	for i, d := range e.dirs {
+		srcs[i].dir = d
+		srcs[i].id, srcs[i].err = statCatalog(d)
+		// Unchanged: the same file as looked at before, or still none
+		// for the same reason.
+		p := prev.sources[i]
+		if srcs[i].err != nil {
+			same = same && p.seenErr == srcs[i].err.Error()
+		} else {
+			same = same && p.seenErr == "" && p.seen == srcs[i].id
+		}
+	}
+	if same {
 		return false, nil
 	}
-	if err != nil {
-		return false, e.loadFailed(prev, err)
-	}
 	start := time.Now()
-	st, err := load(e.dir, id, prev, e.cache)
-	if err == nil {
-		st.answers = newAnswerCache(answerCacheBytes(e.opts.AnswerCacheBytes))
+	st, err := load(srcs, prev, e.cache)
+	e.logErrors(st)
+	if !st.ready {
+		// Nothing to serve yet: keep the state for its errors only.
+		st.generation = prev.generation
+		e.state.Store(st)
+		prev.retire()
+		return false, err
 	}
-	if err != nil {
-		return false, e.loadFailed(prev, err)
-	}
-	e.lastErr.Store(nil)
+	st.answers = newAnswerCache(answerCacheBytes(e.opts.AnswerCacheBytes))
 	st.acquireSlots()
-	if prev != nil {
-		st.generation = prev.generation + 1
+	st.generation = prev.generation
+	if prev.ready {
+		st.generation++
 	}
 	e.state.Store(st)
-	if prev != nil {
-		prev.retire()
-	}
-	e.log.Info("catalog loaded", "dir", e.dir, "libraries", len(st.catalog.Libraries), "refused", len(st.refused), "duration_ms", time.Since(start).Milliseconds())
+	prev.retire()
+	e.log.Info("catalog loaded", "dirs", e.dirs, "libraries", len(st.catalog.Libraries), "refused", len(st.refused), "duration_ms", time.Since(start).Milliseconds())
 	for _, r := range st.refused {
-		e.log.Warn("version refused", "library", r.Library, "version", r.Version, "reason", r.Reason)
+		level := slog.LevelWarn
+		if errors.Is(r.Cause, ErrConflict) {
+			level = slog.LevelError
+		}
+		e.log.Log(context.Background(), level, "version refused", "library", r.Library, "version", r.Version, "reason", r.Reason)
 	}
 	e.kickVerify()
-	return true, nil
+	// err, if any, is why some source's newest catalog was not loaded:
+	// its previous one is served.
+	return true, err
 }
 
-// loadFailed records and logs a failed load; the previous state stays.
-func (e *Engine) loadFailed(prev *state, err error) error {
-	msg := err.Error()
-	if p := e.lastErr.Swap(&msg); p == nil || *p != msg {
-		e.log.Error("catalog not loaded; serving the previous one", "dir", e.dir, "err", err, "previous", prev != nil && prev.ready)
+// logErrors logs each source of st whose newest catalog could not be
+// loaded, once per distinct error.
+func (e *Engine) logErrors(st *state) {
+	for i, src := range st.sources {
+		var msg string
+		if src.err != nil {
+			msg = src.err.Error()
+		}
+		if msg == e.logged[i] {
+			continue
+		}
+		e.logged[i] = msg
+		if msg != "" {
+			e.log.Error("catalog not loaded; serving the previous one", "dir", src.dir, "err", msg, "previous", src.catalog != nil)
+		}
 	}
-	return err
 }
 
 // catalogID identifies one catalog.json file: a build replaces it by

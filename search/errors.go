@@ -35,6 +35,10 @@ var (
 	// ErrNotReady means the engine has no catalog yet (the artifact
 	// directory is empty or still being published).
 	ErrNotReady = errors.New("no artifacts loaded yet")
+	// ErrConflict means two sources (artifact directories or registry
+	// references) hold the same library: it is served from neither until
+	// one of them drops it, never silently picked.
+	ErrConflict = errors.New("library served by two sources")
 	// ErrClosed means the engine was closed: it serves and loads nothing.
 	ErrClosed = errors.New("search engine closed")
 	// ErrEmptyQuery means a search had neither query text nor topics to go

@@ -290,7 +290,7 @@ func TestParseDetail(t *testing.T) {
 		t.Fatal(err)
 	}
 	e := &Engine{}
-	e.state.Store(emptyState())
+	e.state.Store(emptyState(nil))
 	if _, err := e.FindLibraries(context.Background(), LibraryRequest{Name: "vite", Detail: "everything"}); !errors.Is(err, ErrInvalidDetail) {
 		t.Errorf("FindLibraries with detail everything: error %v, want ErrInvalidDetail", err)
 	}

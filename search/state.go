@@ -19,10 +19,12 @@ import (
 // state is one loaded catalog: immutable once swapped in, except for the
 // reference count and the slots' lazily opened indexes. A slot whose
 // manifest did not change is shared with the previous state, so a reload
-// keeps open indexes open.
+// keeps open indexes open. With several sources (artifact directories),
+// the catalog is their union.
 type state struct {
+	// ready says at least one source is loaded: requests are served.
 	ready      bool
-	id         catalogID
+	sources    []loadedSource     // one per Engine source, in order
 	catalog    *artifacts.Catalog // served view: refused versions left out
 	slots      map[string]*slot   // by version path, every version listed on disk
 	paths      []string           // the keys of slots, sorted
@@ -46,81 +48,197 @@ type state struct {
 	outdated atomic.Bool
 }
 
-func emptyState() *state {
-	return &state{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, slots: map[string]*slot{},
-		libs: newLibraryIndex(&artifacts.Catalog{}, nil)}
+// loadedSource is what a state holds of one source.
+type loadedSource struct {
+	dir string
+	// id identifies the catalog.json read (zero when none could be).
+	id catalogID
+	// catalog is the catalog as read, nil until one was: when a newer one
+	// cannot be read, the previous one is loaded again.
+	catalog *artifacts.Catalog
+	// err is why the newest catalog.json could not be loaded, or nil.
+	err error
+	// seen identifies the newest catalog.json looked at, loaded or not,
+	// and seenErr is why it could not even be found ("" when it was):
+	// the next poll loads nothing while both stay the same.
+	seen    catalogID
+	seenErr string
 }
+
+func emptyState(dirs []string) *state {
+	st := &state{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, slots: map[string]*slot{},
+		libs: newLibraryIndex(&artifacts.Catalog{}, nil)}
+	for _, d := range dirs {
+		st.sources = append(st.sources, loadedSource{dir: d, err: errNoCatalogYet, seenErr: errNoCatalogYet.Error()})
+	}
+	return st
+}
+
+// errNoCatalogYet is a source's error before its first load.
+var errNoCatalogYet = errors.New("no catalog loaded yet")
 
 // maxRepublishedRetries bounds how often load reads a version's manifest
 // again after finding the version republished under it, so that a
 // directory republished without end cannot hold a load forever.
 const maxRepublishedRetries = 10
 
-// load reads dir's catalog and every listed version's manifest, reusing
-// prev's slots whose manifest is byte-identical. Versions that fail their
-// checks are refused (listed, left out of the served catalog); only an
-// unreadable catalog is an error.
-func load(dir string, id catalogID, prev *state, cache *index.Cache) (*state, error) {
-	cat, err := artifacts.ReadCatalog(dir)
-	if err != nil {
-		return nil, err
+// source is one artifact directory as a load finds it.
+type source struct {
+	dir string
+	id  catalogID
+	err error // from statCatalog
+}
+
+// load reads each source's catalog and every listed version's manifest,
+// reusing prev's slots whose manifest is byte-identical. A source whose
+// catalog cannot be read keeps the catalog prev had of it, if any, with
+// the error recorded. Versions that fail their checks are refused
+// (listed, left out of the served catalog), and so is a library that
+// two sources both hold, in both. When no source has a catalog the
+// state is not ready and the error is the first source's.
+func load(srcs []source, prev *state, cache *index.Cache) (*state, error) {
+	st := &state{slots: map[string]*slot{}, cache: cache, loadedAt: time.Now()}
+	cats := make([]*artifacts.Catalog, len(srcs))
+	var firstErr error
+	for i, src := range srcs {
+		ls := loadedSource{dir: src.dir, id: src.id, err: src.err, seen: src.id}
+		if src.err != nil {
+			ls.seenErr = src.err.Error()
+		}
+		if ls.err == nil {
+			ls.catalog, ls.err = artifacts.ReadCatalog(src.dir)
+		}
+		if ls.err != nil {
+			ls.id = catalogID{}
+			if prev != nil && i < len(prev.sources) && prev.sources[i].dir == src.dir && prev.sources[i].catalog != nil {
+				ls.catalog, ls.id = prev.sources[i].catalog, prev.sources[i].id
+			}
+			if firstErr == nil {
+				firstErr = ls.err
+			}
+		}
+		cats[i] = ls.catalog
+		st.sources = append(st.sources, ls)
 	}
-	st := &state{ready: true, id: id, slots: map[string]*slot{}, cache: cache, loadedAt: time.Now()}
-	served := &artifacts.Catalog{FormatVersion: cat.FormatVersion, Libraries: []artifacts.CatalogLib{}}
+	owners := libraryOwners(srcs, cats)
+	served := &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}
 	trees := map[string]*topics.Tree{}
-	seen := map[string]bool{}
-	for _, l := range cat.Libraries {
-		if seen[strings.ToLower(l.ID)] {
-			st.refuse(l.ID, "", "", errors.New("listed twice in the catalog"), "")
+	for i, cat := range cats {
+		if cat == nil {
 			continue
 		}
-		seen[strings.ToLower(l.ID)] = true
-		lib := l
-		lib.Versions = nil
-		for _, v := range l.Versions {
-			sl, err := st.slotFor(dir, &l, &v, prev)
-			if err != nil {
-				st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
-				st.retry = st.retry || transient(err)
+		st.ready = true
+		dir := srcs[i].dir
+		seen := map[string]bool{}
+		for _, l := range cat.Libraries {
+			lower := strings.ToLower(l.ID)
+			if seen[lower] {
+				st.refuse(l.ID, "", "", errors.New("listed twice in the catalog"), "")
 				continue
 			}
-			// The manifest is the truth about what the directory holds: a
-			// build may have republished it after this catalog was written.
-			v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
-			lib.Versions = append(lib.Versions, v)
-			if v.Version == l.Latest {
-				tree, err := sl.topics()
-				// A build republished the version since its manifest was
-				// read: read the new one. That is no damage to refuse.
-				for try := 0; errors.Is(err, errStale) && try < maxRepublishedRetries; try++ {
-					delete(st.slots, v.Path)
-					if sl, err = st.slotFor(dir, &l, &v, prev); err == nil {
-						v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
-						lib.Versions[len(lib.Versions)-1] = v
-						tree, err = sl.topics()
-					}
+			seen[lower] = true
+			if o := owners[lower]; len(o) > 1 {
+				if o[0] == i {
+					st.refuse(l.ID, "", "", fmt.Errorf("%w: %s", ErrConflict, strings.Join(ownerDirs(srcs, o), " and ")), "")
 				}
-				if err == nil {
+				continue
+			}
+			if lib, tree := st.loadLibrary(dir, l, prev); len(lib.Versions) > 0 {
+				served.Libraries = append(served.Libraries, lib)
+				if tree != nil {
 					trees[l.ID] = tree
-				} else {
-					st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
-					st.retry = st.retry || transient(err) || errors.Is(err, errStale)
-					lib.Versions = lib.Versions[:len(lib.Versions)-1]
 				}
 			}
 		}
-		if len(lib.Versions) > 0 {
-			served.Libraries = append(served.Libraries, lib)
-		}
 	}
+	if !st.ready {
+		st.catalog = served
+		st.libs = newLibraryIndex(served, nil)
+		return st, firstErr
+	}
+	sort.SliceStable(served.Libraries, func(i, j int) bool { return served.Libraries[i].ID < served.Libraries[j].ID })
 	for p := range st.slots {
 		st.paths = append(st.paths, p)
 	}
 	sort.Strings(st.paths)
-	sort.Slice(st.refused, func(i, j int) bool { return st.refused[i].Path < st.refused[j].Path })
+	sort.Slice(st.refused, func(i, j int) bool {
+		if st.refused[i].Path != st.refused[j].Path {
+			return st.refused[i].Path < st.refused[j].Path
+		}
+		return st.refused[i].Library < st.refused[j].Library
+	})
 	st.catalog = served
 	st.libs = newLibraryIndex(served, trees)
-	return st, nil
+	return st, firstErr
+}
+
+// libraryOwners maps each library id (lower case) to the sources whose
+// catalog lists it, in order.
+func libraryOwners(srcs []source, cats []*artifacts.Catalog) map[string][]int {
+	owners := map[string][]int{}
+	for i, cat := range cats {
+		if cat == nil {
+			continue
+		}
+		for _, l := range cat.Libraries {
+			lower := strings.ToLower(l.ID)
+			if o := owners[lower]; len(o) == 0 || o[len(o)-1] != i {
+				owners[lower] = append(o, i)
+			}
+		}
+	}
+	return owners
+}
+
+func ownerDirs(srcs []source, owners []int) []string {
+	var dirs []string
+	for _, i := range owners {
+		dirs = append(dirs, srcs[i].dir)
+	}
+	return dirs
+}
+
+// loadLibrary checks the versions of l, listed in the catalog of the
+// source dir, and returns l as served (refused versions left out) and
+// the topic tree of its latest version, if that version is served.
+func (st *state) loadLibrary(dir string, l artifacts.CatalogLib, prev *state) (artifacts.CatalogLib, *topics.Tree) {
+	lib := l
+	lib.Versions = nil
+	var latestTree *topics.Tree
+	for _, v := range l.Versions {
+		sl, err := st.slotFor(dir, &l, &v, prev)
+		if err != nil {
+			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
+			st.retry = st.retry || transient(err)
+			continue
+		}
+		// The manifest is the truth about what the directory holds: a
+		// build may have republished it after this catalog was written.
+		v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
+		lib.Versions = append(lib.Versions, v)
+		if v.Version != l.Latest {
+			continue
+		}
+		tree, err := sl.topics()
+		// A build republished the version since its manifest was
+		// read: read the new one. That is no damage to refuse.
+		for try := 0; errors.Is(err, errStale) && try < maxRepublishedRetries; try++ {
+			delete(st.slots, v.Path)
+			if sl, err = st.slotFor(dir, &l, &v, prev); err == nil {
+				v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
+				lib.Versions[len(lib.Versions)-1] = v
+				tree, err = sl.topics()
+			}
+		}
+		if err == nil {
+			latestTree = tree
+		} else {
+			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
+			st.retry = st.retry || transient(err) || errors.Is(err, errStale)
+			lib.Versions = lib.Versions[:len(lib.Versions)-1]
+		}
+	}
+	return lib, latestTree
 }
 
 // refuse records a version refused at load because of err; vdir is its

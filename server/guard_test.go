@@ -554,7 +554,7 @@ func TestNoListings(t *testing.T) {
 		if resp.StatusCode < 400 || resp.StatusCode >= 500 {
 			t.Errorf("GET %s: %d, want a 4xx", path, resp.StatusCode)
 		}
-		for _, leak := range []string{"<a href", "catalog.json\"", "formatVersion", "manifest", engine.Dir(), "goroutine"} {
+		for _, leak := range []string{"<a href", "catalog.json\"", "formatVersion", "manifest", engine.Dirs()[0], "goroutine"} {
 			if strings.Contains(string(body), leak) {
 				t.Errorf("GET %s: body %q shows %q", path, body, leak)
 			}

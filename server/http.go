@@ -88,6 +88,10 @@ type HTTPOptions struct {
 	// Audit receives one line per tool call and API request; nil means
 	// the handler's log.
 	Audit *slog.Logger
+	// Feeds report on what brings artifacts to the engine's directories
+	// (registry mirrors): /readyz lists each, and is not ready while one
+	// has never delivered. Called per request, from any goroutine.
+	Feeds func() []FeedStatus
 	// sdkOnly answers every MCP request through the SDK, without the fast
 	// path for tool calls (fastCalls): for tests that compare the two.
 	sdkOnly bool
@@ -181,23 +185,35 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 			}
 			return grant != nil && grant.Allows(library)
 		}
-		if !st.Ready {
-			w.WriteHeader(http.StatusServiceUnavailable)
-			fmt.Fprintf(w, "not ready: no catalog loaded from %s", st.Dir)
-			if st.LastError != "" {
-				fmt.Fprintf(w, " (%s)", st.LastError)
-			}
-			fmt.Fprintln(w)
-			return
+		var feeds []FeedStatus
+		if opts.Feeds != nil {
+			feeds = opts.Feeds()
 		}
-		fmt.Fprintf(w, "ready: %d libraries, %d versions, %d refused\n", st.Libraries, st.Versions, len(st.Refused))
+		ready := st.Ready
+		for _, f := range feeds {
+			ready = ready && f.Delivered
+		}
+		if !ready {
+			w.WriteHeader(http.StatusServiceUnavailable)
+			fmt.Fprintln(w, "not ready")
+		} else {
+			fmt.Fprintf(w, "ready: %d libraries, %d versions, %d refused\n", st.Libraries, st.Versions, len(st.Refused))
+		}
 		for _, r := range st.Refused {
 			if named(r.Library) {
 				fmt.Fprintf(w, "refused %s@%s: %s\n", r.Library, r.Version, r.Reason)
 			}
 		}
-		if st.LastError != "" {
-			fmt.Fprintf(w, "newest catalog not loaded: %s\n", st.LastError)
+		for _, src := range st.Sources {
+			switch {
+			case !src.Loaded:
+				fmt.Fprintf(w, "no catalog loaded from %s (%s)\n", src.Dir, src.Error)
+			case src.Error != "":
+				fmt.Fprintf(w, "newest catalog of %s not loaded: %s\n", src.Dir, src.Error)
+			}
+		}
+		for _, f := range feeds {
+			fmt.Fprintf(w, "%s\n", f)
 		}
 	})
 	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {

@@ -54,7 +54,7 @@ func TestNoGoroutineLeak(t *testing.T) {
 	})
 
 	engine := fixtureEngine(t) // builds the artifacts; its engine is not the one served
-	dir := engine.Dir()
+	dir := engine.Dirs()[0]
 	engine.Close()
 	http.DefaultClient.CloseIdleConnections()
 	base, baseN := settledGoroutines()
