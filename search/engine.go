@@ -166,7 +166,7 @@ type Status struct {
 	// Sources are the artifact directories, in the order given.
 	Sources   []SourceStatus `json:"sources"`
 	LoadedAt  time.Time      `json:"loaded_at"`
-	Libraries int       `json:"libraries"`
+	Libraries int            `json:"libraries"`
 	// Versions counts the versions served: those of the catalog, less
 	// those refused since it was loaded (until a reload leaves them out).
 	Versions int `json:"versions"`
