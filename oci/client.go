@@ -13,6 +13,7 @@ import (
 	"os"
 	"slices"
 	"strings"
+	"time"
 
 	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote"
@@ -59,7 +60,7 @@ func (o Options) repository(ref Reference) (*remote.Repository, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%w %s: %v", ErrReference, ref, err)
 	}
-	repo.PlainHTTP = o.PlainHTTP || ref.IsLoopback()
+	repo.PlainHTTP = o.PlainHTTP || (ref.IsLoopback() && !speaksTLS(ref.Host()))
 	client, err := o.authClient(ref)
 	if err != nil {
 		return nil, err
@@ -68,6 +69,29 @@ func (o Options) repository(ref Reference) (*remote.Repository, error) {
 	repo.ManifestMediaTypes = []string{mediaTypeManifest}
 	repo.MaxMetadataBytes = maxManifestBytes
 	return repo, nil
+}
+
+// speaksTLS reports whether the server at host (a loopback registry)
+// answers a TLS handshake, as Docker decides for localhost: a registry on
+// this machine gets plain HTTP without asking unless it serves TLS. Only
+// whether the server speaks TLS is probed here; its certificate is
+// verified by the real connection.
+func speaksTLS(host string) bool {
+	if _, _, err := net.SplitHostPort(host); err != nil {
+		host = net.JoinHostPort(host, "443")
+	}
+	conn, err := net.DialTimeout("tcp", host, 2*time.Second)
+	if err != nil {
+		return false // down: the real request reports it
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(2 * time.Second))
+	// The probe never trusts what it learns: it only looks at whether a
+	// handshake comes back.
+	tc := tls.Client(conn, &tls.Config{InsecureSkipVerify: true, ServerName: "localhost"}) //nolint:gosec // probe only
+	err = tc.Handshake()
+	var rec tls.RecordHeaderError
+	return err == nil || !errors.As(err, &rec)
 }
 
 // authClient makes the HTTP client: retries of timeouts, 429 and 5xx
@@ -157,6 +181,9 @@ func classify(ref Reference, op string, err error) error {
 	if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 		return fmt.Errorf("%s %s: %w", op, ref, err)
 	}
+	if errors.Is(err, auth.ErrBasicCredentialNotFound) {
+		err = &errcode.ErrorResponse{StatusCode: http.StatusUnauthorized}
+	}
 	var resp *errcode.ErrorResponse
 	if errors.As(err, &resp) {
 		switch resp.StatusCode {
@@ -182,10 +209,8 @@ func classify(ref Reference, op string, err error) error {
 	case errors.Is(err, http.ErrSchemeMismatch) || strings.Contains(err.Error(), "server gave HTTP response to HTTPS client"):
 		return fmt.Errorf("%s %s: %w: the registry speaks plain HTTP: give --plain-http", op, ref, ErrUnreachable)
 	case errors.As(err, &uerr):
-		var nerr net.Error
-		if errors.As(err, &nerr) || errors.Is(err, os.ErrDeadlineExceeded) || strings.Contains(err.Error(), "connection refused") {
-			return fmt.Errorf("%s %s: %w: %v", op, ref, ErrUnreachable, uerr.Err)
-		}
+		// Connection refused, DNS, timeouts: the request never got an
+		// answer.
 		return fmt.Errorf("%s %s: %w: %v", op, ref, ErrUnreachable, uerr.Err)
 	}
 	return fmt.Errorf("%s %s: %w", op, ref, err)

@@ -12,6 +12,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -343,7 +344,12 @@ func (e *Engine) logErrors(st *state) {
 			continue
 		}
 		e.logged[i] = msg
-		if msg != "" {
+		switch {
+		case msg == "":
+		case src.catalog == nil && errors.Is(src.err, fs.ErrNotExist):
+			// A directory a build or pull has yet to fill.
+			e.log.Info("waiting for a catalog", "dir", src.dir)
+		default:
 			e.log.Error("catalog not loaded; serving the previous one", "dir", src.dir, "err", msg, "previous", src.catalog != nil)
 		}
 	}

@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strings"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -23,7 +24,7 @@ import (
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("serve (--stdio | --http ADDR) [--artifacts DIR]", `Serves the artifacts to agents over MCP, read-only: the tools
+	fs := newFlags("serve (--stdio | --http ADDR) [--artifacts DIR|oci://REF]...", `Serves the artifacts to agents over MCP, read-only: the tools
 resolve-library-id and get-library-docs. With --stdio it speaks MCP on
 stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
 clients. Otherwise it serves streamable HTTP at /mcp, Context7's REST API
@@ -47,11 +48,27 @@ patterns allow; each token has a request rate, 429 beyond it. SIGHUP
 rereads the file (a bad file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
-in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdout, stderr)
-	dir := fs.String("artifacts", "dist", "artifact directory (as written by indexer build)")
+in --audit-log. Browser pages may call /mcp only from an --allow-origin.
+
+Registries: --artifacts oci://HOST/REPO[:TAG|@DIGEST] serves what 'indexer
+push' published. It is pulled into --cache-dir (verified as 'indexer pull'
+does), served once pulled, and the tag is asked for (one HEAD request)
+every --reload-interval: a new digest is pulled and switched to without a
+restart. A registry that is down, refuses the credentials or has no such
+tag at start is an error, unless the cache holds an earlier pull; while
+serving, a failing registry leaves what was pulled served, is named in
+/readyz and the log, and is retried with backoff. --artifacts may be
+repeated, local directories and registries together; a library found in
+two of them is an error, never a silent pick.
+
+`+credentialsHelp, stdout, stderr)
+	var sources listFlag
+	fs.Var(&sources, "artifacts", "artifact directory (as written by indexer build) or registry reference oci://HOST/REPO[:TAG|@DIGEST] (as pushed by indexer push); repeat to serve several as one catalog (default dist)")
+	cacheDir := fs.String("cache-dir", "", "where registry references are pulled to (default: the user cache dir's codex7 folder); must be writable")
+	rf := addRegistryFlags(fs)
 	stdio := fs.Bool("stdio", false, "speak MCP over stdin and stdout")
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
-	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json (0: only on SIGHUP)")
+	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json, and to ask registries whether a tag moved (0: only on SIGHUP)")
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
@@ -74,10 +91,6 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 	// MiB; without a limit the GC lets the heap grow to twice that.
 	if *memLimit > 0 && os.Getenv("GOMEMLIMIT") == "" {
 		debug.SetMemoryLimit(*memLimit << 20)
-	}
-	if fi, err := os.Stat(*dir); err != nil || !fi.IsDir() {
-		fmt.Fprintf(stderr, "indexer serve: no artifact directory at %s (run 'indexer build' first?)\n", *dir)
-		return exitUsage
 	}
 	if *authFile != "" && *stdio {
 		fmt.Fprintln(stderr, "indexer serve: --auth applies to --http only: over stdio the local user is trusted")
@@ -111,14 +124,28 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 		return exitUsage
 	}
+	if len(sources) == 0 {
+		sources = listFlag{"dist"}
+	}
+	feeds, code := openFeeds(ctx, sources, *cacheDir, *interval, rf.options(os.Getenv), log, stderr)
+	if code != 0 {
+		return code
+	}
 	// Over HTTP an empty directory is served as not ready until a build
-	// publishes into it (a container may start before its artifacts).
-	engine, err := search.OpenWith(*dir, search.Options{Logger: log, CacheBytes: *cacheMiB << 20, VerifyInBackground: true, AllowEmpty: !*stdio})
+	// publishes into it (a container may start before its artifacts); so
+	// is a registry reference until its first pull.
+	engine, err := search.OpenSources(feeds.dirs, search.Options{Logger: log, CacheBytes: *cacheMiB << 20, VerifyInBackground: true, AllowEmpty: !*stdio || len(feeds.mirrors) > 0})
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer serve: %v (run 'indexer build' first?)\n", err)
 		return exitUsage
 	}
 	defer engine.Close()
+	if conflicts := conflictsOf(engine.Status()); len(conflicts) > 0 {
+		fmt.Fprintf(stderr, "indexer serve: %s: serve each library from one source only\n", strings.Join(conflicts, "; "))
+		return exitUsage
+	}
+	feedsDone := feeds.run(ctx, engine, *stdio)
+	defer feedsDone()
 	if *interval > 0 {
 		go engine.Watch(ctx, *interval)
 	}
@@ -153,7 +180,7 @@ in --audit-log. Browser pages may call /mcp only from an --allow-origin.`, stdou
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, &mcp.StdioTransport{})
 	} else {
-		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins}
+		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, Feeds: feeds.status}
 		if *authFile != "" {
 			opts.Auth = policy.Load
 		}

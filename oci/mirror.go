@@ -1,0 +1,204 @@
+package oci
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"math/rand/v2"
+	"os"
+	"path/filepath"
+	"sync"
+	"time"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+// Backoff bounds of a mirror whose registry fails.
+const (
+	minBackoff = time.Second
+	maxBackoff = 5 * time.Minute
+)
+
+// Mirror keeps a directory in step with a registry reference, for
+// indexer serve --artifacts oci://…: it pulls once, then asks the registry
+// every interval which manifest the reference points at (one HEAD
+// request) and pulls again when that changed. While the registry fails
+// it keeps the directory as it was and retries with exponential backoff.
+// The directory is an ordinary dist the engine serves and reloads.
+type Mirror struct {
+	ref      Reference
+	dir      string
+	opts     PullOptions
+	interval time.Duration
+	log      *slog.Logger
+	now      func() time.Time
+
+	mu     sync.Mutex
+	status MirrorStatus
+}
+
+// MirrorStatus says what a mirror serves and how its registry fares.
+type MirrorStatus struct {
+	// Ref is the reference mirrored (it holds no credentials).
+	Ref string
+	// Delivered says a pull succeeded since the mirror started; Digest is
+	// the manifest then pulled, at Since.
+	Delivered bool
+	Digest    string
+	Since     time.Time
+	// Err is why the last attempt failed, or nil; Failing is when the
+	// failures began and NextTry when the next attempt is due.
+	Err      error
+	Failing  time.Time
+	NextTry  time.Time
+	Failures int
+}
+
+// NewMirror makes a mirror of ref into a directory of its own under
+// cacheDir (cacheDir/oci/<host_repo_tag>), polled every interval (0: only
+// pulled once). Call Run to start it.
+func NewMirror(ref Reference, cacheDir string, interval time.Duration, opts PullOptions) *Mirror {
+	log := opts.Logger
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Mirror{ref: ref, dir: filepath.Join(cacheDir, "oci", ref.CacheName()), opts: opts, interval: interval, log: log,
+		now: time.Now, status: MirrorStatus{Ref: ref.String()}}
+}
+
+// Dir returns the directory the mirror keeps.
+func (m *Mirror) Dir() string { return m.dir }
+
+// Cached reports whether the directory holds a catalog from an earlier
+// run, which can be served until the registry answers.
+func (m *Mirror) Cached() bool {
+	_, err := artifacts.ReadCatalog(m.dir)
+	return err == nil
+}
+
+// Status returns the mirror's status now. Safe for concurrent use.
+func (m *Mirror) Status() MirrorStatus {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return m.status
+}
+
+// Check asks the registry once which manifest the reference points at,
+// to fail fast at start on a registry that is down, a reference that
+// does not exist or credentials it refuses.
+func (m *Mirror) Check(ctx context.Context) error {
+	_, err := Resolve(ctx, m.ref, m.opts.Options)
+	return err
+}
+
+// Run keeps the directory in step until ctx ends. After each pull that
+// changed the directory it calls changed (the server reloads its
+// catalog). A digest reference is pulled until it succeeds, then left.
+func (m *Mirror) Run(ctx context.Context, changed func()) {
+	backoff := minBackoff
+	for {
+		err := m.Sync(ctx, changed)
+		if ctx.Err() != nil {
+			return
+		}
+		wait := m.interval
+		if err != nil {
+			// Full jitter keeps replicas that failed together from
+			// retrying together.
+			wait = backoff/2 + rand.N(backoff/2+1)
+			backoff = min(backoff*2, maxBackoff)
+			m.mu.Lock()
+			m.status.NextTry = m.now().Add(wait)
+			m.mu.Unlock()
+		} else {
+			backoff = minBackoff
+			if m.interval == 0 || m.ref.IsDigest() {
+				<-ctx.Done()
+				return
+			}
+		}
+		select {
+		case <-ctx.Done():
+			return
+		case <-time.After(wait):
+		}
+	}
+}
+
+// Sync brings the directory in step once: a HEAD of the reference, and a
+// pull when the manifest differs from the one delivered. The pull is of
+// that digest, so that a tag moved meanwhile cannot mix two pushes.
+func (m *Mirror) Sync(ctx context.Context, changed func()) error {
+	dgst, err := Resolve(ctx, m.ref, m.opts.Options)
+	if err == nil {
+		st := m.Status()
+		if st.Delivered && st.Digest == dgst {
+			m.succeeded(dgst, false)
+			return nil
+		}
+		var res *PullResult
+		res, err = Pull(ctx, m.ref.WithDigest(dgst), m.dir, m.opts)
+		if err == nil && len(res.Refused) > 0 {
+			// The rest is installed and served; the refused versions
+			// are tried again with backoff.
+			if changed != nil {
+				changed()
+			}
+			err = fmt.Errorf("%d versions refused, first %s", len(res.Refused), res.Refused[0])
+		}
+		if err == nil {
+			m.log.Info("registry pulled", "ref", m.ref.String(), "digest", dgst, "pulled", len(res.Downloaded), "unchanged", len(res.Unchanged),
+				"removed", len(res.Removed), "bytes", res.BytesReceived)
+			m.succeeded(dgst, len(res.Downloaded)+len(res.Removed) > 0 || !st.Delivered)
+			if changed != nil {
+				changed()
+			}
+			return nil
+		}
+	}
+	if ctx.Err() != nil {
+		return ctx.Err()
+	}
+	m.failed(err)
+	return err
+}
+
+func (m *Mirror) succeeded(dgst string, moved bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if moved || !m.status.Delivered {
+		m.status.Since = m.now()
+	}
+	m.status.Delivered, m.status.Digest = true, dgst
+	if m.status.Err != nil {
+		m.log.Info("registry answers again", "ref", m.ref.String(), "after_failures", m.status.Failures)
+	}
+	m.status.Err, m.status.Failing, m.status.NextTry, m.status.Failures = nil, time.Time{}, time.Time{}, 0
+}
+
+func (m *Mirror) failed(err error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.status.Err == nil {
+		m.status.Failing = m.now()
+	}
+	m.status.Failures++
+	// Log the first failure and each new kind of failure, not every retry.
+	if m.status.Err == nil || m.status.Err.Error() != err.Error() {
+		m.log.Error("registry not pulled; serving what was pulled before", "ref", m.ref.String(), "err", err,
+			"serving", m.status.Digest, "failures", m.status.Failures)
+	}
+	m.status.Err = err
+}
+
+// DefaultCacheDir is where serve keeps registry pulls by default: the
+// user cache directory's codex7 folder. A read-only root file system
+// needs --cache-dir on a writable volume instead.
+func DefaultCacheDir() (string, error) {
+	d, err := os.UserCacheDir()
+	if err != nil {
+		return "", errors.New("no user cache directory ($XDG_CACHE_HOME or $HOME): give --cache-dir")
+	}
+	return filepath.Join(d, "codex7"), nil
+}

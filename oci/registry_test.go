@@ -1,0 +1,341 @@
+package oci
+
+import (
+	"bytes"
+	"context"
+	"encoding/base64"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"syscall"
+	"testing"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/registrytest"
+)
+
+// site is a few libraries in git repositories, built into a dist.
+type site struct {
+	t     *testing.T
+	repos map[string]*gittest.Repo
+	out   string
+}
+
+var siteLibraries = []string{"alpha", "beta", "gamma"}
+
+// newSite makes three libraries of a few documents each and builds them.
+func newSite(t *testing.T) *site {
+	t.Helper()
+	s := &site{t: t, repos: map[string]*gittest.Repo{}, out: t.TempDir()}
+	for _, name := range siteLibraries {
+		r := gittest.New(t, "main")
+		files := map[string]string{}
+		for i := range 4 {
+			files[fmt.Sprintf("docs/page%d.md", i)] = fmt.Sprintf("# %s page %d\n\nThe %s library explains topic %d here.\n\n## Install\n\nRun `go get example.com/%s`.\n\n## Usage %d\n\n%s\n",
+				name, i, name, i, name, i, strings.Repeat("Some prose about widgets and gadgets. ", 40))
+		}
+		r.Write(files)
+		r.Commit("docs")
+		s.repos[name] = r
+	}
+	s.build()
+	return s
+}
+
+func (s *site) build() {
+	s.t.Helper()
+	var cfg strings.Builder
+	cfg.WriteString("libraries:\n")
+	for _, name := range siteLibraries {
+		fmt.Fprintf(&cfg, "  - id: /acme/%s\n    repo: %s\n", name, s.repos[name].Dir)
+	}
+	buildtest.Build(s.t, s.out, cfg.String())
+}
+
+// change commits a new page to one library and rebuilds.
+func (s *site) change(name string) {
+	s.t.Helper()
+	s.repos[name].Write(map[string]string{"docs/new.md": "# New page\n\nSomething new about " + name + ".\n"})
+	s.repos[name].Commit("new page")
+	s.build()
+}
+
+func push(t *testing.T, dir string, ref Reference, opts Options) *PushResult {
+	t.Helper()
+	res, err := Push(context.Background(), dir, ref, PushOptions{Options: opts})
+	if err != nil {
+		t.Fatalf("push: %v", err)
+	}
+	return res
+}
+
+func pull(t *testing.T, ref Reference, dir string, opts Options) *PullResult {
+	t.Helper()
+	res, err := Pull(context.Background(), ref, dir, PullOptions{Options: opts})
+	if err != nil {
+		t.Fatalf("pull: %v", err)
+	}
+	return res
+}
+
+func mustRef(t *testing.T, s string) Reference {
+	t.Helper()
+	ref, err := ParseReference(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ref
+}
+
+func verified(t *testing.T, dir string) {
+	t.Helper()
+	probs, err := artifacts.Verify(dir)
+	if err != nil || len(probs) > 0 {
+		t.Fatalf("verify %s: %v %v", dir, err, probs)
+	}
+}
+
+func readFile(t *testing.T, p string) []byte {
+	t.Helper()
+	data, err := os.ReadFile(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return data
+}
+
+// inode returns the inode of p, which a rewrite by rename changes.
+func inode(t *testing.T, p string) uint64 {
+	t.Helper()
+	fi, err := os.Stat(p)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Sys().(*syscall.Stat_t).Ino
+}
+
+// TestRoundTrip pushes a dist, pulls it into an empty directory, and then
+// pushes and pulls a change to one library: only that version moves, the
+// registry grows by about its layer, and unchanged versions are left on
+// disk as they were.
+func TestRoundTrip(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	s := newSite(t)
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+
+	first := push(t, s.out, ref, Options{})
+	if len(first.Pushed) != 3 || len(first.Present) != 0 || first.BytesSent == 0 {
+		t.Fatalf("first push: pushed %d, present %d, %d bytes; want 3, 0, > 0", len(first.Pushed), len(first.Present), first.BytesSent)
+	}
+	dst := t.TempDir()
+	got := pull(t, ref, dst, Options{})
+	if len(got.Downloaded) != 3 || got.Digest != first.Digest {
+		t.Fatalf("first pull: %d downloaded, digest %s; want 3, %s", len(got.Downloaded), got.Digest, first.Digest)
+	}
+	verified(t, dst)
+	if !bytes.Equal(readFile(t, filepath.Join(dst, artifacts.CatalogFile)), readFile(t, filepath.Join(s.out, artifacts.CatalogFile))) {
+		t.Error("pulled catalog.json differs from the pushed one")
+	}
+
+	// Pushing the same dist again uploads no layer and gives the same manifest.
+	again := push(t, s.out, ref, Options{})
+	if len(again.Pushed) != 0 || again.Digest != first.Digest {
+		t.Errorf("second push of the same dist: pushed %d, digest %s; want 0, %s", len(again.Pushed), again.Digest, first.Digest)
+	}
+
+	unchangedFile := filepath.Join(dst, "acme", "alpha", "main", artifacts.TopicsFile)
+	before := inode(t, unchangedFile)
+	size := reg.StorageBytes(t)
+	s.change("beta")
+	second := push(t, s.out, ref, Options{})
+	if len(second.Pushed) != 1 || second.Pushed[0].Library != "/acme/beta" || len(second.Present) != 2 {
+		t.Fatalf("push after one change: pushed %v, present %d; want /acme/beta alone, 2 present", second.Pushed, len(second.Present))
+	}
+	grew := reg.StorageBytes(t) - size
+	layer := second.Pushed[0].Size
+	t.Logf("one changed version: layer %d bytes, registry storage grew %d bytes, %d bytes sent", layer, grew, second.BytesSent)
+	if grew < layer || grew > layer+16<<10 {
+		t.Errorf("storage grew %d bytes for a %d-byte layer, want about that layer (plus manifests and links)", grew, layer)
+	}
+	third := pull(t, ref, dst, Options{})
+	if len(third.Downloaded) != 1 || third.Downloaded[0].Library != "/acme/beta" || len(third.Unchanged) != 2 {
+		t.Fatalf("pull after one change: downloaded %v, unchanged %d", third.Downloaded, len(third.Unchanged))
+	}
+	verified(t, dst)
+	if after := inode(t, unchangedFile); after != before {
+		t.Error("an unchanged version was rewritten by the pull")
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(dst, artifacts.CatalogFile)), readFile(t, filepath.Join(s.out, artifacts.CatalogFile))) {
+		t.Error("pulled catalog.json differs from the pushed one after the change")
+	}
+	// The first push stays pullable by its digest.
+	old := t.TempDir()
+	if res := pull(t, first.Pinned, old, Options{}); res.Digest != first.Digest {
+		t.Errorf("pull by digest got %s, want %s", res.Digest, first.Digest)
+	}
+	verified(t, old)
+}
+
+// TestPullRemovesDroppedVersions checks that a pull leaves exactly what
+// the artifact lists.
+func TestPullRemovesDroppedVersions(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	s := newSite(t)
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	push(t, s.out, ref, Options{})
+	dst := t.TempDir()
+	pull(t, ref, dst, Options{})
+
+	// A dist of one library only, pushed to the same tag.
+	one := t.TempDir()
+	buildtest.Build(t, one, "libraries:\n  - id: /acme/alpha\n    repo: "+s.repos["alpha"].Dir+"\n")
+	push(t, one, ref, Options{})
+	res := pull(t, ref, dst, Options{})
+	if len(res.Removed) != 2 || len(res.Unchanged) != 1 {
+		t.Fatalf("removed %v, unchanged %d; want beta and gamma removed, alpha unchanged", res.Removed, len(res.Unchanged))
+	}
+	verified(t, dst)
+	if _, err := os.Stat(filepath.Join(dst, "acme", "beta")); !errors.Is(err, os.ErrNotExist) {
+		t.Errorf("acme/beta still there: %v", err)
+	}
+}
+
+// TestPushRefusesDamagedDist checks that a dist failing verification is
+// never published.
+func TestPushRefusesDamagedDist(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	s := newSite(t)
+	p := filepath.Join(s.out, "acme", "gamma", "main", artifacts.DocumentsFile)
+	os.WriteFile(p, append(readFile(t, p), ' '), 0o644)
+	_, err := Push(context.Background(), s.out, mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1"), PushOptions{})
+	if !errors.Is(err, ErrBadDist) || !strings.Contains(err.Error(), "acme/gamma/main/documents.json") {
+		t.Fatalf("push of a damaged dist: %v, want ErrBadDist naming the file", err)
+	}
+	if _, err := Resolve(context.Background(), mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1"), Options{}); !errors.Is(err, ErrNotFound) {
+		t.Errorf("tag after a refused push: %v, want ErrNotFound", err)
+	}
+}
+
+// TestCorruptBlobIsRefused damages a version's blob in the registry's
+// storage: the pull refuses that version, naming the digest, installs the
+// rest, and keeps the directory's previous copy of the damaged one.
+func TestCorruptBlobIsRefused(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	s := newSite(t)
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	push(t, s.out, ref, Options{})
+	dst := t.TempDir()
+	pull(t, ref, dst, Options{})
+
+	s.change("beta")
+	s.change("gamma")
+	res := push(t, s.out, ref, Options{})
+	var bad PushedVersion
+	for _, v := range res.Pushed {
+		if v.Library == "/acme/gamma" {
+			bad = v
+		}
+	}
+	blob := reg.BlobPath(bad.Digest)
+	data := readFile(t, blob)
+	data[len(data)/2] ^= 0xff
+	if err := os.WriteFile(blob, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	got, err := Pull(context.Background(), ref, dst, PullOptions{})
+	if err != nil {
+		t.Fatalf("pull: %v (one bad version must not stop the rest)", err)
+	}
+	if len(got.Refused) != 1 || got.Refused[0].Library != "/acme/gamma" || !errors.Is(got.Refused[0].Err, ErrDigest) || !strings.Contains(got.Refused[0].Err.Error(), bad.Digest) {
+		t.Fatalf("refused %v; want /acme/gamma refused with ErrDigest naming %s", got.Refused, bad.Digest)
+	}
+	if len(got.Downloaded) != 1 || got.Downloaded[0].Library != "/acme/beta" {
+		t.Errorf("downloaded %v, want /acme/beta", got.Downloaded)
+	}
+	verified(t, dst)
+	cat, err := artifacts.ReadCatalog(dst)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m, err := artifacts.ReadManifest(filepath.Join(dst, "acme", "gamma", "main"))
+	if err != nil || cat.Library("/acme/gamma") == nil {
+		t.Fatalf("the previous /acme/gamma is gone: %v", err)
+	}
+	if m.Commit != cat.Library("/acme/gamma").Versions[0].Commit {
+		t.Error("the catalog does not describe the copy of /acme/gamma kept")
+	}
+}
+
+// TestCredentials pushes and pulls through a registry that wants basic
+// auth and one that wants bearer tokens from its token service: wrong or
+// missing credentials are ErrUnauthorized with a message that says what
+// to set, and never show the password.
+func TestCredentials(t *testing.T) {
+	for _, mode := range []registrytest.AuthMode{registrytest.AuthBasic, registrytest.AuthToken} {
+		t.Run(mode.String(), func(t *testing.T) {
+			reg := registrytest.Start(t, registrytest.Options{Auth: mode})
+			s := newSite(t)
+			ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+			noConfig := filepath.Join(t.TempDir(), "config.json")
+			for name, opts := range map[string]Options{
+				"none":           {DockerConfig: noConfig},
+				"wrong password": {Username: reg.Username, Password: "not-the-password-42"},
+			} {
+				_, err := Push(context.Background(), s.out, ref, PushOptions{Options: opts})
+				if !errors.Is(err, ErrUnauthorized) || !strings.Contains(err.Error(), EnvUsername) {
+					t.Errorf("%s: push: %v, want ErrUnauthorized naming %s", name, err, EnvUsername)
+				}
+				if err != nil && strings.Contains(err.Error(), "not-the-password-42") {
+					t.Errorf("%s: the error shows the password: %v", name, err)
+				}
+			}
+			good := Options{Username: reg.Username, Password: reg.Password}
+			push(t, s.out, ref, good)
+			verifiedPull := t.TempDir()
+			pull(t, ref, verifiedPull, good)
+			verified(t, verifiedPull)
+
+			// Docker's config file, as docker login writes it.
+			cfg := filepath.Join(t.TempDir(), "config.json")
+			auth := base64.StdEncoding.EncodeToString([]byte(reg.Username + ":" + reg.Password))
+			os.WriteFile(cfg, []byte(`{"auths":{"`+reg.Host+`":{"auth":"`+auth+`"}}}`), 0o600)
+			pull(t, ref, t.TempDir(), Options{DockerConfig: cfg})
+		})
+	}
+}
+
+// TestTLS checks that a registry whose certificate comes from a private
+// CA is refused without --ca-file, with a message that says so, and used
+// with it.
+func TestTLS(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{TLS: true, Auth: registrytest.AuthToken})
+	s := newSite(t)
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	creds := Options{Username: reg.Username, Password: reg.Password}
+	_, err := Push(context.Background(), s.out, ref, PushOptions{Options: creds})
+	if !errors.Is(err, ErrUnreachable) || !strings.Contains(err.Error(), "--ca-file") {
+		t.Fatalf("push to a TLS registry of an unknown CA: %v, want ErrUnreachable naming --ca-file", err)
+	}
+	creds.CAFile = reg.CAFile
+	push(t, s.out, ref, creds)
+	dst := t.TempDir()
+	pull(t, ref, dst, creds)
+	verified(t, dst)
+}
+
+// TestRegistryDown checks the error of a registry that is not there.
+func TestRegistryDown(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	reg.Stop()
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	if _, err := Pull(context.Background(), ref, t.TempDir(), PullOptions{}); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("pull from a stopped registry: %v, want ErrUnreachable", err)
+	}
+	if _, err := Resolve(context.Background(), ref, Options{}); !errors.Is(err, ErrUnreachable) {
+		t.Errorf("resolve on a stopped registry: %v, want ErrUnreachable", err)
+	}
+}
