@@ -100,7 +100,7 @@ func OpenSources(dirs []string, opts Options) (*Engine, error) {
 	}
 	e := &Engine{dirs: slices.Clone(dirs), logged: make([]string, len(dirs)), log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
 	e.state.Store(emptyState(e.dirs))
-	if _, err := e.reload(false); err != nil {
+	if _, err := e.reload(false); err != nil && !e.state.Load().ready {
 		if !opts.AllowEmpty {
 			return nil, err
 		}

@@ -74,12 +74,13 @@ func openFeeds(ctx context.Context, sources []string, cacheDir string, interval 
 	return f, 0
 }
 
-// run starts the mirrors and returns a func that stops them. Over stdio,
-// where a client calls tools as soon as it has started the server, it
-// first waits for each mirror's first pull.
-func (f *feeds) run(ctx context.Context, engine *search.Engine, wait bool) (stop func()) {
+// run starts the mirrors and returns a func that stops them, and a
+// channel closed once every mirror has tried its first pull (at once when
+// there is none). Over stdio, where a client calls tools as soon as it
+// has started the server, it first waits for those pulls.
+func (f *feeds) run(ctx context.Context, engine *search.Engine, wait bool) (stop func(), first <-chan struct{}) {
 	ctx, cancel := context.WithCancel(ctx)
-	var wg sync.WaitGroup
+	var wg, firsts sync.WaitGroup
 	reload := func() {
 		if err := engine.Reload(ctx); err != nil && !errors.Is(err, search.ErrClosed) {
 			f.log.Warn("catalog not reloaded after a pull", "err", err)
@@ -90,18 +91,28 @@ func (f *feeds) run(ctx context.Context, engine *search.Engine, wait bool) (stop
 			m.Sync(ctx, nil)
 		}
 		wg.Add(1)
+		firsts.Add(1)
 		go func() {
 			defer wg.Done()
+			if !wait {
+				m.Sync(ctx, reload)
+			}
+			firsts.Done()
 			m.Run(ctx, reload)
 		}()
 	}
 	if wait && len(f.mirrors) > 0 {
 		reload()
 	}
+	done := make(chan struct{})
+	go func() {
+		firsts.Wait()
+		close(done)
+	}()
 	return func() {
 		cancel()
 		wg.Wait()
-	}
+	}, done
 }
 
 // status reports the mirrors for /readyz.

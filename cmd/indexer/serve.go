@@ -140,12 +140,35 @@ two of them is an error, never a silent pick.
 		return exitUsage
 	}
 	defer engine.Close()
-	if conflicts := conflictsOf(engine.Status()); len(conflicts) > 0 {
-		fmt.Fprintf(stderr, "indexer serve: %s: serve each library from one source only\n", strings.Join(conflicts, "; "))
-		return exitUsage
-	}
-	feedsDone := feeds.run(ctx, engine, *stdio)
+	// A library in two sources at start is a configuration error: stop
+	// with it once every source has delivered. Later ones (a registry
+	// that adds a library) are refused, logged and listed by /readyz.
+	ctx, stopServing := context.WithCancel(ctx)
+	defer stopServing()
+	feedsDone, firstPulls := feeds.run(ctx, engine, *stdio)
 	defer feedsDone()
+	var conflicted atomic.Bool
+	checkConflicts := func() {
+		if conflicts := conflictsOf(engine.Status()); len(conflicts) > 0 {
+			conflicted.Store(true)
+			fmt.Fprintf(stderr, "indexer serve: %s: serve each library from one source only\n", strings.Join(conflicts, "; "))
+			stopServing()
+		}
+	}
+	if *stdio {
+		<-firstPulls
+		if checkConflicts(); conflicted.Load() {
+			return exitUsage
+		}
+	} else {
+		go func() {
+			select {
+			case <-firstPulls:
+				checkConflicts()
+			case <-ctx.Done():
+			}
+		}()
+	}
 	if *interval > 0 {
 		go engine.Watch(ctx, *interval)
 	}
@@ -185,6 +208,9 @@ two of them is an error, never a silent pick.
 			opts.Auth = policy.Load
 		}
 		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, opts), log, nil)
+	}
+	if conflicted.Load() {
+		return exitUsage
 	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
