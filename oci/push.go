@@ -218,29 +218,36 @@ func previousLayers(ctx context.Context, repo *remote.Repository, ref Reference,
 // registry has it. prev, when its digest is set, is the layer the tag's
 // current manifest lists for the same manifest.json: if the registry
 // still has that blob, nothing is packed. Otherwise the layer is packed
-// into a temporary file, which is uploaded only when the registry lacks
-// its digest.
+// once to learn its digest and, when the registry lacks it, packed again
+// as it is uploaded: packing is reproducible, so nothing is written to
+// disk (a push killed midway leaves no temporary file), and the registry
+// checks the upload against the digest.
 func pushVersion(ctx context.Context, repo *remote.Repository, vdir string, prev ocispec.Descriptor) (ocispec.Descriptor, bool, error) {
 	if prev.Digest != "" {
 		if ok, err := repo.Exists(ctx, prev); err == nil && ok {
 			return prev, false, nil
 		}
 	}
-	tmp, err := os.CreateTemp("", "codex7-layer-*.tar.gz")
+	desc, err := writeLayer(vdir, io.Discard)
 	if err != nil {
 		return ocispec.Descriptor{}, false, err
 	}
-	defer os.Remove(tmp.Name())
-	defer tmp.Close()
-	desc, err := writeLayer(vdir, tmp)
-	if err != nil {
+	if ok, err := repo.Exists(ctx, desc); err != nil {
 		return ocispec.Descriptor{}, false, err
+	} else if ok {
+		return desc, false, nil
 	}
-	if _, err := tmp.Seek(0, io.SeekStart); err != nil {
-		return ocispec.Descriptor{}, false, err
+	pr, pw := io.Pipe()
+	go func() {
+		_, err := writeLayer(vdir, pw)
+		pw.CloseWithError(err)
+	}()
+	err = repo.Push(ctx, desc, pr)
+	pr.CloseWithError(err) // stops the packer if the upload failed
+	if errors.Is(err, errdef.ErrAlreadyExists) {
+		return desc, false, nil
 	}
-	sent, err := pushIfAbsent(ctx, repo, desc, tmp)
-	return desc, sent, err
+	return desc, err == nil, err
 }
 
 // pushIfAbsent uploads r as desc unless the registry has the blob.

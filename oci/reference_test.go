@@ -256,4 +256,3 @@ func mustParseRef(t *testing.T, s string) Reference {
 	}
 	return ref
 }
-

@@ -4,13 +4,20 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
+	"encoding/json"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
+	"oras.land/oras-go/v2"
+	"oras.land/oras-go/v2/content"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/buildtest"
@@ -337,5 +344,80 @@ func TestRegistryDown(t *testing.T) {
 	}
 	if _, err := Resolve(context.Background(), ref, Options{}); !errors.Is(err, ErrUnreachable) {
 		t.Errorf("resolve on a stopped registry: %v, want ErrUnreachable", err)
+	}
+}
+
+// TestPullRefusesHostileManifests pushes manifests a broken or hostile
+// publisher could make to the real registry: each pull is refused whole,
+// naming the problem, and the directory pulled into is left as it was.
+func TestPullRefusesHostileManifests(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	s := newSite(t)
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	push(t, s.out, ref, Options{})
+	dst := t.TempDir()
+	pull(t, ref, dst, Options{})
+	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
+
+	repo, err := Options{}.repository(ref)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx := context.Background()
+	desc, rc, err := repo.FetchReference(ctx, "v1")
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := content.ReadAll(rc, desc)
+	rc.Close()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var good ocispec.Manifest
+	if err := json.Unmarshal(data, &good); err != nil {
+		t.Fatal(err)
+	}
+	withLayer := func(i int, edit func(d *ocispec.Descriptor)) []ocispec.Descriptor {
+		layers := slices.Clone(good.Layers)
+		d := layers[i]
+		d.Annotations = maps.Clone(d.Annotations)
+		edit(&d)
+		layers[i] = d
+		return layers
+	}
+	for _, c := range []struct {
+		name   string
+		typ    string
+		layers []ocispec.Descriptor
+		want   string
+	}{
+		{"version twice", ArtifactType, append(slices.Clone(good.Layers), good.Layers[1]), "named twice"},
+		{"path outside the dist", ArtifactType, withLayer(1, func(d *ocispec.Descriptor) {
+			d.Annotations[ocispec.AnnotationTitle] = "../../escape"
+		}), "is not org/project/version"},
+		{"path of another library", ArtifactType, withLayer(1, func(d *ocispec.Descriptor) {
+			d.Annotations[ocispec.AnnotationTitle] = "acme/other/main"
+		}), "is not the directory of"},
+		{"another artifact type", "application/vnd.cncf.helm.config.v1+json", good.Layers, "artifact type"},
+		{"catalog not first", ArtifactType, append(slices.Clone(good.Layers[1:]), good.Layers[0]), "first layer"},
+		{"layer the catalog does not list", ArtifactType, withLayer(1, func(d *ocispec.Descriptor) {
+			d.Annotations[ocispec.AnnotationTitle] = "acme/zeta/main"
+			d.Annotations[AnnotationLibrary] = "/acme/zeta"
+		}), "no layer carries"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			bad, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, c.typ, oras.PackManifestOptions{Layers: c.layers, ManifestAnnotations: good.Annotations})
+			if err != nil {
+				t.Fatal(err)
+			}
+			_, err = Pull(ctx, ref.WithDigest(bad.Digest.String()), dst, PullOptions{})
+			if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), c.want) {
+				t.Errorf("pull: %v, want ErrInvalid saying %q", err, c.want)
+			}
+			if !bytes.Equal(readFile(t, filepath.Join(dst, artifacts.CatalogFile)), catBefore) {
+				t.Error("the refused pull changed catalog.json")
+			}
+			verified(t, dst)
+		})
 	}
 }

@@ -315,7 +315,7 @@ func checkHTTPRefuses(t *testing.T, out, lib, ver, reasonHas string) {
 	}
 }
 
-func httpGet(t *testing.T, u string) (int, string) {
+func httpGet(t testing.TB, u string) (int, string) {
 	t.Helper()
 	resp, err := http.Get(u)
 	if err != nil {
@@ -345,7 +345,7 @@ func scrapeMetrics(t *testing.T, base string) map[string]float64 {
 }
 
 // copyTree copies the directory src into a new temporary directory.
-func copyTree(t *testing.T, src string) string {
+func copyTree(t testing.TB, src string) string {
 	t.Helper()
 	dst := t.TempDir()
 	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {

@@ -186,7 +186,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 	}
 }
 
-func freeAddr(t *testing.T) string {
+func freeAddr(t testing.TB) string {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -196,7 +196,7 @@ func freeAddr(t *testing.T) string {
 	return ln.Addr().String()
 }
 
-func waitReady(t *testing.T, base string) {
+func waitReady(t testing.TB, base string) {
 	t.Helper()
 	deadline := time.Now().Add(10 * time.Second)
 	for {
