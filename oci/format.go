@@ -111,7 +111,7 @@ func parseManifest(data []byte) (catalog ocispec.Descriptor, versions []layerInf
 		if d.MediaType != MediaTypeVersion {
 			return catalog, nil, fmt.Errorf("%w: layer %d has media type %q, want %q", ErrInvalid, i+1, d.MediaType, MediaTypeVersion)
 		}
-		if err := checkDescriptor(d, -1); err != nil {
+		if err := checkDescriptor(d, maxLayerBytes); err != nil {
 			return catalog, nil, fmt.Errorf("%w: layer %d: %v", ErrInvalid, i+1, err)
 		}
 		li := layerInfo{desc: d, path: d.Annotations[ocispec.AnnotationTitle], library: d.Annotations[AnnotationLibrary],
@@ -122,15 +122,21 @@ func parseManifest(data []byte) (catalog ocispec.Descriptor, versions []layerInf
 		if len(li.manifest) != 64 || strings.Trim(li.manifest, "0123456789abcdef") != "" {
 			return catalog, nil, fmt.Errorf("%w: layer %d (%s): annotation %s is not a sha256", ErrInvalid, i+1, li.path, AnnotationManifest)
 		}
-		key := strings.ToLower(li.library) + "@" + li.version
-		if paths[strings.ToLower(li.path)] || ids[key] {
+		// Folded as case-insensitive file systems (APFS, NTFS) compare
+		// names, so that "s" and "ſ" are one directory too.
+		key, lpath := fold(li.library)+"@"+fold(li.version), fold(li.path)
+		if paths[lpath] || ids[key] {
 			return catalog, nil, fmt.Errorf("%w: %s@%s (%s) is named twice", ErrInvalid, li.library, li.version, li.path)
 		}
-		paths[strings.ToLower(li.path)], ids[key] = true, true
+		paths[lpath], ids[key] = true, true
 		versions = append(versions, li)
 	}
 	return catalog, versions, nil
 }
+
+// fold maps s to one form for every spelling a case-insensitive file
+// system takes for the same name.
+func fold(s string) string { return strings.ToLower(strings.ToUpper(s)) }
 
 // checkDescriptor checks a layer's digest and size (at most max, when
 // max >= 0).

@@ -13,6 +13,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/opencontainers/go-digest"
@@ -125,47 +126,61 @@ func extractLayer(r io.Reader, desc ocispec.Descriptor, dst string) error {
 	tr := tar.NewReader(zr)
 	var files int
 	var total int64
+	// bad refuses the layer for what its entries say, unless its bytes do
+	// not match the digest, which is then the reason named.
+	bad := func(format string, args ...any) error { return layerError(vr, desc, fmt.Errorf(format, args...)) }
+	// Deflate expands at most about 1032 to 1: more is no gzip of ours.
+	maxTotal := min(int64(maxLayerBytes), 1032*desc.Size+1<<20)
 	for {
 		hdr, err := tr.Next()
 		if errors.Is(err, io.EOF) {
 			break
 		}
 		if err != nil {
-			return layerError(vr, desc, fmt.Errorf("tar: %w", err))
+			return bad("tar: %v", err)
 		}
 		name := strings.TrimSuffix(hdr.Name, "/")
 		if name == "" || path.Clean(name) != name || path.IsAbs(name) || name == ".." || strings.HasPrefix(name, "../") || strings.ContainsAny(name, "\\:\x00") {
-			return fmt.Errorf("%w: entry %q is outside the version directory", ErrInvalid, hdr.Name)
+			return bad("entry %q is outside the version directory", hdr.Name)
 		}
 		if files++; files > maxLayerFiles {
-			return fmt.Errorf("%w: more than %d entries", ErrInvalid, maxLayerFiles)
+			return bad("more than %d entries", maxLayerFiles)
+		}
+		for k := range hdr.PAXRecords {
+			if strings.HasPrefix(k, "GNU.sparse.") {
+				return bad("entry %q is a sparse file", hdr.Name)
+			}
 		}
 		p := filepath.Join(dst, filepath.FromSlash(name))
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(p, 0o755); err != nil {
-				return err
+				return entryError(vr, desc, hdr.Name, err)
 			}
 		case tar.TypeReg:
-			if total += hdr.Size; hdr.Size < 0 || total > maxLayerBytes {
-				return fmt.Errorf("%w: more than %d bytes", ErrInvalid, int64(maxLayerBytes))
+			if total += hdr.Size; hdr.Size < 0 || total > maxTotal {
+				return bad("more than %d bytes", maxTotal)
 			}
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return err
+				return entryError(vr, desc, hdr.Name, err)
 			}
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
-				return fmt.Errorf("%w: entry %q: %v", ErrInvalid, hdr.Name, err)
+				return entryError(vr, desc, hdr.Name, err)
 			}
-			_, err = io.Copy(f, tr)
-			if cerr := f.Close(); err == nil {
-				err = cerr
+			w := &errWriter{w: f}
+			_, err = io.Copy(w, tr)
+			if cerr := f.Close(); w.err == nil {
+				w.err = cerr
 			}
-			if err != nil {
-				return layerError(vr, desc, err)
+			switch {
+			case w.err != nil:
+				return fmt.Errorf("extract %s: %w", hdr.Name, w.err) // this machine's disk
+			case err != nil:
+				return bad("entry %q: %v", hdr.Name, err)
 			}
 		default:
-			return fmt.Errorf("%w: entry %q is not a file or directory (type %q)", ErrInvalid, hdr.Name, hdr.Typeflag)
+			return bad("entry %q is not a file or directory (type %q)", hdr.Name, hdr.Typeflag)
 		}
 	}
 	// Read what follows the archive (gzip trailer, padding) so that the
@@ -202,6 +217,32 @@ func (v *verifyReader) check(desc ocispec.Descriptor) error {
 		return fmt.Errorf("%w: the bytes received for %s hash to something else", ErrDigest, desc.Digest)
 	}
 	return nil
+}
+
+// errWriter records the error of its writer, so that a failed write to
+// this machine's disk is told apart from a layer that failed to decode.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	n, err := e.w.Write(p)
+	if err != nil && e.err == nil {
+		e.err = err
+	}
+	return n, err
+}
+
+// entryError reports a failure to create an entry's file or directory:
+// the layer's fault when the entry collides with another (a name twice, a
+// file where a directory is wanted), this machine's otherwise (a full or
+// read-only disk), which is no reason to refuse the version.
+func entryError(vr *verifyReader, desc ocispec.Descriptor, name string, err error) error {
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+		return layerError(vr, desc, fmt.Errorf("entry %q collides with another: %v", name, err))
+	}
+	return fmt.Errorf("extract %s: %w", name, err)
 }
 
 // layerError reports a layer that failed to decode: as a digest mismatch

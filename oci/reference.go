@@ -1,6 +1,8 @@
 package oci
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"net"
 	"strings"
@@ -96,15 +98,17 @@ func (r Reference) IsLoopback() bool {
 }
 
 // CacheName returns a relative directory name for the reference, for a
-// cache of pulled dists: readable, unique per reference, and free of
-// characters file systems refuse.
+// cache of pulled dists: readable, free of characters file systems
+// refuse, and unique per reference (the readable part maps several
+// characters to '_', so a hash of the whole reference follows it).
 func (r Reference) CacheName() string {
 	name := r.ref.Registry + "/" + r.ref.Repository + "/" + r.ref.Reference
+	sum := sha256.Sum256([]byte(r.String()))
 	return strings.Map(func(c rune) rune {
 		switch {
 		case c >= 'a' && c <= 'z', c >= 'A' && c <= 'Z', c >= '0' && c <= '9', c == '.', c == '-', c == '_':
 			return c
 		}
 		return '_'
-	}, name)
+	}, name) + "-" + hex.EncodeToString(sum[:6])
 }
