@@ -15,7 +15,6 @@ import (
 	"sync"
 	"time"
 
-	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -31,9 +30,6 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-func versionString() string {
-	return fmt.Sprintf("indexer %s (artifact format %d)", pipeline.IndexerVersion, artifacts.FormatVersion)
-}
 
 func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("build [flags]", `Fetches every library of the config (shallow git clones at the versions it

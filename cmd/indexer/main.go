@@ -35,6 +35,7 @@ Usage:
   indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [--context7-* ...]
   indexer token   --name NAME --library PATTERN... [--rate N]
   indexer context [--artifacts DIR] [--json|--markdown] [--hook] "PROMPT"
+  indexer healthcheck [--timeout D] [URL]
   indexer version
 
 Run 'indexer COMMAND --help' for a command's flags.
@@ -72,6 +73,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(ctx, rest, stdout, stderr)
 	case "token":
 		return runToken(rest, stdout, stderr)
+	case "healthcheck":
+		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "context":
 		return runContext(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version":
