@@ -2,10 +2,10 @@ package oci
 
 import (
 	"archive/tar"
-	"compress/gzip"
 	"crypto/sha256"
 	"errors"
 	"fmt"
+	"github.com/klauspost/compress/gzip"
 	"io"
 	"io/fs"
 	"os"
@@ -35,8 +35,10 @@ var layerEpoch = time.Unix(0, 0).UTC()
 // directory's files and subdirectories in byte order of their slash
 // paths, owned by 0:0, with modes 0644 and 0755 and the time layerEpoch;
 // the gzip header has no name or time. The same files thus always make
-// the same bytes with the same compress/gzip (the standard library's, so
-// a Go release that changed its deflate output would change digests once).
+// the same bytes with the same compressor: klauspost/compress's gzip,
+// pinned in go.mod (about four times as fast as the standard library's
+// for 5% more bytes); an upgrade that changed its output would change
+// every digest once, which TestWriteLayerGolden reports.
 func writeLayer(dir string, w io.Writer) (ocispec.Descriptor, error) {
 	var entries []string
 	err := filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {

@@ -184,7 +184,7 @@ var goldenLayerFiles = map[string]string{
 
 // TestWriteLayerGolden pins the digest of one layer. writeLayer's output
 // depends only on file names and contents, and on archive/tar and
-// compress/gzip: a change there changes every published digest once.
+// klauspost/compress/gzip: a change there changes every published digest once.
 func TestWriteLayerGolden(t *testing.T) {
 	golden := filepath.Join("testdata", "layer.digest")
 	dir := makeLayerDir(t, goldenLayerFiles, slices.Sorted(maps.Keys(goldenLayerFiles)), 0o644, time.Now())
@@ -202,7 +202,7 @@ func TestWriteLayerGolden(t *testing.T) {
 	}
 	if got != string(want) {
 		t.Errorf("writeLayer of the fixed tree: got digest %s, want %s.\n"+
-			"The same files now make other layer bytes: the output of compress/gzip or archive/tar changed (a new Go release?), or writeLayer did. "+
+			"The same files now make other layer bytes: the output of klauspost/compress/gzip or archive/tar changed (an upgrade in go.mod, a new Go release?), or writeLayer did. "+
 			"This changes every published layer digest once: each version packed from now on gets a new digest for unchanged files, "+
 			"so registries store it a second time and digests published earlier can no longer be reproduced. "+
 			"If that is intended, run go test ./oci -run TestWriteLayerGolden -update and say so in the release notes.",
