@@ -2,6 +2,8 @@ package main
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"fmt"
 	"os"
 	"os/exec"
@@ -33,7 +35,13 @@ func BenchmarkRegistry(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
+	// The library with the most sections: its docs answer "install".
 	changed := cat.Libraries[0]
+	for _, l := range cat.Libraries {
+		if l.Versions[0].Counts.Sections > changed.Versions[0].Counts.Sections {
+			changed = l
+		}
+	}
 	for i := 0; i < b.N; i++ {
 		dist := copyTree(b, src)
 		ref := fmt.Sprintf("oci://%s/bench/run%d-%d:latest", reg.Host, time.Now().UnixNano(), i)
@@ -125,7 +133,8 @@ func recommit(b *testing.B, dist, id, version string) string {
 	if err != nil {
 		b.Fatal(err)
 	}
-	m.Commit = fmt.Sprintf("%040x", time.Now().UnixNano())
+	sum := sha256.Sum256([]byte(time.Now().String()))
+	m.Commit = hex.EncodeToString(sum[:20])
 	data, err := artifacts.EncodeManifest(m)
 	if err != nil {
 		b.Fatal(err)
@@ -149,7 +158,7 @@ func docsText(base, lib string) (string, error) {
 		return "", err
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-library-docs", Arguments: map[string]any{"libraryId": lib, "tokens": 1000}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-library-docs", Arguments: map[string]any{"libraryId": lib, "customQuery": "install", "tokens": 1000}})
 	if err != nil {
 		return "", err
 	}
