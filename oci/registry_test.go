@@ -311,6 +311,18 @@ func TestCredentials(t *testing.T) {
 			auth := base64.StdEncoding.EncodeToString([]byte(reg.Username + ":" + reg.Password))
 			os.WriteFile(cfg, []byte(`{"auths":{"`+reg.Host+`":{"auth":"`+auth+`"}}}`), 0o600)
 			pull(t, ref, t.TempDir(), Options{DockerConfig: cfg})
+
+			// A credential helper, as docker-credential-* programs answer
+			// `get` with the server's address on stdin.
+			bin := t.TempDir()
+			helper := "#!/bin/sh\nread server\n[ \"$server\" = \"" + reg.Host + "\" ] || exit 1\n" +
+				"printf '{\"ServerURL\":\"%s\",\"Username\":\"" + reg.Username + "\",\"Secret\":\"" + reg.Password + "\"}' \"$server\"\n"
+			if err := os.WriteFile(filepath.Join(bin, "docker-credential-codex7test"), []byte(helper), 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Setenv("PATH", bin+string(os.PathListSeparator)+os.Getenv("PATH"))
+			os.WriteFile(cfg, []byte(`{"credHelpers":{"`+reg.Host+`":"codex7test"}}`), 0o600)
+			pull(t, ref, t.TempDir(), Options{DockerConfig: cfg})
 		})
 	}
 }
