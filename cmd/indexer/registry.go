@@ -99,16 +99,20 @@ what was pushed, what was there, the bytes sent and the manifest digest
 }
 
 func runPull(ctx context.Context, args []string, stdout, stderr io.Writer) int {
-	fs := newFlags("pull [--artifacts DIR] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]", `Brings an artifact pushed with 'indexer push' into a directory (default
+	fs := newFlags("pull [--artifacts DIR] [--missing-ok] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]", `Brings an artifact pushed with 'indexer push' into a directory (default
 dist), in the layout 'indexer build' writes: only versions that changed
 are downloaded; every blob is checked against its digest and every version
 against its manifest before it is swapped into place, atomically; versions
 the artifact no longer has are removed. A version whose content does not
 match is refused with the reason (exit 1) and the rest installed. A pull
-stopped at any moment leaves the previous directory complete.
+stopped at any moment leaves the previous directory complete. In CI,
+'pull --missing-ok' then 'build' then 'push' rebuilds and uploads only what
+changed; --missing-ok lets the first run start from nothing while a
+registry that is down or refuses the credentials still fails the job.
 
 `+credentialsHelp, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory to bring up to date")
+	missingOK := fs.Bool("missing-ok", false, "a reference that does not exist yet (a first CI run) is no error: the directory is left as it is, exit 0")
 	rf := addRegistryFlags(fs)
 	verbose := fs.Bool("v", false, "log each version as it goes")
 	pos, code, done := parseInterspersed(fs, args, stdout)
@@ -120,6 +124,10 @@ stopped at any moment leaves the previous directory complete.
 		return code
 	}
 	res, err := oci.Pull(ctx, ref, *dir, oci.PullOptions{Options: rf.options(os.Getenv), Logger: verboseLogger(stderr, *verbose)})
+	if *missingOK && errors.Is(err, oci.ErrNotFound) {
+		fmt.Fprintf(stdout, "nothing at %s yet: %s left as it is\n", ref, *dir)
+		return exitOK
+	}
 	if err != nil {
 		return registryExit(stderr, "pull", err)
 	}

@@ -143,6 +143,8 @@ func TestPushPullCommands(t *testing.T) {
 			{"wrong password", []string{"CODEX7_REGISTRY_USERNAME=" + reg.Username, "CODEX7_REGISTRY_PASSWORD=hunter2-wrong", "DOCKER_CONFIG=" + t.TempDir()}, []string{"pull", ref, "--artifacts", t.TempDir()}, exitFailed, "CODEX7_REGISTRY_PASSWORD"},
 			{"no credentials", []string{"DOCKER_CONFIG=" + t.TempDir()}, []string{"push", "--artifacts", site.out, ref}, exitFailed, "docker login " + reg.Host},
 			{"no such tag", creds, []string{"pull", "oci://" + reg.Host + "/codex7/docs:nope", "--artifacts", t.TempDir()}, exitFailed, "no such artifact"},
+			{"no such tag, missing ok", creds, []string{"pull", "--missing-ok", "oci://" + reg.Host + "/codex7/docs:nope", "--artifacts", t.TempDir()}, exitOK, ""},
+			{"missing ok, wrong password", []string{"CODEX7_REGISTRY_USERNAME=" + reg.Username, "CODEX7_REGISTRY_PASSWORD=hunter2-wrong", "DOCKER_CONFIG=" + t.TempDir()}, []string{"pull", "--missing-ok", ref, "--artifacts", t.TempDir()}, exitFailed, "refused the credentials"},
 			{"no dist", creds, []string{"push", "--artifacts", filepath.Join(t.TempDir(), "missing"), ref}, exitFailed, "missing"},
 			{"registry down", nil, []string{"pull", "oci://127.0.0.1:1/codex7/docs", "--artifacts", t.TempDir()}, exitFailed, "registry unreachable"},
 		} {
