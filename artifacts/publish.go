@@ -15,7 +15,6 @@ import (
 	"path/filepath"
 	"sort"
 	"strings"
-	"syscall"
 	"time"
 
 	"github.com/codex7/codex7/index"
@@ -45,10 +44,11 @@ func Lock(out string) (release func(), err error) {
 	}
 	// A build killed a moment ago may leave a child process that was
 	// forked but had not yet exec'd holding the lock's descriptor for a few
-	// milliseconds: wait a little before calling the directory busy.
+	// milliseconds (on Windows, the system may take as long to release a
+	// dead process's lock): wait a little before calling the directory busy.
 	deadline := time.Now().Add(lockWait)
 	for {
-		err := syscall.Flock(int(f.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
+		err := tryLock(f)
 		if err == nil {
 			break
 		}
@@ -60,7 +60,7 @@ func Lock(out string) (release func(), err error) {
 	}
 	removeLeftovers(out)
 	return func() {
-		syscall.Flock(int(f.Fd()), syscall.LOCK_UN)
+		unlock(f)
 		f.Close()
 	}, nil
 }
@@ -178,7 +178,7 @@ func Remove(out, rel string) error {
 	if err != nil {
 		return fmt.Errorf("remove %s: %w", rel, err)
 	}
-	if err := os.Rename(final, filepath.Join(gone, "v")); err != nil {
+	if err := rename(final, filepath.Join(gone, "v")); err != nil {
 		os.Remove(gone)
 		return fmt.Errorf("remove %s: %w", rel, err)
 	}
@@ -197,7 +197,7 @@ func Remove(out, rel string) error {
 // that final is at every instant either the old or the new directory.
 func swap(stage, final string) error {
 	if _, err := os.Lstat(final); errors.Is(err, fs.ErrNotExist) {
-		return os.Rename(stage, final)
+		return rename(stage, final)
 	}
 	return exchange(stage, final)
 }
@@ -310,7 +310,7 @@ func writeFileAtomic(p string, data []byte) error {
 	if err := os.Chmod(tmp.Name(), 0o644); err != nil {
 		return err
 	}
-	if err := os.Rename(tmp.Name(), p); err != nil {
+	if err := rename(tmp.Name(), p); err != nil {
 		return err
 	}
 	return syncDir(filepath.Dir(p))
@@ -358,18 +358,6 @@ func syncTree(dir string) error {
 		if err := syncDir(d); err != nil {
 			return err
 		}
-	}
-	return nil
-}
-
-func syncDir(dir string) error {
-	f, err := os.Open(dir)
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	if err := f.Sync(); err != nil && !errors.Is(err, syscall.EINVAL) {
-		return err
 	}
 	return nil
 }

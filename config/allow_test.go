@@ -147,3 +147,23 @@ func TestLocalRootsWithoutDir(t *testing.T) {
 		t.Errorf("Validate with Dir set = %v, want the repo outside the roots", err)
 	}
 }
+
+// TestFileURLPath checks the file path of a file:// URL's path: the path
+// itself on Unix, a drive path on Windows.
+func TestFileURLPath(t *testing.T) {
+	tests := []struct{ in, unix, windows string }{
+		{"/srv/git/b", "/srv/git/b", `\srv\git\b`},
+		{"/C:/repos/b", "/C:/repos/b", `C:\repos\b`},
+		{"/c:/My Repos/b", "/c:/My Repos/b", `c:\My Repos\b`},
+		{"/", "/", `\`},
+	}
+	for _, tt := range tests {
+		want := tt.unix
+		if filepath.Separator == '\\' {
+			want = tt.windows
+		}
+		if got := fileURLPath(tt.in); got != want {
+			t.Errorf("fileURLPath(%q) = %q, want %q", tt.in, got, want)
+		}
+	}
+}

@@ -57,7 +57,11 @@ type Library struct {
 	// the highest semver tag, else the first version.
 	Latest string `yaml:"latest,omitempty"`
 	// Docs are include globs (doublestar syntax, relative to the repo root).
-	// Empty means every markdown file (or context7.json's folders).
+	// Empty means every markdown file (or context7.json's folders). Parse
+	// turns backslashes written as Windows separators into slashes, here
+	// and in Exclude and topics' Paths (see slashGlob): in a glob without
+	// a slash every backslash is a separator, so escape a metacharacter
+	// there with a class ("[*].md") instead.
 	Docs []string `yaml:"docs,omitempty"`
 	// Exclude are globs removed from Docs, added to the built-in defaults.
 	Exclude []string `yaml:"exclude,omitempty"`

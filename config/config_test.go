@@ -751,3 +751,61 @@ func problems(err error) []*Error {
 	}
 	return out
 }
+
+// TestSlashGlob checks which backslashes of a glob are read as Windows
+// separators and which stay doublestar escapes.
+func TestSlashGlob(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"docs/**", "docs/**"},
+		{`docs\**\*.md`, "docs/**/*.md"},
+		{`docs\guide.md`, "docs/guide.md"},
+		{`docs\api\`, "docs/api/"},
+		{`**\*.md`, "**/*.md"},
+		{`docs/api\guide.md`, "docs/api/guide.md"},
+		{`docs\api/**`, "docs/api/**"},
+		{`docs/api\`, "docs/api/"},
+		{`docs/\[draft\].md`, `docs/\[draft\].md`},
+		{`docs/\*.md`, `docs/\*.md`},
+		{`docs/{a\,b,c}/**`, `docs/{a\,b,c}/**`},
+		{`docs/[a\-z]*.md`, `docs/[a\-z]*.md`},
+		{`docs/a\\b.md`, `docs/a\\b.md`},
+		{`..\other\**`, "../other/**"},
+		{`\docs\**`, "/docs/**"},
+		{`C:\docs\**`, "C:/docs/**"},
+	}
+	for _, tt := range tests {
+		got := slashGlob(tt.in)
+		if got != tt.want {
+			t.Errorf("slashGlob(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+		if again := slashGlob(got); again != got {
+			t.Errorf("slashGlob(slashGlob(%q)) = %q, want %q", tt.in, again, got)
+		}
+	}
+}
+
+// TestParseWindowsGlobs checks that globs written with backslashes are
+// validated and kept as their slash forms, in docs, exclude and topics'
+// paths alike.
+func TestParseWindowsGlobs(t *testing.T) {
+	cfg, err := parseString(t, lines("libraries:", "  - id: /a/b", "    repo: https://github.com/org/repo",
+		`    docs: ['docs\**\*.md', 'guides/api\intro.md']`,
+		`    exclude: ['docs\internal\**']`,
+		`    topics: [{name: Install, paths: ['docs\install\*.md']}]`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l := cfg.Libraries[0]
+	got := [][]string{l.Docs, l.Exclude, l.Topics[0].Paths}
+	want := [][]string{{"docs/**/*.md", "guides/api/intro.md"}, {"docs/internal/**"}, {"docs/install/*.md"}}
+	if !reflect.DeepEqual(got, want) {
+		t.Errorf("docs, exclude, topic paths = %q, want %q", got, want)
+	}
+
+	_, err = parseString(t, lines("libraries:", "  - id: /a/b", "    repo: https://github.com/org/repo",
+		`    docs: ['..\other\**', '\docs\**']`))
+	checkProblems(t, err, []wantErr{
+		{4, "libraries[0].docs[0]", `glob "../other/**" has a ".." segment`},
+		{4, "libraries[0].docs[1]", `glob "/docs/**" is absolute`},
+	})
+}

@@ -178,6 +178,7 @@ func parse(data []byte, name string) (*Config, error) {
 	for i := range cfg.Libraries {
 		cfg.Libraries[i].Line = w.lines[fmt.Sprintf("libraries[%d]", i)]
 	}
+	cfg.slashGlobs()
 
 	errs := w.errs
 	rootBroken := false
@@ -196,6 +197,62 @@ func parse(data []byte, name string) (*Config, error) {
 	}
 	return cfg, nil
 }
+
+// slashGlobs rewrites every glob of the config (docs, exclude, topics'
+// paths) with slashGlob, before validation, so that a glob written with
+// Windows separators is checked and matched as its slash form.
+func (c *Config) slashGlobs() {
+	for i := range c.Libraries {
+		l := &c.Libraries[i]
+		for j := range l.Docs {
+			l.Docs[j] = slashGlob(l.Docs[j])
+		}
+		for j := range l.Exclude {
+			l.Exclude[j] = slashGlob(l.Exclude[j])
+		}
+		for j := range l.Topics {
+			for k := range l.Topics[j].Paths {
+				l.Topics[j].Paths[k] = slashGlob(l.Topics[j].Paths[k])
+			}
+		}
+	}
+}
+
+// slashGlob returns g with the backslashes a Windows user types as path
+// separators turned into slashes. In doublestar syntax a backslash
+// escapes the next character, so only backslashes that cannot be meant
+// as escapes are turned: all of them in a glob without a slash
+// ("docs\**\*.md" → "docs/**/*.md"), and in a glob with slashes those
+// before a character a glob gives no meaning to, which escaping would
+// leave as it is ("docs/api\guide.md" → "docs/api/guide.md"), or at the
+// end. "docs/\[draft\].md" keeps its escapes. slashGlob(slashGlob(g)) is
+// slashGlob(g).
+func slashGlob(g string) string {
+	if !strings.Contains(g, `\`) {
+		return g
+	}
+	if !strings.Contains(g, "/") {
+		return strings.ReplaceAll(g, `\`, "/")
+	}
+	var b strings.Builder
+	for i := 0; i < len(g); i++ {
+		switch {
+		case g[i] != '\\':
+			b.WriteByte(g[i])
+		case i+1 < len(g) && strings.IndexByte(globMeta, g[i+1]) >= 0:
+			b.WriteString(g[i : i+2]) // an escape, kept with what it escapes
+			i++
+		default:
+			b.WriteByte('/')
+		}
+	}
+	return b.String()
+}
+
+// globMeta holds the characters that have a meaning in doublestar syntax,
+// in or out of brackets and braces: a backslash before one of them is an
+// escape.
+const globMeta = `*?[]{},\!^-`
 
 // maxProblems caps the problems reported for one file; past it, the last
 // one says how many more there are.

@@ -390,9 +390,19 @@ func (c *Config) LocalRepoPath(repo string) string {
 		if err != nil {
 			return ""
 		}
-		return filepath.Clean(u.Path)
+		return filepath.Clean(fileURLPath(u.Path))
 	}
 	return c.absPath(repo)
+}
+
+// fileURLPath returns the file path that p, the path of a file:// URL,
+// names: p itself on Unix, and on Windows p with backslashes and without
+// the slash before a drive letter ("/C:/repos/b" → `C:\repos\b`).
+func fileURLPath(p string) string {
+	if len(p) > 1 && p[0] == '/' && filepath.VolumeName(p[1:]) != "" {
+		p = p[1:]
+	}
+	return filepath.FromSlash(p)
 }
 
 // absPath resolves p against Dir (or the working directory).

@@ -127,13 +127,23 @@ func localPath(repo string) (string, error) {
 		if u.Host != "" && u.Host != "localhost" {
 			return "", fmt.Errorf("%w: file:// URL names host %q; local repositories have none (file:///path)", ErrTransportNotAllowed, u.Host)
 		}
-		p = u.Path
+		p = fileURLPath(u.Path)
 	}
 	abs, err := filepath.Abs(p)
 	if err != nil {
 		return "", fmt.Errorf("local repository %s: %w", p, err)
 	}
 	return abs, nil
+}
+
+// fileURLPath returns the file path that p, the path of a file:// URL,
+// names: p itself on Unix, and on Windows p with backslashes and without
+// the slash before a drive letter ("/C:/repos/b" → `C:\repos\b`).
+func fileURLPath(p string) string {
+	if len(p) > 1 && p[0] == '/' && filepath.VolumeName(p[1:]) != "" {
+		p = p[1:]
+	}
+	return filepath.FromSlash(p)
 }
 
 // checkLocal checks that dir, and every directory git would read objects

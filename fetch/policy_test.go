@@ -215,3 +215,22 @@ func TestFetcherChecksBeforeContact(t *testing.T) {
 		t.Errorf("the same repository without roots: %v", err)
 	}
 }
+
+// TestFileURLPath checks the file path of a file:// URL's path: the path
+// itself on Unix, a drive path on Windows.
+func TestFileURLPath(t *testing.T) {
+	tests := []struct{ in, unix, windows string }{
+		{"/srv/git/b", "/srv/git/b", `\srv\git\b`},
+		{"/C:/repos/b", "/C:/repos/b", `C:\repos\b`},
+		{"/", "/", `\`},
+	}
+	for _, tt := range tests {
+		want := tt.unix
+		if filepath.Separator == '\\' {
+			want = tt.windows
+		}
+		if got := fileURLPath(tt.in); got != want {
+			t.Errorf("fileURLPath(%q) = %q, want %q", tt.in, got, want)
+		}
+	}
+}

@@ -21,7 +21,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
@@ -356,22 +355,19 @@ func (e *Engine) logErrors(st *state) {
 }
 
 // catalogID identifies one catalog.json file: a build replaces it by
-// rename, which changes the inode.
+// rename, which changes the inode (on Windows, the file index).
 type catalogID struct {
 	ino, size int64
 	mtime     time.Time
 }
 
 func statCatalog(dir string) (catalogID, error) {
-	fi, err := os.Stat(filepath.Join(dir, artifacts.CatalogFile))
+	p := filepath.Join(dir, artifacts.CatalogFile)
+	fi, err := os.Stat(p)
 	if err != nil {
 		return catalogID{}, fmt.Errorf("read catalog: %w", err)
 	}
-	id := catalogID{size: fi.Size(), mtime: fi.ModTime()}
-	if st, ok := fi.Sys().(*syscall.Stat_t); ok {
-		id.ino = int64(st.Ino)
-	}
-	return id, nil
+	return catalogID{ino: fileIndex(p, fi), size: fi.Size(), mtime: fi.ModTime()}, nil
 }
 
 // acquire returns the current state with a reference held; release it.

@@ -262,7 +262,11 @@ func TestDocsPath(t *testing.T) {
 	if a, err := read("/acme/widgets@v1.0.0", "."); err != nil || a.Kind != KindFolder || len(a.Documents) != 6 {
 		t.Errorf("root listing = %+v, %v; want every document of v1.0.0", a, err)
 	}
-	for _, bad := range []string{"../secrets.md", "/etc/passwd", "docs/../../x.md", `docs\a.md`, "docs/\x00.md", "C:/x.md"} {
+	// Backslashes are separators: a Windows path names the same document.
+	if a, err := read("/acme/widgets", `.\docs\guides\data-sources.md`); err != nil || a.Kind != KindDocument || a.Title != "Data sources" || len(a.Sections) != 6 {
+		t.Errorf(`path .\docs\guides\data-sources.md = %+v, %v; want docs/guides/data-sources.md whole`, a, err)
+	}
+	for _, bad := range []string{"../secrets.md", "/etc/passwd", "docs/../../x.md", `docs\..\..\x.md`, `\etc\passwd`, "docs/\x00.md", "C:/x.md", `C:\x.md`} {
 		if _, err := read("/acme/widgets", bad); !errors.Is(err, ErrInvalidPath) {
 			t.Errorf("path %q: error %v, want ErrInvalidPath", bad, err)
 		}

@@ -1,3 +1,8 @@
+// TestReloadWhileRepublished needs the atomic exchange of directories
+// (renameat2 RENAME_EXCHANGE) that artifacts uses on Linux only.
+
+//go:build linux
+
 package search
 
 import (

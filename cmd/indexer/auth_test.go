@@ -109,6 +109,7 @@ func TestServeAuth(t *testing.T) {
 	}
 
 	// A broken file on SIGHUP keeps the policy in force.
+	requireSignals(t)
 	writeAuth("tokens: [")
 	cmd.Process.Signal(syscall.SIGHUP)
 	time.Sleep(300 * time.Millisecond)

@@ -30,7 +30,6 @@ type listFlag []string
 func (l *listFlag) String() string     { return strings.Join(*l, ",") }
 func (l *listFlag) Set(v string) error { *l = append(*l, v); return nil }
 
-
 func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("build [flags]", `Fetches every library of the config (shallow git clones at the versions it
 lists), splits the markdown into sections, derives topics and writes one

@@ -383,19 +383,6 @@ func reportLatency(b *testing.B, s loadgen.Stats) {
 	b.ReportMetric(ms(s.P99), "p99-ms")
 }
 
-// processCPU returns the CPU time (user and system, every thread: the
-// garbage collector's too) this process has used so far. On a machine
-// shared with other work it is a steadier measure of a call's cost than
-// wall time, which includes waiting for a core.
-func processCPU(b *testing.B) time.Duration {
-	b.Helper()
-	var ru syscall.Rusage
-	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
-		b.Fatal(err)
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
-}
-
 func ms(d time.Duration) float64 { return float64(d) / float64(time.Millisecond) }
 
 func mib(n int64) float64 { return float64(n) / (1 << 20) }

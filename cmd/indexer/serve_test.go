@@ -100,6 +100,7 @@ func TestServeHTTP(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "/acme/widgets") {
 		t.Fatalf("resolve over HTTP: %v %+v", err, res)
 	}
+	requireSignals(t)
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
@@ -123,6 +124,9 @@ func TestServeHTTP(t *testing.T) {
 // that does not poll (--reload-interval 0): the answers stay the old
 // build's until SIGHUP, then come from the new one.
 func TestServeReloadsOnSIGHUP(t *testing.T) {
+	// Unix only: SIGHUP, and a rebuild replacing a version directory the
+	// server has open, which Windows refuses.
+	requireSignals(t)
 	bin, _ := serveFixtures(t)
 	repo := gittest.New(t, "main")
 	edition := func(n int) {

@@ -14,7 +14,6 @@ import (
 	"net/url"
 	"strconv"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
@@ -374,7 +373,7 @@ func (h *httpConn) do(ctx context.Context, req *http.Request) (*http.Response, f
 // closedByPeer reports whether err is how an exchange on a connection the
 // other end has closed fails.
 func closedByPeer(err error) bool {
-	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || errors.Is(err, syscall.ECONNRESET) || errors.Is(err, syscall.EPIPE)
+	return errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) || resetByPeer(err)
 }
 
 // once is one exchange of do.

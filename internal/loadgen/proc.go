@@ -7,16 +7,15 @@ import (
 	"fmt"
 	"io"
 	"net/http"
-	"os"
 	"strconv"
 	"strings"
 	"sync"
-	"syscall"
 	"time"
 )
 
-// ProcStatus is a process's memory and thread count, from
-// /proc/<pid>/status (Linux only).
+// ProcStatus is a process's memory and thread count: from
+// /proc/<pid>/status on Linux, from GetProcessMemoryInfo and a process
+// snapshot on Windows (see ReadProcStatus).
 type ProcStatus struct {
 	// RSS is the resident set size (VmRSS) in bytes.
 	RSS int64
@@ -24,25 +23,12 @@ type ProcStatus struct {
 	// (VmHWM) in bytes.
 	PeakRSS int64
 	// AnonRSS and FileRSS split RSS (RssAnon, RssFile; 0 before Linux
-	// 4.5): the heap and stacks, and pages of mapped files such as
-	// memory-mapped index segments, which the kernel can drop and read
-	// again under memory pressure.
+	// 4.5, and on Windows): the heap and stacks, and pages of mapped files
+	// such as memory-mapped index segments, which the kernel can drop and
+	// read again under memory pressure.
 	AnonRSS, FileRSS int64
 	// Threads counts the process's OS threads.
 	Threads int
-}
-
-// ReadProcStatus reads the status of process pid.
-func ReadProcStatus(pid int) (ProcStatus, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/status", pid))
-	if err != nil {
-		return ProcStatus{}, fmt.Errorf("read process status: %w", err)
-	}
-	st, err := parseProcStatus(data)
-	if err != nil {
-		return ProcStatus{}, fmt.Errorf("read process status of %d: %w", pid, err)
-	}
-	return st, nil
 }
 
 // parseProcStatus reads VmRSS, VmHWM ("<n> kB") and Threads.
@@ -100,20 +86,6 @@ func parseProcStatus(data []byte) (ProcStatus, error) {
 // Linux fixes at 100 for user space whatever the kernel's tick rate.
 const userHZ = 100
 
-// ReadProcCPU returns the CPU time (user and system, all threads) process
-// pid has used, at a 10 ms resolution.
-func ReadProcCPU(pid int) (time.Duration, error) {
-	data, err := os.ReadFile(fmt.Sprintf("/proc/%d/stat", pid))
-	if err != nil {
-		return 0, fmt.Errorf("read process CPU time: %w", err)
-	}
-	d, err := parseProcStat(data)
-	if err != nil {
-		return 0, fmt.Errorf("read process CPU time of %d: %w", pid, err)
-	}
-	return d, nil
-}
-
 // parseProcStat reads utime and stime, the 14th and 15th fields of
 // /proc/<pid>/stat. The 2nd field, the command name in parentheses, may
 // hold spaces and parentheses itself, so fields are counted from the last
@@ -136,15 +108,6 @@ func parseProcStat(data []byte) (time.Duration, error) {
 		ticks += n
 	}
 	return time.Duration(ticks) * time.Second / userHZ, nil
-}
-
-// selfCPU returns the CPU time this process has used.
-func selfCPU() time.Duration {
-	var ru syscall.Rusage
-	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
-		return 0
-	}
-	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
 }
 
 // parseKB reads a /proc/<pid>/status size ("  1234 kB") in bytes.

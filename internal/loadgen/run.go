@@ -130,8 +130,10 @@ type RunOptions struct {
 	// Duration must be set.
 	Duration time.Duration
 	// PID, when not 0, is a local process (the server) whose memory is
-	// read from /proc at the start, every SampleEvery (default 1 s) and at
-	// the end of the run, and whose CPU time is measured.
+	// read (ReadProcStatus) at the start, every SampleEvery (default 1 s)
+	// and at the end of the run, and whose CPU time is measured
+	// (ReadProcCPU). Both work on Linux and Windows only: elsewhere Run
+	// fails with errors.ErrUnsupported.
 	PID         int
 	SampleEvery time.Duration
 	// Check, when set, is called with every call answered with a result

@@ -26,6 +26,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 	"sync"
@@ -123,15 +124,20 @@ type Registry struct {
 
 // Binary finds the registry binary: $CODEX7_REGISTRY_BIN when set (even if
 // it does not exist, so that a wrong setting fails loudly), else
-// ${XDG_CACHE_HOME:-$HOME/.cache}/codex7/registry/bin/registry, else
-// `registry` on PATH. It returns "" when there is none.
+// ${XDG_CACHE_HOME:-$HOME/.cache}/codex7/registry/bin/registry (registry.exe
+// on Windows), else `registry` on PATH. It returns "" when there is none.
 func Binary() string {
 	if b := os.Getenv("CODEX7_REGISTRY_BIN"); b != "" {
 		return b
 	}
 	if dir := binDir(); dir != "" {
-		p := filepath.Join(dir, "registry")
-		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && fi.Mode()&0o111 != 0 {
+		// Windows has no executable bits: the .exe name is what counts.
+		name, execBits := "registry", fs.FileMode(0o111)
+		if runtime.GOOS == "windows" {
+			name, execBits = "registry.exe", 0
+		}
+		p := filepath.Join(dir, name)
+		if fi, err := os.Stat(p); err == nil && fi.Mode().IsRegular() && (execBits == 0 || fi.Mode()&execBits != 0) {
 			return p
 		}
 	}
@@ -303,7 +309,8 @@ func (r *Registry) Stop() { r.signal(syscall.SIGTERM, stopTimeout) }
 func (r *Registry) Kill() { r.signal(syscall.SIGKILL, 0) }
 
 // signal sends sig to a running process and waits; after grace (when not
-// zero) it sends SIGKILL.
+// zero) it sends SIGKILL. A signal the system cannot send (Windows sends
+// only SIGKILL) kills the process at once.
 func (r *Registry) signal(sig syscall.Signal, grace time.Duration) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -315,7 +322,9 @@ func (r *Registry) signal(sig syscall.Signal, grace time.Duration) {
 		return
 	default:
 	}
-	_ = r.cmd.Process.Signal(sig)
+	if err := r.cmd.Process.Signal(sig); err != nil {
+		_ = r.cmd.Process.Kill()
+	}
 	if grace > 0 {
 		select {
 		case <-r.done:

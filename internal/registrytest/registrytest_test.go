@@ -16,7 +16,6 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 )
 
@@ -298,7 +297,7 @@ func TestKill(t *testing.T) {
 	r.Kill()
 	c := &http.Client{Transport: &http.Transport{}}
 	_, err := c.Get(r.URL + "/v2/")
-	if !errors.Is(err, syscall.ECONNREFUSED) {
+	if !connRefused(err) {
 		t.Fatalf("GET /v2/ after Kill: %v, want connection refused", err)
 	}
 	r.Stop() // idempotent after Kill
