@@ -125,6 +125,19 @@ func stat(t *testing.T, p string) os.FileInfo {
 	return fi
 }
 
+// published builds a site, pushes it to a new registry at
+// codex7/docs:v1 and pulls it into a directory.
+func published(t *testing.T) (reg *registrytest.Registry, s *site, ref Reference, dst string) {
+	t.Helper()
+	reg = registrytest.Start(t, registrytest.Options{})
+	s = newSite(t)
+	ref = mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	push(t, s.out, ref, Options{})
+	dst = t.TempDir()
+	pull(t, ref, dst, Options{})
+	return reg, s, ref, dst
+}
+
 // TestRoundTrip pushes a dist, pulls it into an empty directory, and then
 // pushes and pulls a change to one library: only that version moves, the
 // registry grows by about its layer, and unchanged versions are left on
@@ -190,12 +203,7 @@ func TestRoundTrip(t *testing.T) {
 // TestPullRemovesDroppedVersions checks that a pull leaves exactly what
 // the artifact lists.
 func TestPullRemovesDroppedVersions(t *testing.T) {
-	reg := registrytest.Start(t, registrytest.Options{})
-	s := newSite(t)
-	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
-	push(t, s.out, ref, Options{})
-	dst := t.TempDir()
-	pull(t, ref, dst, Options{})
+	_, s, ref, dst := published(t)
 
 	// A dist of one library only, pushed to the same tag.
 	one := t.TempDir()
@@ -231,12 +239,7 @@ func TestPushRefusesDamagedDist(t *testing.T) {
 // storage: the pull refuses that version, naming the digest, installs the
 // rest, and keeps the directory's previous copy of the damaged one.
 func TestCorruptBlobIsRefused(t *testing.T) {
-	reg := registrytest.Start(t, registrytest.Options{})
-	s := newSite(t)
-	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
-	push(t, s.out, ref, Options{})
-	dst := t.TempDir()
-	pull(t, ref, dst, Options{})
+	reg, s, ref, dst := published(t)
 
 	s.change("beta")
 	s.change("gamma")
@@ -363,12 +366,7 @@ func TestRegistryDown(t *testing.T) {
 // publisher could make to the real registry: each pull is refused whole,
 // naming the problem, and the directory pulled into is left as it was.
 func TestPullRefusesHostileManifests(t *testing.T) {
-	reg := registrytest.Start(t, registrytest.Options{})
-	s := newSite(t)
-	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
-	push(t, s.out, ref, Options{})
-	dst := t.TempDir()
-	pull(t, ref, dst, Options{})
+	_, _, ref, dst := published(t)
 	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
 
 	repo, err := Options{}.repository(ref)
