@@ -41,6 +41,16 @@ import (
 // every error in the request, is the SDK's to answer, so the two paths
 // cannot disagree on what is valid; TestFastCallsMatchSDK checks that they
 // agree on every answer.
+//
+// What it copies from the SDK, and must stay in step with it, was checked
+// against go-sdk checkedSDKVersion: the protocol versions it takes
+// (fastVersion), the nesting limit of a message (sdkMaxDepth, the SDK's
+// internal/json defaultMaxDepth), the ids echoed back as sent (validID),
+// the Content-Type and Accept the SDK requires of a POST, its
+// DNS-rebinding rule for loopback servers (rebinding), the Accept values (acceptsBoth), and how it
+// words errors and marshals results (appendResult). TestFastCallsPinnedSDK
+// fails when go.mod moves the SDK, so that each is checked again before
+// the version in checkedSDKVersion is raised.
 type fastCalls struct {
 	tools map[string]mcp.ToolHandler
 	call  mcp.MethodHandler
@@ -198,6 +208,10 @@ func (f *fastCalls) parse(body []byte) (json.RawMessage, *mcp.CallToolParamsRaw,
 	}
 	return id, p, true
 }
+
+// checkedSDKVersion is the go-sdk release fastCalls' copied rules were
+// last checked against (see fastCalls).
+const checkedSDKVersion = "v1.8.0"
 
 // sdkMaxDepth is the deepest nesting of arrays and objects the SDK decodes
 // in a message (internal/json's defaultMaxDepth).
