@@ -91,7 +91,9 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 	}
 	fmt.Fprintf(stderr, "building %s into %s\n", path, *out)
 	res, err := pipeline.Build(ctx, cfg, opts)
-	stopProfiles()
+	if perr := stopProfiles(); perr != nil {
+		fmt.Fprintf(stderr, "indexer build: %v\n", perr)
+	}
 	if prog != nil {
 		prog.close()
 	}
@@ -102,9 +104,14 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 	case errors.Is(err, context.Canceled):
 		fmt.Fprintln(stderr, "indexer build: interrupted; published artifacts are unchanged or complete")
 		return exitFailed
-	case err != nil:
+	case errors.Is(err, pipeline.ErrUnknownLibrary):
 		fmt.Fprintf(stderr, "indexer build: %v\n", err)
 		return exitUsage
+	case err != nil:
+		// A lock held by another build, catalog I/O: the build ran and
+		// failed, which is no usage error.
+		fmt.Fprintf(stderr, "indexer build: %v\n", err)
+		return exitFailed
 	case len(res.Failed()) > 0:
 		return exitFailed
 	}
@@ -112,29 +119,43 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 }
 
 // startProfiles starts CPU profiling and arranges a heap profile; the
-// returned func stops and writes them.
-func startProfiles(cpu, mem string) (stop func(), err error) {
+// returned func stops and writes them, and reports what could not be
+// written (a profile asked for and silently missing misleads whoever
+// reads the directory).
+func startProfiles(cpu, mem string) (stop func() error, err error) {
 	var cpuFile *os.File
 	if cpu != "" {
 		if cpuFile, err = os.Create(cpu); err != nil {
 			return nil, err
 		}
 		if err := pprof.StartCPUProfile(cpuFile); err != nil {
-			return nil, err
+			cpuFile.Close()
+			os.Remove(cpu)
+			return nil, fmt.Errorf("CPU profile: %w", err)
 		}
 	}
-	return func() {
+	return func() error {
+		var errs []error
 		if cpuFile != nil {
 			pprof.StopCPUProfile()
-			cpuFile.Close()
-		}
-		if mem != "" {
-			if f, err := os.Create(mem); err == nil {
-				runtime.GC()
-				pprof.WriteHeapProfile(f)
-				f.Close()
+			if err := cpuFile.Close(); err != nil {
+				errs = append(errs, fmt.Errorf("CPU profile: %w", err))
 			}
 		}
+		if mem != "" {
+			f, err := os.Create(mem)
+			if err == nil {
+				runtime.GC()
+				err = pprof.WriteHeapProfile(f)
+				if cerr := f.Close(); err == nil {
+					err = cerr
+				}
+			}
+			if err != nil {
+				errs = append(errs, fmt.Errorf("heap profile: %w", err))
+			}
+		}
+		return errors.Join(errs...)
 	}, nil
 }
 

@@ -40,7 +40,8 @@ Usage:
 
 Run 'indexer COMMAND --help' for a command's flags.
 
-Exit codes: 0 success; 1 some library version failed to build, verify
+Exit codes: 0 success; 1 some library version failed to build (or the
+build could not finish: output locked by another build, disk errors), verify
 found bad files, eval could not ask every question, or push or pull failed
 (registry unreachable, credentials refused, a version refused); 2 bad usage
 or config; 3 search matched nothing.

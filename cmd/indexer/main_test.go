@@ -11,6 +11,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -81,7 +82,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 		t.Skip("./codex7.yaml exists and would be used instead of the fixtures")
 	}
 	out := t.TempDir()
-	code, _, stderr := runCLI(t, "build", "--out", out)
+	code, _, stderr := runCLI(t, "build", "--config", "../../fixtures/codex7.yaml", "--out", out)
 	if code != exitOK {
 		t.Fatalf("build exit %d: %s", code, stderr)
 	}
@@ -163,5 +164,53 @@ func TestProgressLines(t *testing.T) {
 	}
 	if strings.HasSuffix(out, "files") {
 		t.Error("live line left on screen after close")
+	}
+}
+
+// TestBuildExitCodes checks that a build that ran and failed exits 1 (a
+// lock another build holds), and only usage and config errors exit 2.
+func TestBuildExitCodes(t *testing.T) {
+	out := t.TempDir()
+	release, err := artifacts.Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	if code, _, stderr := runCLI(t, "build", "--config", "../../fixtures/codex7.yaml", "--out", out); code != exitFailed || !strings.Contains(stderr, "locked") {
+		t.Errorf("build into a locked directory: exit %d, %q; want 1 naming the lock", code, stderr)
+	}
+	if code, _, stderr := runCLI(t, "build", "--config", "../../fixtures/codex7.yaml", "--out", t.TempDir(), "--library", "/no/such"); code != exitUsage || !strings.Contains(stderr, "unknown library") {
+		t.Errorf("build of an unknown library: exit %d, %q; want 2", code, stderr)
+	}
+}
+
+// TestProfileErrors checks that a profile that cannot be written is an
+// error, not a silently missing file.
+func TestProfileErrors(t *testing.T) {
+	dir := t.TempDir()
+	if _, err := startProfiles(filepath.Join(dir, "missing", "cpu.prof"), ""); err == nil {
+		t.Error("a CPU profile in a missing directory started")
+	}
+	stop, err := startProfiles("", filepath.Join(dir, "missing", "mem.prof"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := stop(); err == nil || !strings.Contains(err.Error(), "heap profile") {
+		t.Errorf("stop with an unwritable heap profile: %v, want a heap profile error", err)
+	}
+	// A second CPU profile cannot start while one runs: its file is not
+	// left behind.
+	first := filepath.Join(dir, "first.prof")
+	stop, err = startProfiles(first, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer stop()
+	second := filepath.Join(dir, "second.prof")
+	if _, err := startProfiles(second, ""); err == nil {
+		t.Error("a second CPU profile started")
+	}
+	if _, err := os.Stat(second); !os.IsNotExist(err) {
+		t.Errorf("the second profile's file is left: %v", err)
 	}
 }

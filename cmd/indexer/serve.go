@@ -199,7 +199,11 @@ two of them is an error, never a silent pick.
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 		return exitUsage
 	}
-	defer stopProfiles()
+	defer func() {
+		if err := stopProfiles(); err != nil {
+			fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+		}
+	}()
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, &mcp.StdioTransport{})
 	} else {
