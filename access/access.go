@@ -31,10 +31,10 @@ import (
 	"os"
 	"path"
 	"strings"
-	"sync"
 	"time"
 
 	"go.yaml.in/yaml/v3"
+	"golang.org/x/time/rate"
 )
 
 // Defaults of a token's request rate.
@@ -61,7 +61,7 @@ type Grant struct {
 	Name     string
 	hash     [sha256.Size]byte
 	patterns []string // lower-case
-	bucket   *bucket
+	limiter  *rate.Limiter // golang.org/x/time/rate's token bucket
 }
 
 // Allows reports whether the grant may read the library id
@@ -79,7 +79,38 @@ func (g *Grant) Allows(libraryID string) bool {
 // Take spends one request of the grant's rate at now. When the grant has
 // none left it returns false and how long until it has one.
 func (g *Grant) Take(now time.Time) (ok bool, wait time.Duration) {
-	return g.bucket.take(now)
+	r := g.limiter.ReserveN(now, 1)
+	if !r.OK() {
+		return false, time.Second
+	}
+	if d := r.DelayFrom(now); d > 0 {
+		r.CancelAt(now)
+		return false, d
+	}
+	return true, 0
+}
+
+// CarryOver gives p's grants the rate state of the same tokens in prev
+// (the policy p replaces when the tokens file is read again), so that a
+// reload does not hand every token a full burst: a token keeps what it has
+// spent, at its new rate and burst if those changed. Call it before p
+// serves any request; prev keeps working meanwhile.
+func (p *Policy) CarryOver(prev *Policy) {
+	if prev == nil {
+		return
+	}
+	now := time.Now()
+	for _, g := range p.grants {
+		for _, old := range prev.grants {
+			if subtle.ConstantTimeCompare(g.hash[:], old.hash[:]) != 1 {
+				continue
+			}
+			lim := old.limiter
+			lim.SetLimitAt(now, g.limiter.Limit())
+			lim.SetBurstAt(now, g.limiter.Burst())
+			g.limiter = lim
+		}
+	}
 }
 
 // Authenticate returns the grant of token, or nil when no grant has it.
@@ -209,21 +240,21 @@ func Parse(r io.Reader, name string) (*Policy, error) {
 			}
 			g.patterns = append(g.patterns, lp)
 		}
-		rate := float64(DefaultRate)
+		perSecond := float64(DefaultRate)
 		if t.Rate != nil {
-			rate = *t.Rate
+			perSecond = *t.Rate
 		}
-		if !(rate > 0) || math.IsInf(rate, 0) {
-			return nil, bad(t.line, "token %q: rate %v: give requests per second above 0", t.Name, rate)
+		if !(perSecond > 0) || math.IsInf(perSecond, 0) {
+			return nil, bad(t.line, "token %q: rate %v: give requests per second above 0", t.Name, perSecond)
 		}
-		burst := int(math.Ceil(2 * rate))
+		burst := int(math.Ceil(2 * perSecond))
 		if t.Burst != nil {
 			burst = *t.Burst
 		}
 		if burst < 1 {
 			return nil, bad(t.line, "token %q: burst %d: give at least 1", t.Name, burst)
 		}
-		g.bucket = newBucket(rate, burst)
+		g.limiter = newLimiter(perSecond, burst)
 		p.grants = append(p.grants, g)
 	}
 	return p, nil
@@ -260,31 +291,8 @@ func tokenLines(root *yaml.Node, tokens []token) {
 	}
 }
 
-// bucket is a token bucket: rate requests a second, at most burst at once.
-type bucket struct {
-	mu     sync.Mutex
-	rate   float64
-	burst  float64
-	tokens float64
-	last   time.Time
-}
-
-func newBucket(rate float64, burst int) *bucket {
-	return &bucket{rate: rate, burst: float64(burst), tokens: float64(burst)}
-}
-
-func (b *bucket) take(now time.Time) (bool, time.Duration) {
-	b.mu.Lock()
-	defer b.mu.Unlock()
-	if !b.last.IsZero() && now.After(b.last) {
-		b.tokens = min(b.burst, b.tokens+now.Sub(b.last).Seconds()*b.rate)
-	}
-	if b.last.IsZero() || now.After(b.last) {
-		b.last = now
-	}
-	if b.tokens >= 1 {
-		b.tokens--
-		return true, 0
-	}
-	return false, time.Duration((1 - b.tokens) / b.rate * float64(time.Second))
+// newLimiter makes a grant's limiter: rate requests a second, at most
+// burst at once, starting full.
+func newLimiter(r float64, burst int) *rate.Limiter {
+	return rate.NewLimiter(rate.Limit(r), burst)
 }

@@ -180,9 +180,43 @@ func FuzzParse(f *testing.F) {
 			t.Fatal("a policy without tokens was accepted")
 		}
 		for _, g := range p.grants {
-			if g.Name == "" || len(g.patterns) == 0 || g.bucket == nil {
+			if g.Name == "" || len(g.patterns) == 0 || g.limiter == nil {
 				t.Fatalf("grant %+v accepted incomplete", g)
 			}
 		}
 	})
+}
+
+// TestCarryOver checks that rereading the tokens file (SIGHUP) keeps what
+// each token has spent instead of giving it a full burst again, applies a
+// changed rate, and starts a new token full.
+func TestCarryOver(t *testing.T) {
+	old := policy(t, twoTokens)
+	now := time.Now()
+	app := old.Authenticate(appToken) // rate 1, burst 2
+	for range 2 {
+		if ok, _ := app.Take(now); !ok {
+			t.Fatal("app's burst refused")
+		}
+	}
+	reread := policy(t, twoTokens)
+	reread.CarryOver(old)
+	if ok, _ := reread.Authenticate(appToken).Take(now); ok {
+		t.Error("app got a request after a reload with its burst spent")
+	}
+	if ok, _ := reread.Authenticate(ciToken).Take(now); !ok {
+		t.Error("ci, which spent nothing, was refused after a reload")
+	}
+	// A new rate applies to what is left.
+	faster := policy(t, strings.Replace(twoTokens, "rate: 1\n", "rate: 100\n", 1))
+	faster.CarryOver(reread)
+	if ok, _ := faster.Authenticate(appToken).Take(now.Add(20 * time.Millisecond)); !ok {
+		t.Error("app at its new rate of 100/s refused after 20 ms")
+	}
+	// Without a previous policy, every token starts full.
+	fresh := policy(t, twoTokens)
+	fresh.CarryOver(nil)
+	if ok, _ := fresh.Authenticate(appToken).Take(now); !ok {
+		t.Error("a fresh policy refused app's first request")
+	}
 }

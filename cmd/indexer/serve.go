@@ -187,6 +187,9 @@ two of them is an error, never a silent pick.
 					if p, err := access.LoadFile(*authFile); err != nil {
 						log.Error("access policy not reloaded: the previous one stays in force", "err", err)
 					} else {
+						// Tokens keep what they spent: a reload is no
+						// way around a rate.
+						p.CarryOver(policy.Load())
 						policy.Store(p)
 						log.Info("access policy reloaded", "file", *authFile, "tokens", p.Len())
 					}
