@@ -60,7 +60,7 @@ type Grant struct {
 	// Name identifies the token in logs and audit lines; it is not secret.
 	Name     string
 	hash     [sha256.Size]byte
-	patterns []string // lower-case
+	patterns []string      // lower-case
 	limiter  *rate.Limiter // golang.org/x/time/rate's token bucket
 }
 
