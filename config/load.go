@@ -122,7 +122,7 @@ func parse(data []byte, name string) (*Config, error) {
 		if errors.Is(err, io.EOF) {
 			return fail(noLibraries(0))
 		}
-		return fail(syntaxError(err))
+		return fail(syntaxError(err, data))
 	}
 	var extra yaml.Node
 	switch err := dec.Decode(&extra); {
@@ -130,7 +130,7 @@ func parse(data []byte, name string) (*Config, error) {
 		return fail(&Error{Line: extra.Line,
 			Msg: `only one YAML document is allowed; remove the "---" separator and put every library under the one libraries: list`})
 	case !errors.Is(err, io.EOF):
-		return fail(syntaxError(err))
+		return fail(syntaxError(err, data))
 	}
 
 	if e := tooDeep(&doc, "", 0); e != nil {
@@ -280,13 +280,22 @@ var (
 	quotedRE = regexp.MustCompile("`[^`]*`")
 )
 
-// syntaxError turns a YAML parser error into an *Error.
-func syntaxError(err error) *Error {
+// syntaxError turns a YAML parser error on data into an *Error.
+func syntaxError(err error, data []byte) *Error {
 	msg := strings.TrimPrefix(err.Error(), "yaml: ")
 	e := &Error{}
 	if m := lineRE.FindStringSubmatchIndex(msg); m != nil {
 		e.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
 		msg = msg[:m[0]] + msg[m[1]:]
+	}
+	if strings.Contains(msg, "tab character") {
+		// The parser names the line of the value before the tab: point
+		// at the tab's own line.
+		if line := tabLine(data, e.Line); line > 0 {
+			e.Line = line
+		}
+		e.Msg = "invalid YAML: a tab in the indentation; YAML indents with spaces only"
+		return e
 	}
 	if strings.HasPrefix(msg, "exceeded max depth") {
 		// The parser stops at 10,000 levels, before tooDeep can look.
@@ -295,6 +304,21 @@ func syntaxError(err error) *Error {
 	}
 	e.Msg = "invalid YAML: " + quotedRE.ReplaceAllString(msg, "the value") + " (check indentation, quoting and that lists use \"- \")"
 	return e
+}
+
+// tabLine returns the number of the first line at or after from (1-based)
+// whose indentation holds a tab, or 0.
+func tabLine(data []byte, from int) int {
+	for i, line := range bytes.Split(data, []byte("\n")) {
+		if i+1 < from {
+			continue
+		}
+		indent := line[:len(line)-len(bytes.TrimLeft(line, " \t"))]
+		if bytes.IndexByte(indent, '\t') >= 0 {
+			return i + 1
+		}
+	}
+	return 0
 }
 
 // maxNesting is the most lists and mappings a value may sit in. A valid
@@ -603,7 +627,7 @@ func fill(n *yaml.Node, v reflect.Value) {
 func (w *walker) decodeErrors(err error) []*Error {
 	var te *yaml.TypeError
 	if !errors.As(err, &te) {
-		return []*Error{syntaxError(err)}
+		return []*Error{syntaxError(err, nil)}
 	}
 	var out []*Error
 	for _, msg := range te.Errors {
