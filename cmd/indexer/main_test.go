@@ -82,7 +82,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 		t.Skip("./codex7.yaml exists and would be used instead of the fixtures")
 	}
 	out := t.TempDir()
-	code, _, stderr := runCLI(t, "build", "--config", "../../fixtures/codex7.yaml", "--out", out)
+	code, _, stderr := runCLI(t, "build", "--out", out)
 	if code != exitOK {
 		t.Fatalf("build exit %d: %s", code, stderr)
 	}
