@@ -72,6 +72,12 @@ var (
 	ErrUnexpected = errors.New("unexpected file")
 	// ErrCorrupt means a JSON file cannot be parsed.
 	ErrCorrupt = errors.New("corrupt file")
+	// ErrStale means catalog.json describes a version otherwise than its
+	// manifest does (another commit, build time or counts): a build or
+	// pull stopped between publishing the version and writing the
+	// catalog. The files are sound; the next build or pull rewrites the
+	// catalog.
+	ErrStale = errors.New("catalog out of date")
 	// ErrLocked means another build holds the output directory.
 	ErrLocked = errors.New("output directory is locked by another build")
 )

@@ -362,3 +362,31 @@ func TestPreviousFormatRefused(t *testing.T) {
 		t.Errorf("ReadCatalog = %v, want ErrFormatVersion saying to rebuild", err)
 	}
 }
+
+// TestVerifyStaleCatalog publishes a new build of a version without
+// writing the catalog, as a build or pull killed between the two leaves
+// it: the files are sound, and Verify says the catalog is out of date,
+// naming both commits; writing the catalog clears it.
+func TestVerifyStaleCatalog(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1aaaaaaaaaaaaaaaa"))
+	release, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := Publish(context.Background(), out, testVersion("/acme/lib", "main", "c2bbbbbbbbbbbbbbbb")); err != nil {
+		t.Fatal(err)
+	}
+	probs, err := Verify(out)
+	if err != nil || len(probs) != 1 || !errors.Is(probs[0].Err, ErrStale) || probs[0].Path != CatalogFile ||
+		!strings.Contains(probs[0].Err.Error(), "c1aaaaaaaaaa") || !strings.Contains(probs[0].Err.Error(), "c2bbbbbbbbbb") {
+		t.Errorf("Verify = %v, %v; want catalog.json out of date, naming both commits", probs, err)
+	}
+	if _, err := WriteCatalog(out, nil); err != nil {
+		t.Fatal(err)
+	}
+	release()
+	if probs, _ := Verify(out); len(probs) != 0 {
+		t.Errorf("Verify after the catalog is written = %v, want none", probs)
+	}
+}

@@ -23,15 +23,16 @@ func ReadTopics(dir string) (*topics.Tree, error) {
 type Problem struct {
 	// Path is the bad file, relative to the output directory.
 	Path string
-	// Err wraps one of ErrChecksum, ErrMissing, ErrUnexpected, ErrCorrupt or
-	// ErrFormatVersion.
+	// Err wraps one of ErrChecksum, ErrMissing, ErrUnexpected, ErrCorrupt,
+	// ErrFormatVersion or ErrStale.
 	Err error
 }
 
 func (p Problem) String() string { return p.Path + ": " + p.Err.Error() }
 
-// Verify checks an output directory: the catalog's format version and that
-// every version it lists exists, and for every version directory on disk
+// Verify checks an output directory: the catalog's format version, that
+// every version it lists exists and that the catalog describes it as its
+// manifest does (ErrStale otherwise), and for every version directory on disk
 // its manifest's format version and the sha256 of every file it lists, and
 // that no unlisted file is present. It returns every problem found, sorted
 // by path; an empty result means the directory is sound.
@@ -49,8 +50,13 @@ func Verify(out string) ([]Problem, error) {
 		for _, l := range cat.Libraries {
 			for _, v := range l.Versions {
 				dirs[v.Path] = true
-				if _, err := os.Stat(filepath.Join(out, filepath.FromSlash(v.Path), ManifestFile)); err != nil {
+				vdir := filepath.Join(out, filepath.FromSlash(v.Path))
+				if _, err := os.Stat(filepath.Join(vdir, ManifestFile)); err != nil {
 					add(v.Path+"/"+ManifestFile, fmt.Errorf("%w (listed in %s for %s@%s)", ErrMissing, CatalogFile, l.ID, v.Version))
+				} else if m, err := ReadManifest(vdir); err == nil {
+					if d := disagreement(&v, m); d != "" {
+						add(CatalogFile, fmt.Errorf("%w: it lists %s@%s with %s, its manifest says %s: a build or pull stopped before writing the catalog; run it again", ErrStale, l.ID, v.Version, d, describe(m)))
+					}
 				}
 			}
 		}
@@ -81,6 +87,19 @@ func Verify(out string) ([]Problem, error) {
 	}
 	sort.SliceStable(probs, func(i, j int) bool { return probs[i].Path < probs[j].Path })
 	return probs, nil
+}
+
+// disagreement says how the catalog's entry v differs from the version's
+// manifest m ("" when it does not): what the catalog says.
+func disagreement(v *CatalogVersion, m *Manifest) string {
+	if v.Commit != m.Commit || !v.BuiltAt.Equal(m.BuiltAt) || v.Counts != m.Counts {
+		return describe(&Manifest{Commit: v.Commit, BuiltAt: v.BuiltAt, Counts: v.Counts})
+	}
+	return ""
+}
+
+func describe(m *Manifest) string {
+	return fmt.Sprintf("commit %.12s built %s (%d sections)", m.Commit, m.BuiltAt.UTC().Format("2006-01-02T15:04:05Z"), m.Counts.Sections)
 }
 
 // VerifyVersion checks one version directory against its manifest; paths

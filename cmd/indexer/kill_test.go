@@ -506,7 +506,7 @@ func (f *killFixture) checkIntact(before published) {
 	if !bytes.Equal(now.catalog, before.catalog) {
 		f.checkCatalogMatchesDisk(cat)
 	}
-	f.checkVerify()
+	f.checkVerify(true)
 	f.checkUnlocked()
 	f.checkServed(cat)
 }
@@ -543,7 +543,7 @@ func (f *killFixture) checkComplete() {
 		f.t.Fatal(err)
 	}
 	f.checkCatalogMatchesDisk(cat)
-	f.checkVerify()
+	f.checkVerify(false)
 	f.checkUnlocked()
 	f.checkServed(cat)
 }
@@ -590,10 +590,20 @@ func (f *killFixture) checkCatalogMatchesDisk(cat *artifacts.Catalog) {
 	}
 }
 
-// checkVerify runs `indexer verify`, as an operator would.
-func (f *killFixture) checkVerify() {
+// checkVerify runs `indexer verify`, as an operator would. After a kill
+// (stale true) the one problem it may report is a catalog out of date: a
+// build killed between publishing a version and writing catalog.json
+// leaves the catalog describing the previous build of that version.
+func (f *killFixture) checkVerify(stale bool) {
 	f.t.Helper()
-	if out, err := exec.Command(f.bin, "verify", f.out).CombinedOutput(); err != nil {
+	out, err := exec.Command(f.bin, "verify", f.out).CombinedOutput()
+	if err == nil {
+		return
+	}
+	for _, line := range strings.Split(strings.TrimSpace(string(out)), "\n") {
+		if stale && (strings.Contains(line, "catalog out of date") || strings.HasSuffix(line, "bad files")) {
+			continue
+		}
 		f.t.Fatalf("indexer verify: %v\n%s", err, out)
 	}
 }

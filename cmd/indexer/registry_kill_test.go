@@ -1,6 +1,7 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"math/rand/v2"
 	"os"
@@ -139,8 +140,16 @@ func TestKilledPushAndPull(t *testing.T) {
 			continue
 		}
 		kills++
-		if probs, err := artifacts.Verify(dst); err != nil || len(probs) > 0 {
-			t.Fatalf("after a killed pull of %s: verify %v %v", ref, err, probs)
+		// The one problem a kill may leave is a catalog out of date (a
+		// version installed, catalog.json not yet): every file is sound.
+		probs, err := artifacts.Verify(dst)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, p := range probs {
+			if !errors.Is(p.Err, artifacts.ErrStale) {
+				t.Fatalf("after a killed pull of %s: verify %v", ref, probs)
+			}
 		}
 		if code, out, errOut := cli(t, bin, nil, "pull", ref, "--artifacts", dst); code != 0 {
 			t.Fatalf("pull after a killed one: exit %d\n%s%s", code, out, errOut)
