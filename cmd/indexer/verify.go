@@ -9,7 +9,9 @@ import (
 
 func runVerify(args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("verify [DIR]", `Checks an artifact directory (default dist): the catalog, every manifest's
-format version, and the sha256 of every file. Prints each bad file and
+format version, the sha256 of every file, and that the catalog describes
+each version as its manifest does (a build or pull stopped before writing
+the catalog leaves it out of date: run it again). Prints each bad file and
 exits 1 if there is any.`, stdout, stderr)
 	if code, done := parse(fs, args, stdout); done {
 		return code
