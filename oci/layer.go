@@ -157,18 +157,18 @@ func extractLayer(r io.Reader, desc ocispec.Descriptor, dst string) error {
 		switch hdr.Typeflag {
 		case tar.TypeDir:
 			if err := os.MkdirAll(p, 0o755); err != nil {
-				return entryError(vr, desc, hdr.Name, err)
+				return entryError(vr, desc, hdr.Name, p, err)
 			}
 		case tar.TypeReg:
 			if total += hdr.Size; hdr.Size < 0 || total > maxTotal {
 				return bad("more than %d bytes", maxTotal)
 			}
 			if err := os.MkdirAll(filepath.Dir(p), 0o755); err != nil {
-				return entryError(vr, desc, hdr.Name, err)
+				return entryError(vr, desc, hdr.Name, filepath.Dir(p), err)
 			}
 			f, err := os.OpenFile(p, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
 			if err != nil {
-				return entryError(vr, desc, hdr.Name, err)
+				return entryError(vr, desc, hdr.Name, p, err)
 			}
 			w := &errWriter{w: f}
 			_, err = io.Copy(w, tr)
@@ -239,9 +239,13 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // entryError reports a failure to create an entry's file or directory:
 // the layer's fault when the entry collides with another (a name twice, a
 // file where a directory is wanted), this machine's otherwise (a full or
-// read-only disk), which is no reason to refuse the version.
-func entryError(vr *verifyReader, desc ocispec.Descriptor, name string, err error) error {
-	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) {
+// read-only disk), which is no reason to refuse the version. path is what
+// was being created: something already there (a file where a directory
+// goes, a directory where a file goes, which Windows reports as access
+// denied) is the layer's fault on every OS.
+func entryError(vr *verifyReader, desc ocispec.Descriptor, name, path string, err error) error {
+	_, there := os.Lstat(path)
+	if errors.Is(err, fs.ErrExist) || errors.Is(err, syscall.ENOTDIR) || errors.Is(err, syscall.EISDIR) || there == nil {
 		return layerError(vr, desc, fmt.Errorf("entry %q collides with another: %v", name, err))
 	}
 	return fmt.Errorf("extract %s: %w", name, err)
