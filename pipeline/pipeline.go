@@ -26,6 +26,8 @@ import (
 	"sync"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/fetch"
@@ -279,17 +281,15 @@ type builder struct {
 
 // parallel runs f(0..n-1) on at most opts.Jobs goroutines.
 func (b *builder) parallel(n int, f func(int)) {
-	sem := make(chan struct{}, b.opts.Jobs)
-	var wg sync.WaitGroup
-	for i := 0; i < n; i++ {
-		sem <- struct{}{}
-		wg.Add(1)
-		go func(i int) {
-			defer func() { <-sem; wg.Done() }()
+	var g errgroup.Group
+	g.SetLimit(b.opts.Jobs)
+	for i := range n {
+		g.Go(func() error {
 			f(i)
-		}(i)
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
 
 // plan is what one library needs built.
