@@ -376,7 +376,7 @@ func needBash(t *testing.T) {
 func TestActionRegistry(t *testing.T) {
 	needBash(t)
 	a := loadAction(t)
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthBasic})
 	site := newEditions(t, bin, "/acme/site", "/acme/other")
 	repo := "oci://" + reg.Host + "/codex7/docs"
@@ -517,7 +517,7 @@ func TestActionRegistry(t *testing.T) {
 func TestActionBuildOnly(t *testing.T) {
 	needBash(t)
 	a := loadAction(t)
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	site := newEditions(t, bin, "/acme/site")
 
 	t.Run("no reference", func(t *testing.T) {
@@ -607,7 +607,7 @@ func TestActionGitLabScript(t *testing.T) {
 		}
 	}
 
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthBasic})
 	site := newEditions(t, bin, "/acme/site")
 	image := reg.Host + "/group/project"

@@ -27,10 +27,7 @@ func BenchmarkBuild(b *testing.B) {
 	if err != nil {
 		b.Skipf("no corpus at %s: %v", *corpus, err)
 	}
-	bin := filepath.Join(b.TempDir(), "indexer")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		b.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin := testBinary(b)
 	cache := filepath.Join(os.TempDir(), "codex7-corpus-repos")
 	type lib struct {
 		id, repo string

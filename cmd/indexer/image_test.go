@@ -144,7 +144,7 @@ func TestImage(t *testing.T) {
 		}
 	}
 
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	site := newEditions(t, bin, "/acme/site")
 	openToAll(t, site.out, 0o755)
 	run := func(name string, args ...string) string {

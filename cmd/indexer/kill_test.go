@@ -192,10 +192,7 @@ func killTitle(lib string, variant int) string {
 func newKillFixture(t *testing.T) *killFixture {
 	t.Helper()
 	f := &killFixture{t: t, genOf: map[string]int{}, seen: map[[2]int]bool{{0, 0}: true}, logs: t.TempDir(), out: filepath.Join(t.TempDir(), "dist")}
-	f.bin = filepath.Join(t.TempDir(), "indexer")
-	if out, err := exec.Command("go", "build", "-o", f.bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	f.bin = testBinary(t)
 	f.repo = gittest.New(t, "main")
 	f.writeGeneration()
 	f.tag = f.head

@@ -85,7 +85,7 @@ func TestKilledPushAndPull(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds and pushes a few megabytes many times")
 	}
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	reg := registrytest.Start(t, registrytest.Options{})
 	seed := uint64(time.Now().UnixNano())
 	t.Logf("seed %d", seed)

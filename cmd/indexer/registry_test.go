@@ -78,20 +78,11 @@ func cli(t *testing.T, bin string, env []string, args ...string) (int, string, s
 	return code, stdout.String(), stderr.String()
 }
 
-func serveBinary(t *testing.T) string {
-	t.Helper()
-	bin := filepath.Join(t.TempDir(), "indexer")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
-	return bin
-}
-
 // TestPushPullCommands drives indexer push and pull against a registry
 // with basic auth, as a CI job would: credentials from the environment,
 // what was pushed and the digest printed, extra tags, a pull verified.
 func TestPushPullCommands(t *testing.T) {
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthBasic})
 	site := newEditions(t, bin, "/acme/site", "/acme/other")
 	ref := "oci://" + reg.Host + "/codex7/docs:v1"
@@ -191,7 +182,7 @@ func marker(t *testing.T, base, lib string) (string, error) {
 // back), a registry that goes away named in /readyz while the last pull
 // is still served, and its return noticed.
 func TestServeFromRegistry(t *testing.T) {
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	reg := registrytest.Start(t, registrytest.Options{})
 	site := newEditions(t, bin, "/acme/site", "/acme/other")
 	ref := "oci://" + reg.Host + "/codex7/docs:live"
@@ -291,7 +282,7 @@ func TestServeFromRegistry(t *testing.T) {
 // at start, and a registry down at start an error unless an earlier pull
 // is cached.
 func TestServeSources(t *testing.T) {
-	bin := serveBinary(t)
+	bin := testBinary(t)
 	reg := registrytest.Start(t, registrytest.Options{})
 	remote := newEditions(t, bin, "/acme/remote")
 	local := newEditions(t, bin, "/acme/local")

@@ -518,13 +518,7 @@ func buildCorpusArtifacts(b *testing.B) (string, error) {
 	return out, nil
 }
 
-var (
-	binOnce sync.Once
-	binPath string
-	binErr  error
-)
-
-// TestMain removes the binary buildServer built, if any.
+// TestMain removes the binary testBinary built, if any.
 func TestMain(m *testing.M) {
 	code := m.Run()
 	if binPath != "" {
@@ -533,28 +527,13 @@ func TestMain(m *testing.M) {
 	os.Exit(code)
 }
 
-// buildServer builds the indexer binary once per test process, into a
-// directory TestMain removes.
+// buildServer returns -server-bin, or this tree's binary (testBinary).
 func buildServer(b *testing.B) string {
 	b.Helper()
 	if *serverBin != "" {
 		return *serverBin
 	}
-	binOnce.Do(func() {
-		dir, err := os.MkdirTemp("", "codex7-bench-bin-")
-		if err != nil {
-			binErr = err
-			return
-		}
-		binPath = filepath.Join(dir, "indexer")
-		if out, err := exec.Command("go", "build", "-o", binPath, ".").CombinedOutput(); err != nil {
-			binErr = fmt.Errorf("go build: %w\n%s", err, out)
-		}
-	})
-	if binErr != nil {
-		b.Fatal(binErr)
-	}
-	return binPath
+	return testBinary(b)
 }
 
 // largestLibrary returns the id of the library with the most sections.

@@ -46,10 +46,7 @@ func serveFixtures(t *testing.T) (bin, out string) {
 	if err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Run(); err != nil {
 		t.Skip("not a git checkout with commits: the fixture config indexes this repository")
 	}
-	bin = filepath.Join(t.TempDir(), "indexer")
-	if out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput(); err != nil {
-		t.Fatalf("go build: %v\n%s", err, out)
-	}
+	bin = testBinary(t)
 	out = t.TempDir()
 	build := exec.Command(bin, "build", "--config", filepath.Join(root, "fixtures", "codex7.yaml"), "--out", out)
 	if msg, err := build.CombinedOutput(); err != nil {
