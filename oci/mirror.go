@@ -11,6 +11,8 @@ import (
 	"sync"
 	"time"
 
+	"oras.land/oras-go/v2/registry/remote"
+
 	"github.com/codex7/codex7/artifacts"
 )
 
@@ -33,6 +35,11 @@ type Mirror struct {
 	interval time.Duration
 	log      *slog.Logger
 	now      func() time.Time
+
+	// repo is the registry client, made on first use and kept, so that
+	// each poll reuses its connections and the registry's bearer token
+	// instead of logging in again; only Sync uses it, from one goroutine.
+	repo *remote.Repository
 
 	mu     sync.Mutex
 	status MirrorStatus
@@ -88,8 +95,23 @@ func (m *Mirror) Status() MirrorStatus {
 // to fail fast at start on a registry that is down, a reference that
 // does not exist or credentials it refuses.
 func (m *Mirror) Check(ctx context.Context) error {
-	_, err := Resolve(ctx, m.ref, m.opts.Options)
+	repo, err := m.client()
+	if err == nil {
+		_, err = resolveIn(ctx, repo, m.ref)
+	}
 	return err
+}
+
+// client returns the mirror's registry client, making it on first use.
+func (m *Mirror) client() (*remote.Repository, error) {
+	if m.repo == nil {
+		repo, err := m.opts.repository(m.ref)
+		if err != nil {
+			return nil, err
+		}
+		m.repo = repo
+	}
+	return m.repo, nil
 }
 
 // Run keeps the directory in step until ctx ends. After each pull that
@@ -130,7 +152,11 @@ func (m *Mirror) Run(ctx context.Context, changed func()) {
 // pull when the manifest differs from the one delivered. The pull is of
 // that digest, so that a tag moved meanwhile cannot mix two pushes.
 func (m *Mirror) Sync(ctx context.Context, changed func()) error {
-	dgst, err := Resolve(ctx, m.ref, m.opts.Options)
+	repo, err := m.client()
+	var dgst string
+	if err == nil {
+		dgst, err = resolveIn(ctx, repo, m.ref)
+	}
 	if err == nil {
 		st := m.Status()
 		if st.Delivered && st.Digest == dgst {
@@ -138,7 +164,7 @@ func (m *Mirror) Sync(ctx context.Context, changed func()) error {
 			return nil
 		}
 		var res *PullResult
-		res, err = Pull(ctx, m.ref.WithDigest(dgst), m.dir, m.opts)
+		res, err = pullFrom(ctx, repo, m.ref.WithDigest(dgst), m.dir, m.log)
 		if err == nil && len(res.Refused) > 0 {
 			// The rest is installed and served; the refused versions
 			// are tried again with backoff.

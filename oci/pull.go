@@ -60,6 +60,11 @@ func Resolve(ctx context.Context, ref Reference, opts Options) (string, error) {
 	if err != nil {
 		return "", err
 	}
+	return resolveIn(ctx, repo, ref)
+}
+
+// resolveIn is Resolve through a repository client made for ref.
+func resolveIn(ctx context.Context, repo *remote.Repository, ref Reference) (string, error) {
 	desc, err := repo.Resolve(ctx, ref.ref.Reference)
 	if err != nil {
 		return "", classify(ref, "resolve", err)
@@ -79,13 +84,18 @@ func Resolve(ctx context.Context, ref Reference, opts Options) (string, error) {
 // if any. A pull stopped at any moment leaves dir's previous dist
 // complete. It holds artifacts.Lock on dir throughout.
 func Pull(ctx context.Context, ref Reference, dir string, opts PullOptions) (*PullResult, error) {
-	log := opts.Logger
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
 	repo, err := opts.repository(ref)
 	if err != nil {
 		return nil, err
+	}
+	return pullFrom(ctx, repo, ref, dir, opts.Logger)
+}
+
+// pullFrom is Pull through a repository client made for ref (a Mirror keeps
+// one, so that its polls reuse connections and registry tokens).
+func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir string, log *slog.Logger) (*PullResult, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
 	}
 	res := &PullResult{}
 	manDesc, rc, err := repo.FetchReference(ctx, ref.ref.Reference)

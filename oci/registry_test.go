@@ -13,6 +13,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
@@ -430,4 +431,30 @@ func TestPullRefusesHostileManifests(t *testing.T) {
 			verified(t, dst)
 		})
 	}
+}
+
+// TestMirrorLogsInOnce polls an unchanged tag of a registry that wants
+// bearer tokens: after the first pull, each poll is one HEAD with the
+// token already held, not a new login per poll.
+func TestMirrorLogsInOnce(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{Auth: registrytest.AuthToken})
+	s := newSite(t)
+	creds := Options{Username: reg.Username, Password: reg.Password}
+	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	push(t, s.out, ref, creds)
+	m := NewMirror(ref, t.TempDir(), time.Second, PullOptions{Options: creds})
+	ctx := context.Background()
+	if err := m.Sync(ctx, nil); err != nil {
+		t.Fatal(err)
+	}
+	before := reg.TokenRequests()
+	for range 5 {
+		if err := m.Sync(ctx, nil); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if n := reg.TokenRequests() - before; n > 1 {
+		t.Errorf("5 polls of an unchanged tag asked the token service %d times, want at most once", n)
+	}
+	verified(t, m.Dir())
 }

@@ -287,6 +287,16 @@ func Start(t testing.TB, opts Options) *Registry {
 	return r
 }
 
+// TokenRequests counts the requests the token service answered (0
+// without AuthToken): a client that logs in once per session, not once
+// per request, keeps it low.
+func (r *Registry) TokenRequests() int64 {
+	if r.tokens == nil {
+		return 0
+	}
+	return r.tokens.requests.Load()
+}
+
 // Client returns an HTTP client that trusts the test CA when TLS is on. It
 // does not authenticate.
 func (r *Registry) Client() *http.Client {

@@ -18,6 +18,7 @@ import (
 	"net/http"
 	"net/http/httptest"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -123,6 +124,7 @@ type tokenServer struct {
 	certPEM            []byte // the signer's certificate, for rootcertbundle
 	header             string // encoded JOSE header
 	srv                *httptest.Server
+	requests           atomic.Int64 // token requests answered, for Registry.TokenRequests
 }
 
 // newTokenServer starts a token service on loopback, over TLS when tlsCfg is
@@ -273,6 +275,7 @@ func (ts *tokenServer) issue(subject string, scopes []string) (string, error) {
 
 // serveHTTP answers token requests.
 func (ts *tokenServer) serveHTTP(w http.ResponseWriter, req *http.Request) {
+	ts.requests.Add(1)
 	if req.URL.Path != "/token" {
 		tokenError(w, http.StatusNotFound, "not_found", "no such endpoint")
 		return
