@@ -67,7 +67,7 @@ func BenchmarkRegistry(b *testing.B) {
 		b.ReportMetric(secs, "push1-s")
 		b.ReportMetric(sentMB(b, out)*1024, "push1-KB")
 		for {
-			text, err := docsText(base, changed.ID)
+			text, err := docsText(base, changed.ID, "install")
 			if err == nil && strings.Contains(text, "commit "+commit[:12]) {
 				break
 			}
@@ -148,19 +148,23 @@ func recommit(b *testing.B, dist, id, version string) string {
 	return m.Commit
 }
 
-// docsText asks the server for a library's docs over MCP and returns the
-// answer's text.
-func docsText(base, lib string) (string, error) {
+// docsText asks the server at base for lib's docs on query over MCP and
+// returns the answer's text; a tool error is an error.
+func docsText(base, lib, query string) (string, error) {
 	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
 	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "registry-bench", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	cs, err := mcp.NewClient(&mcp.Implementation{Name: "codex7-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
 	if err != nil {
 		return "", err
 	}
 	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-library-docs", Arguments: map[string]any{"libraryId": lib, "customQuery": "install", "tokens": 1000}})
+	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-library-docs", Arguments: map[string]any{"libraryId": lib, "customQuery": query, "tokens": 1000}})
 	if err != nil {
 		return "", err
 	}
-	return res.Content[0].(*mcp.TextContent).Text, nil
+	text := res.Content[0].(*mcp.TextContent).Text
+	if res.IsError {
+		return "", fmt.Errorf("tool error: %s", text)
+	}
+	return text, nil
 }

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,8 +10,6 @@ import (
 	"syscall"
 	"testing"
 	"time"
-
-	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/registrytest"
@@ -151,24 +148,13 @@ func TestPushPullCommands(t *testing.T) {
 	})
 }
 
-// marker asks the server for /acme/site's guide and returns the edition
-// marker in the answer ("marker1"), or "" with the error text.
+// marker asks the server for lib's guide and returns the edition marker
+// in the answer ("marker1"), or "" with the error text.
 func marker(t *testing.T, base, lib string) (string, error) {
 	t.Helper()
-	ctx, cancel := context.WithTimeout(context.Background(), 10*time.Second)
-	defer cancel()
-	cs, err := mcp.NewClient(&mcp.Implementation{Name: "registry-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
+	text, err := docsText(base, lib, "edition guide")
 	if err != nil {
 		return "", err
-	}
-	defer cs.Close()
-	res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: "get-library-docs", Arguments: map[string]any{"libraryId": lib, "customQuery": "edition guide"}})
-	if err != nil {
-		return "", err
-	}
-	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError {
-		return "", fmt.Errorf("tool error: %s", text)
 	}
 	i := strings.Index(text, "marker")
 	if i < 0 {
