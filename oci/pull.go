@@ -263,6 +263,9 @@ func receive(ctx context.Context, repo *remote.Repository, li layerInfo, stage s
 	if !strings.EqualFold(m.Library.ID, li.library) || m.Version != li.version {
 		return fmt.Errorf("%w: its manifest.json is for %s@%s", ErrInvalid, m.Library.ID, m.Version)
 	}
+	if li.commit != "" && m.Commit != li.commit {
+		return fmt.Errorf("%w: its manifest.json is of commit %.12s, the layer's annotation says %.12s", ErrInvalid, m.Commit, li.commit)
+	}
 	if probs := artifacts.VerifyVersion(stage); len(probs) > 0 {
 		return fmt.Errorf("%w: %s%s", probs[0].Err, probs[0], more(len(probs)-1))
 	}

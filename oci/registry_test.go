@@ -431,6 +431,23 @@ func TestPullRefusesHostileManifests(t *testing.T) {
 			verified(t, dst)
 		})
 	}
+
+	// A layer whose commit annotation is not its manifest's commit is
+	// refused alone, into an empty directory (nothing to keep).
+	t.Run("commit annotation of another commit", func(t *testing.T) {
+		layers := withLayer(1, func(d *ocispec.Descriptor) { d.Annotations[AnnotationCommit] = strings.Repeat("f", 40) })
+		bad, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ArtifactType, oras.PackManifestOptions{Layers: layers, ManifestAnnotations: good.Annotations})
+		if err != nil {
+			t.Fatal(err)
+		}
+		res, err := Pull(ctx, ref.WithDigest(bad.Digest.String()), t.TempDir(), PullOptions{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Refused) != 1 || !errors.Is(res.Refused[0].Err, ErrInvalid) || !strings.Contains(res.Refused[0].Err.Error(), "ffffffffffff") || len(res.Downloaded) != 2 {
+			t.Errorf("refused %v, downloaded %d; want the one layer refused naming its annotation, the other two installed", res.Refused, len(res.Downloaded))
+		}
+	})
 }
 
 // TestMirrorLogsInOnce polls an unchanged tag of a registry that wants
