@@ -22,8 +22,10 @@ const (
 // open, or a file of the directory: Windows refuses to rename what is
 // open without FILE_SHARE_DELETE, which os.Open does not grant, so a
 // server reading catalog.json or a manifest at that moment would fail a
-// build. A directory a server keeps open for longer (a version whose
-// index it has mapped) still fails after the retries; the error says so.
+// build. A server's open versions hold no file (index.releaseFiles reads
+// them into memory on Windows), so only such brief reads are waited out;
+// a directory some other program keeps open still fails after the
+// retries, and the error says so.
 func rename(from, to string) error {
 	var waited time.Duration
 	for i := 1; ; i++ {

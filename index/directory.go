@@ -18,14 +18,18 @@ import (
 // EAGAIN. Codex7 needs none of them: an index is written once, privately,
 // in a staging directory under the build's own lock, and never modified
 // after it is published.
+//
+// With release set, Load reads each item into memory and keeps no handle
+// on its file (see releaseFiles).
 type directory struct {
 	*blugeindex.FileSystemDirectory
-	path string
+	path    string
+	release bool
 }
 
-func config(dir string) bluge.Config {
+func config(dir string, release bool) bluge.Config {
 	return bluge.DefaultConfigWithDirectory(func() blugeindex.Directory {
-		return &directory{FileSystemDirectory: blugeindex.NewFileSystemDirectory(dir), path: dir}
+		return &directory{FileSystemDirectory: blugeindex.NewFileSystemDirectory(dir), path: dir, release: release}
 	})
 }
 
@@ -33,8 +37,16 @@ func (d *directory) name(kind string, id uint64) string {
 	return filepath.Join(d.path, fmt.Sprintf("%012x", id)+kind)
 }
 
-// Load maps the item read-only.
+// Load maps the item read-only, or reads it into memory when d.release
+// is set.
 func (d *directory) Load(kind string, id uint64) (*segment.Data, io.Closer, error) {
+	if d.release {
+		b, err := os.ReadFile(d.name(kind, id))
+		if err != nil {
+			return nil, nil, err
+		}
+		return segment.NewDataBytes(b), io.NopCloser(nil), nil
+	}
 	f, err := os.Open(d.name(kind, id))
 	if err != nil {
 		return nil, nil, err

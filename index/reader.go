@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"strings"
 
@@ -35,15 +36,29 @@ func Open(dir string) (*Reader, error) {
 // OpenCached opens the index in dir read-only, keeping text blocks in cache
 // (which may be shared by many readers).
 func OpenCached(dir string, cache *Cache) (*Reader, error) {
+	return open(dir, cache, releaseFiles)
+}
+
+// releaseFiles says whether a Reader reads its files into memory when it
+// opens and keeps no handle on them. Windows refuses to rename a directory
+// while a file in it is open or mapped, so a server holding a version open
+// would make every build that replaces that version fail (artifacts'
+// exchange renames the version's directory); there a Reader costs its
+// index's size in memory instead. Elsewhere files are mapped and read in
+// place, sharing the page cache, and renames proceed under open readers.
+const releaseFiles = runtime.GOOS == "windows"
+
+// open is OpenCached, with release in place of releaseFiles.
+func open(dir string, cache *Cache, release bool) (*Reader, error) {
 	if _, err := os.Stat(filepath.Join(dir, emptyMarker)); err == nil {
 		return &Reader{}, nil
 	}
 	// The errors below name the file: they need not repeat dir.
-	store, err := openStore(filepath.Join(dir, storeFile), cache)
+	store, err := openStore(filepath.Join(dir, storeFile), cache, release)
 	if err != nil {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	r, err := bluge.OpenReader(config(dir))
+	r, err := bluge.OpenReader(config(dir, release))
 	if err != nil {
 		store.close()
 		return nil, fmt.Errorf("open index: %w", err)

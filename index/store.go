@@ -299,7 +299,8 @@ func (s *storeWriter) close() error {
 // read from the file and kept in the shared cache. It is safe for
 // concurrent use.
 type storeReader struct {
-	f      *os.File
+	f      io.ReaderAt // the file, or its bytes (see releaseFiles)
+	closer io.Closer
 	blocks []blockEntry
 	dict   []byte   // block 0 inflated: the text blocks' dictionary
 	s2dict *s2.Dict // dict for decoding; nil when too short to be one
@@ -323,28 +324,45 @@ type blockEntry struct {
 	length uint32
 }
 
-func openStore(path string, cache *Cache) (*storeReader, error) {
+// openStore opens the store at path: read in place, or into memory when
+// release is set (see releaseFiles), keeping no handle on the file.
+func openStore(path string, cache *Cache, release bool) (*storeReader, error) {
+	if release {
+		b, err := os.ReadFile(path)
+		if err != nil {
+			return nil, err
+		}
+		s, err := readStore(bytes.NewReader(b), int64(len(b)), cache)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", path, err)
+		}
+		s.closer = io.NopCloser(nil)
+		return s, nil
+	}
 	f, err := os.Open(path)
 	if err != nil {
 		return nil, err
 	}
-	s, err := readStore(f, cache)
+	fi, err := f.Stat()
+	if err != nil {
+		f.Close()
+		return nil, fmt.Errorf("%s: %w: %w", path, ErrCorruptStore, err)
+	}
+	s, err := readStore(f, fi.Size(), cache)
 	if err != nil {
 		f.Close()
 		return nil, fmt.Errorf("%s: %w", path, err)
 	}
+	s.closer = f
 	return s, nil
 }
 
-// readStore decodes the store in f. Every error wraps ErrCorruptStore;
-// one that came from reading the file also wraps the operating system's
-// error, so that callers can tell a failing disk from a damaged file.
-func readStore(f *os.File, cache *Cache) (*storeReader, error) {
-	fi, err := f.Stat()
-	if err != nil {
-		return nil, fmt.Errorf("%w: %w", ErrCorruptStore, err)
-	}
-	size := fi.Size()
+// readStore decodes the store in f, of size bytes. Every error wraps
+// ErrCorruptStore; one that came from reading the file also wraps the
+// operating system's error, so that callers can tell a failing disk from
+// a damaged file.
+func readStore(f io.ReaderAt, size int64, cache *Cache) (*storeReader, error) {
+	var err error
 	if size < int64(len(storeMagic)+trailerSize) {
 		return nil, fmt.Errorf("%w: too short", ErrCorruptStore)
 	}
@@ -422,7 +440,7 @@ func oldStore(magic string) (string, bool) {
 
 // readAt fills buf from f at off, which the caller checked is within the
 // file; what names the part read, for the error.
-func readAt(f *os.File, buf []byte, off uint64, what string) error {
+func readAt(f io.ReaderAt, buf []byte, off uint64, what string) error {
 	if _, err := f.ReadAt(buf, int64(off)); err != nil {
 		return fmt.Errorf("%w: read %s: %w", ErrCorruptStore, what, err)
 	}
@@ -490,7 +508,7 @@ func (r *inflater) inflate(z []byte, limit int64, dict []byte) ([]byte, error) {
 
 // readBlock reads block e of f into r's buffer, which is valid until r's
 // next use.
-func (r *inflater) readBlock(f *os.File, e blockEntry) ([]byte, error) {
+func (r *inflater) readBlock(f io.ReaderAt, e blockEntry) ([]byte, error) {
 	if cap(r.z) < int(e.length) {
 		r.z = make([]byte, e.length)
 	}
@@ -628,7 +646,7 @@ func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
 
 func (s *storeReader) close() error {
 	s.cache.drop(s)
-	return s.f.Close()
+	return s.closer.Close()
 }
 
 func (s *storeReader) strings(sp span) []string {

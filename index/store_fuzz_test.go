@@ -157,7 +157,7 @@ func TestStoreHostile(t *testing.T) {
 			}
 			runtime.GC()
 			before := allocated()
-			s, err := openStore(p, NewCache(0))
+			s, err := openStore(p, NewCache(0), false)
 			if err == nil {
 				defer s.close()
 				if !tt.read {
@@ -211,7 +211,7 @@ func FuzzStore(f *testing.F) {
 			t.Fatal(err)
 		}
 		before := allocated()
-		s, err := openStore(p, NewCache(1<<20))
+		s, err := openStore(p, NewCache(1<<20), false)
 		if used, limit := allocated()-before, 8*inflatedAtMost(len(data), maxMetaBytes)+1<<20; used > limit {
 			t.Fatalf("opening %d bytes allocated %d, more than %d", len(data), used, limit)
 		}
@@ -230,7 +230,7 @@ func FuzzStore(f *testing.F) {
 // store with real text blocks, reaching the decoder past DEFLATE.
 func FuzzStoreMeta(f *testing.F) {
 	p, _ := writeStore(f, 40, false)
-	src, err := openStore(p, NewCache(0))
+	src, err := openStore(p, NewCache(0), false)
 	if err != nil {
 		f.Fatal(err)
 	}
@@ -303,7 +303,7 @@ func TestStoreCorruptBlockOnce(t *testing.T) {
 	if err := os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), bad}, oneRecordMeta(1), 1), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	s, err := openStore(p, NewCache(0))
+	s, err := openStore(p, NewCache(0), false)
 	if err != nil {
 		t.Fatal(err)
 	}

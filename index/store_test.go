@@ -51,7 +51,7 @@ func TestStoreRoundTrip(t *testing.T) {
 	for _, n := range []int{0, 1, 5000} {
 		t.Run(fmt.Sprint(n), func(t *testing.T) {
 			p, recs := writeStore(t, n, false)
-			s, err := openStore(p, NewCache(64<<10))
+			s, err := openStore(p, NewCache(64<<10), false)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -90,7 +90,7 @@ func TestStoreRoundTrip(t *testing.T) {
 // so that no text block is ever written.
 func TestStoreEmptyTexts(t *testing.T) {
 	p, recs := writeStore(t, 3, true)
-	s, err := openStore(p, NewCache(0))
+	s, err := openStore(p, NewCache(0), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -130,7 +130,7 @@ func TestStoreDamage(t *testing.T) {
 			bad := damage(append([]byte(nil), good...))
 			q := filepath.Join(t.TempDir(), storeFile)
 			os.WriteFile(q, bad, 0o644)
-			s, err := openStore(q, NewCache(0))
+			s, err := openStore(q, NewCache(0), false)
 			if err != nil {
 				return // refused at open: fine
 			}
@@ -254,7 +254,7 @@ func TestTextDictionary(t *testing.T) {
 		if err := w.close(); err != nil {
 			t.Fatal(err)
 		}
-		s, err := openStore(p, NewCache(0))
+		s, err := openStore(p, NewCache(0), false)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -283,7 +283,7 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 	meta[len(meta)-16-3] = 0 // block 0
 	p := filepath.Join(t.TempDir(), storeFile)
 	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), textBlock([]byte("text"))}, meta, 1), 0o644)
-	s, err := openStore(p, NewCache(0))
+	s, err := openStore(p, NewCache(0), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -293,7 +293,7 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 	}
 	meta[len(meta)-16-3] = 1
 	os.WriteFile(p, assembleStore(t, [][]byte{deflateBytes(t, []byte("dictionary")), textBlock([]byte("text"))}, meta, 1), 0o644)
-	s2, err := openStore(p, NewCache(0))
+	s2, err := openStore(p, NewCache(0), false)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -313,7 +313,7 @@ func TestStoreOldVersionRefused(t *testing.T) {
 		copy(data, magic)
 		copy(data[len(data)-len(trailerMagic):], trailer)
 		os.WriteFile(p, data, 0o644)
-		_, err := openStore(p, NewCache(0))
+		_, err := openStore(p, NewCache(0), false)
 		if !errors.Is(err, ErrCorruptStore) || !strings.Contains(err.Error(), "rebuild the artifacts") || !strings.Contains(err.Error(), "version "+magic[15:16]) {
 			t.Errorf("opening a %q store: %v; want ErrCorruptStore naming the version and saying to rebuild", magic, err)
 		}
@@ -325,7 +325,7 @@ func TestStoreOldVersionRefused(t *testing.T) {
 // others alone.
 func TestStoreMetaIn(t *testing.T) {
 	p, recs := writeStore(t, 40, false)
-	s, err := openStore(p, NewCache(0))
+	s, err := openStore(p, NewCache(0), false)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -90,7 +90,7 @@ func Write(ctx context.Context, dir string, entries []Entry) error {
 		}
 		return os.WriteFile(filepath.Join(dir, emptyMarker), []byte("no sections\n"), 0o644)
 	}
-	w, err := bluge.OpenOfflineWriter(config(dir), batchSize, 10)
+	w, err := bluge.OpenOfflineWriter(config(dir, false), batchSize, 10)
 	if err != nil {
 		return fmt.Errorf("open index writer: %w", err)
 	}
