@@ -384,7 +384,7 @@ func (d *Doc) fit() {
 	if d.Tokens <= d.Budget {
 		return
 	}
-	d.Text, _ = search.CutToTokens(d.Text, d.Budget)
+	d.Text, _ = tokens.Cut(d.Text, d.Budget)
 	d.Tokens = tokens.Count(d.Text)
 }
 

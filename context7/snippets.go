@@ -8,7 +8,6 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -295,7 +294,7 @@ func textSnippet(text string) Snippet {
 	return s
 }
 
-// trimToTokens cuts text to at most budget tokens with search.CutToTokens
+// trimToTokens cuts text to at most budget tokens with tokens.Cut
 // (at a paragraph, a line or, for one line too long, a rune, never leaving
 // a code fence open) and marks the cut; "" when not even the mark fits.
 func trimToTokens(text string, budget int) string {
@@ -304,7 +303,7 @@ func trimToTokens(text string, budget int) string {
 	if room <= 0 {
 		return ""
 	}
-	head, _ := search.CutToTokens(strings.TrimSpace(text), room)
+	head, _ := tokens.Cut(strings.TrimSpace(text), room)
 	if strings.TrimSpace(head) == "" || tokens.Count(head) > room {
 		return ""
 	}

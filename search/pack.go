@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"strings"
-	"unicode/utf8"
 
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/tokens"
@@ -518,9 +517,9 @@ func documentPages(ctx context.Context, r *Resolved, hits []index.Hit, room int)
 				flush()
 				continue
 			}
-			head, tail := cutToTokens(text, max(left, minTrim))
+			head, tail := tokens.Cut(text, max(left, minTrim))
 			if len(tail) >= len(text) {
-				return nil, fmt.Errorf("%w: cannot cut %s#%s", ErrInvalidRequest, h.Path, h.Anchor) // cutToTokens always makes progress
+				return nil, fmt.Errorf("%w: cannot cut %s#%s", ErrInvalidRequest, h.Path, h.Anchor) // tokens.Cut always makes progress
 			}
 			s := newSection(r, h, head)
 			s.Continued = true
@@ -536,111 +535,9 @@ func documentPages(ctx context.Context, r *Resolved, hits []index.Hit, room int)
 // trimToTokens returns the start of text within about budget tokens, cut
 // at the last paragraph or code block boundary, followed by an ellipsis.
 func trimToTokens(text string, budget int) string {
-	head, tail := cutToTokens(text, budget)
+	head, tail := tokens.Cut(text, budget)
 	if tail == "" {
 		return head
 	}
 	return head + "\n\n…"
 }
-
-// cutToTokens splits text into a head of at most budget tokens and the
-// rest. The cut falls after the last blank line outside code fences that
-// fits; failing that, at the last line end that fits (inside a fence, the
-// fence is closed in the head and reopened in the tail); failing that, at
-// the last rune that fits. The head is never empty when text is not.
-func cutToTokens(text string, budget int) (head, tail string) {
-	if tokens.Count(text) <= budget {
-		return text, ""
-	}
-	para, line := 0, 0
-	used, off := 0, 0
-	inFence, fence, fenceAtLine := false, "", ""
-	fenceBody := 0 // where the open fence's content starts
-	for _, l := range strings.SplitAfter(text, "\n") {
-		c := tokens.Count(l)
-		if used+c > budget {
-			break
-		}
-		used += c
-		off += len(l)
-		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
-			if !inFence {
-				inFence, fence, fenceBody = true, t, off
-			} else if strings.HasPrefix(t, fence[:3]) && strings.Trim(t, fence[:1]) == "" {
-				inFence = false
-			}
-		}
-		if t == "" && !inFence {
-			para = off
-		}
-		// A cut inside a fence closes it in the head (leave room for that)
-		// and reopens it in the tail, so it must keep a line of the fence's
-		// content: a cut right after the opening line would give the tail
-		// back whole, and a reader of pages would never get past it.
-		if !inFence {
-			line, fenceAtLine = off, ""
-		} else if off > fenceBody && used+tokens.Count("\n"+fence[:3]) <= budget {
-			line, fenceAtLine = off, fence
-		}
-	}
-	switch {
-	case para > 0 && strings.TrimSpace(text[:para]) != "":
-		return strings.TrimRight(text[:para], "\n"), strings.TrimLeft(text[para:], "\n")
-	case line > 0 && strings.TrimSpace(text[:line]) != "":
-		head, tail = strings.TrimRight(text[:line], "\n"), text[line:]
-		if fenceAtLine != "" {
-			head += "\n" + fenceAtLine[:3]
-			tail = fenceAtLine + "\n" + tail
-		}
-		return head, tail
-	}
-	// One line longer than the budget: cut it between runes. When that
-	// line is the first of a code fence the text opens with, the fence is
-	// kept around the cut, closed in the head and reopened in the tail.
-	if first, rest, ok := strings.Cut(text, "\n"); ok {
-		if f := strings.TrimSpace(first); (strings.HasPrefix(f, "```") || strings.HasPrefix(f, "~~~")) && rest != "" {
-			room := budget - tokens.Count(first+"\n") - tokens.Count("\n"+f[:3])
-			if room > 0 {
-				n := fitRunes(rest, room)
-				return first + "\n" + rest[:n] + "\n" + f[:3], f + "\n" + rest[n:]
-			}
-		}
-	}
-	n := fitRunes(text, budget)
-	return text[:n], text[n:]
-}
-
-// fitRunes returns the length of the longest prefix of s, ending at a rune
-// boundary, of at most budget tokens, found by bisection (the count of a
-// prefix grows with it); at least the first rune.
-func fitRunes(s string, budget int) int {
-	lo, hi := 0, len(s) // s[:lo] fits, s[:hi] does not
-	for hi-lo > 1 {
-		mid := (lo + hi) / 2
-		for mid > lo && !utf8.RuneStart(s[mid]) {
-			mid--
-		}
-		if mid == lo {
-			break
-		}
-		if tokens.Count(s[:mid]) <= budget {
-			lo = mid
-		} else {
-			hi = mid
-		}
-	}
-	if lo == 0 {
-		_, lo = utf8.DecodeRuneInString(s)
-	}
-	return lo
-}
-
-// CutToTokens splits text into a head of at most budget tokens and the
-// rest, at the last paragraph or line that fits, never leaving a code
-// fence open in the head (one cut inside a fence closes it there and
-// reopens it in the tail), and between runes when a single line is too
-// long. The head is never empty when text is not, and the tail is always
-// shorter than text. Other packages that trim markdown to a budget (the
-// Context7 client) cut with it.
-func CutToTokens(text string, budget int) (head, tail string) { return cutToTokens(text, budget) }
