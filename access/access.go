@@ -65,7 +65,7 @@ type Grant struct {
 }
 
 // Allows reports whether the grant may read the library id
-// ("/org/project"). It satisfies search.Scope.
+// ("/org/project"). It satisfies request.Scope.
 func (g *Grant) Allows(libraryID string) bool {
 	id := strings.ToLower(libraryID)
 	for _, p := range g.patterns {

@@ -16,7 +16,7 @@ import (
 
 	"github.com/codex7/codex7/context7/cache"
 	"github.com/codex7/codex7/context7/context7test"
-	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -277,8 +277,8 @@ func TestDocKeyNormalization(t *testing.T) {
 	n = f.count()
 	for _, bad := range []string{"", "a/b/c/d", "https://gitlab.com/a/b", "vercel/next.js?x"} {
 		_, err := c.Doc(bg, DocRequest{LibraryKey: bad})
-		if !errors.Is(err, ErrInvalidRequest) || !errors.Is(err, search.ErrInvalidKey) {
-			t.Errorf("key %q: %v, want ErrInvalidRequest and search.ErrInvalidKey", bad, err)
+		if !errors.Is(err, ErrInvalidRequest) || !errors.Is(err, request.ErrInvalidKey) {
+			t.Errorf("key %q: %v, want ErrInvalidRequest and request.ErrInvalidKey", bad, err)
 		}
 	}
 	if f.count() != n {

@@ -10,7 +10,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -25,9 +25,9 @@ const (
 	MaxLimit = 10
 	// DefaultTokens, MinTokens and MaxTokens bound DocRequest.Tokens, as
 	// for local libraries.
-	DefaultTokens = search.DefaultTokens
-	MinTokens     = search.MinTokens
-	MaxTokens     = search.MaxTokens
+	DefaultTokens = request.DefaultTokens
+	MinTokens     = request.MinTokens
+	MaxTokens     = request.MaxTokens
 	// maxTopicLen bounds the topic sent, in bytes; the API takes 500.
 	maxTopicLen = 500
 )
@@ -39,14 +39,14 @@ const GeneralQuery = "overview, installation and getting started"
 
 // DocRequest asks Doc for documentation of a Context7 library.
 type DocRequest struct {
-	// LibraryKey names the library, in any form search.ParseKey reads:
+	// LibraryKey names the library, in any form request.ParseKey reads:
 	// "vercel/next.js", "/vercel/next.js", "/vercel/next.js/v15.1.8",
 	// "/vercel/next.js@v15.1.8", a GitHub or context7.com URL, with stray
 	// quotes and slashes; or a bare name ("next.js"), which Doc resolves
 	// with Context7's search.
 	LibraryKey string
 	// Topic is what the documentation should be about, cleaned with
-	// search.NormalizeTopic; "" (or a placeholder such as "<topic>") asks
+	// request.NormalizeTopic; "" (or a placeholder such as "<topic>") asks
 	// for general documentation.
 	Topic string
 	// Mode is "info" (guides and explanations, the default) or "code"
@@ -103,7 +103,7 @@ type Doc struct {
 
 // docParams are a DocRequest's parameters after validation.
 type docParams struct {
-	key                 search.Key
+	key                 request.Key
 	topic, mode         string
 	page, limit, budget int
 	notes               []string
@@ -121,10 +121,10 @@ func checkDoc(req DocRequest) (docParams, error) {
 		return p, fmt.Errorf(`%w: invalid mode %q: use "info" (guides and explanations, the default) or "code" (API references and code examples)`, ErrInvalidRequest, clip(req.Mode, 40))
 	}
 	var err error
-	if p.key, err = search.ParseKey(req.LibraryKey); err != nil {
+	if p.key, err = request.ParseKey(req.LibraryKey); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
-	p.topic = search.NormalizeTopic(req.Topic)
+	p.topic = request.NormalizeTopic(req.Topic)
 	if len(p.topic) > maxTopicLen {
 		p.topic = truncate(p.topic, maxTopicLen)
 		p.notes = append(p.notes, fmt.Sprintf("The topic was cut to its first %d bytes.", maxTopicLen))

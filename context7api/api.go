@@ -57,11 +57,11 @@
 // "/org/project/version" or "/org/project@version"; an explicit version is
 // served exactly or refused with 404 listing the built ones, never
 // replaced; without one the latest is served. query is required (at most
-// search.MaxQueryBytes bytes). type defaults to txt, as the hosted API's
+// request.MaxQueryBytes bytes). type defaults to txt, as the hosted API's
 // does (the MCP server sends none; the SDK sends json by default; ctx7
 // sends txt, or json with --json). Two extensions: tokens (the answer's
-// budget, clamped to search.MinTokens..search.MaxTokens, default
-// search.DefaultTokens) and page (from 1).
+// budget, clamped to request.MinTokens..request.MaxTokens, default
+// request.DefaultTokens) and page (from 1).
 //
 // With type=txt the body is text/plain: the answer exactly as Codex7's MCP
 // tool get-library-docs renders it (search.Answer.Markdown): a title line
@@ -133,6 +133,7 @@ import (
 
 	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -319,7 +320,7 @@ func classify(err error) *apiError {
 	}
 	msg := err.Error()
 	switch {
-	case errors.Is(err, search.ErrInvalidKey):
+	case errors.Is(err, request.ErrInvalidKey):
 		return &apiError{http.StatusBadRequest, "invalid_library_id", msg}
 	case errors.Is(err, search.ErrLibraryNotFound):
 		return &apiError{http.StatusNotFound, "library_not_found", msg + ". Only the libraries indexed on this Codex7 server are served: find the right id with resolve-library-id (GET /api/v2/libs/search?libraryName=...)"}
@@ -331,8 +332,8 @@ func classify(err error) *apiError {
 		return &apiError{http.StatusNotFound, "page_not_found", msg + ". Ask for a page from 1 to the last"}
 	case errors.Is(err, index.ErrEmptyQuery):
 		return badRequest("the query has no words to search for: say what you need in words, e.g. query=how to configure middleware")
-	case errors.Is(err, search.ErrInvalidRequest), errors.Is(err, search.ErrInvalidMode), errors.Is(err, search.ErrTopicNotFound),
-		errors.Is(err, search.ErrInvalidPath), errors.Is(err, search.ErrDocumentNotFound), errors.Is(err, search.ErrInvalidDetail):
+	case errors.Is(err, request.ErrInvalidRequest), errors.Is(err, request.ErrInvalidMode), errors.Is(err, search.ErrTopicNotFound),
+		errors.Is(err, request.ErrInvalidPath), errors.Is(err, search.ErrDocumentNotFound), errors.Is(err, search.ErrInvalidDetail):
 		return badRequest("%s", msg)
 	case errors.Is(err, search.ErrNotReady):
 		return &apiError{http.StatusServiceUnavailable, "not_ready", "no documentation loaded yet: the server is waiting for its artifacts; try again shortly"}
@@ -506,12 +507,12 @@ func (a *api) docs(ctx context.Context, q url.Values, id, param, query string) (
 	if err != nil {
 		var e *apiError
 		if errors.As(err, &e) {
-			e.message += fmt.Sprintf(" (%d by default; budgets outside %d to %d are clamped)", search.DefaultTokens, search.MinTokens, search.MaxTokens)
+			e.message += fmt.Sprintf(" (%d by default; budgets outside %d to %d are clamped)", request.DefaultTokens, request.MinTokens, request.MaxTokens)
 		}
 		return nil, err
 	}
 	if tokens != 0 {
-		tokens = min(max(tokens, search.MinTokens), search.MaxTokens)
+		tokens = min(max(tokens, request.MinTokens), request.MaxTokens)
 	}
 	page, err := intParam(q, "page", 1, MaxPage)
 	if err != nil {
@@ -580,8 +581,8 @@ func params(r *http.Request, names ...string) (url.Values, error) {
 
 // checkQuery refuses a question longer than the engine reads.
 func checkQuery(param, s string) error {
-	if len(s) > search.MaxQueryBytes {
-		return badRequest("%s is %d bytes long, at most %d: keep the key words, or the first line of an error message", param, len(s), search.MaxQueryBytes)
+	if len(s) > request.MaxQueryBytes {
+		return badRequest("%s is %d bytes long, at most %d: keep the key words, or the first line of an error message", param, len(s), request.MaxQueryBytes)
 	}
 	return nil
 }

@@ -20,6 +20,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -145,7 +146,7 @@ func errorOf(t *testing.T, r response) errorBody {
 
 func TestEndpoints(t *testing.T) {
 	ts := serve(t, fixtureEngine(t))
-	long := url.QueryEscape(strings.Repeat("why ", search.MaxQueryBytes/4+1))
+	long := url.QueryEscape(strings.Repeat("why ", request.MaxQueryBytes/4+1))
 	tests := []struct {
 		golden string
 		method string
@@ -243,18 +244,18 @@ func TestEndpoints(t *testing.T) {
 }
 
 // TestTokensClamped checks that any budget is served, clamped to
-// search.MinTokens..search.MaxTokens, and that the answer fits it.
+// request.MinTokens..request.MaxTokens, and that the answer fits it.
 func TestTokensClamped(t *testing.T) {
 	ts := serve(t, fixtureEngine(t))
 	for _, tt := range []struct {
 		tokens     string
 		wantBudget int
 	}{
-		{"", search.DefaultTokens},
-		{"0", search.DefaultTokens},
-		{"1", search.MinTokens},
+		{"", request.DefaultTokens},
+		{"0", request.DefaultTokens},
+		{"1", request.MinTokens},
 		{"300", 300},
-		{"1000000", search.MaxTokens},
+		{"1000000", request.MaxTokens},
 	} {
 		t.Run(tt.tokens, func(t *testing.T) {
 			got := do(t, "GET", ts.URL+"/api/v2/context?libraryId=/acme/widgets&query=widgets&tokens="+tt.tokens)

@@ -22,6 +22,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/mentions"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -266,7 +267,7 @@ func Assemble(ctx context.Context, prompt string, opts Options) *Result {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	a := &assembly{opts: opts, cat: cat, query: Query(prompt), tokens: max(opts.Tokens/len(cands), search.MinTokens)}
+	a := &assembly{opts: opts, cat: cat, query: Query(prompt), tokens: max(opts.Tokens/len(cands), request.MinTokens)}
 	type outcome struct {
 		i     int
 		lib   Library

@@ -6,6 +6,8 @@ import (
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/codex7/codex7/request"
 )
 
 func TestAnswerCacheEvictsLeastRecentlyUsed(t *testing.T) {
@@ -79,7 +81,7 @@ func TestDocsAnswersFromTheCache(t *testing.T) {
 	// A clamped budget's note is the request's own, not cached.
 	req.Tokens = 1
 	noted, _ := e.Docs(ctx, req)
-	plain, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling data source", Tokens: MinTokens})
+	plain, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling data source", Tokens: request.MinTokens})
 	if len(noted.Notes) != 1 || len(plain.Notes) != 0 {
 		t.Errorf("notes %q and %q: want the clamping note on the clamped request only", noted.Notes, plain.Notes)
 	}

@@ -25,6 +25,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -479,7 +480,7 @@ type Resolved struct {
 func (e *Engine) Resolve(ctx context.Context, id string) (*Resolved, error) {
 	var r *Resolved
 	err := e.with(func(st *state) (err error) {
-		r, _, err = st.resolve(scopeOf(ctx), id)
+		r, _, err = st.resolve(request.ScopeOf(ctx), id)
 		return err
 	})
 	return r, err
@@ -496,7 +497,7 @@ func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree
 	err := e.with(func(st *state) error {
 		var sl *slot
 		var err error
-		if r, sl, err = st.resolve(scopeOf(ctx), id); err != nil {
+		if r, sl, err = st.resolve(request.ScopeOf(ctx), id); err != nil {
 			return err
 		}
 		if tree, err = sl.topics(); err != nil {
@@ -515,7 +516,7 @@ func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifac
 	err := e.with(func(st *state) error {
 		var v *version
 		var err error
-		r, v, err = st.open(scopeOf(ctx), id)
+		r, v, err = st.open(request.ScopeOf(ctx), id)
 		if err == nil {
 			docs, err = v.documents()
 		}
@@ -525,7 +526,7 @@ func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifac
 }
 
 // closest suggests up to three library ids sharing the most with key.
-func closest(cat *artifacts.Catalog, sc Scope, key Key) []string {
+func closest(cat *artifacts.Catalog, sc request.Scope, key request.Key) []string {
 	want := strings.ToLower(key.ID + " " + key.Name)
 	type scored struct {
 		id    string
@@ -533,7 +534,7 @@ func closest(cat *artifacts.Catalog, sc Scope, key Key) []string {
 	}
 	var all []scored
 	for _, l := range cat.Libraries {
-		if !visible(sc, l.ID) {
+		if !request.Visible(sc, l.ID) {
 			continue
 		}
 		s := 0

@@ -13,6 +13,7 @@ import (
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/pipeline"
+	"github.com/codex7/codex7/request"
 )
 
 // buildFixtures publishes /acme/widgets at v1.0.0, v1.1.0 and main, and
@@ -69,11 +70,11 @@ func TestResolve(t *testing.T) {
 		{"widgets", "/acme/widgets", "v1.1.0", nil},
 		{"AcmeWidgets", "/acme/widgets", "v1.1.0", nil}, // the title in another spelling
 		{"acme", "", "", ErrLibraryNotFound},            // an org names two libraries, not one
-		{"Acme Widgets", "", "", ErrInvalidKey},         // a title is for resolve-library-id to match, not an id
+		{"Acme Widgets", "", "", request.ErrInvalidKey}, // a title is for resolve-library-id to match, not an id
 		{"/ACME/Widgets", "/acme/widgets", "v1.1.0", nil},
 		{"/acme/widgets@v9.9.9", "", "", ErrVersionNotFound},
 		{"/acme/gadgets", "", "", ErrLibraryNotFound},
-		{"", "", "", ErrInvalidKey},
+		{"", "", "", request.ErrInvalidKey},
 	}
 	for _, tt := range tests {
 		t.Run(tt.id, func(t *testing.T) {
@@ -239,7 +240,7 @@ func TestDocsPath(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
 	read := func(library, p string) (*Answer, error) {
-		return e.Docs(ctx, DocsRequest{Library: library, Path: p, Tokens: MaxTokens})
+		return e.Docs(ctx, DocsRequest{Library: library, Path: p, Tokens: request.MaxTokens})
 	}
 	a, err := read("/acme/widgets", "./docs//guides/data-sources.md")
 	if err != nil {
@@ -267,8 +268,8 @@ func TestDocsPath(t *testing.T) {
 		t.Errorf(`path .\docs\guides\data-sources.md = %+v, %v; want docs/guides/data-sources.md whole`, a, err)
 	}
 	for _, bad := range []string{"../secrets.md", "/etc/passwd", "docs/../../x.md", `docs\..\..\x.md`, `\etc\passwd`, "docs/\x00.md", "C:/x.md", `C:\x.md`} {
-		if _, err := read("/acme/widgets", bad); !errors.Is(err, ErrInvalidPath) {
-			t.Errorf("path %q: error %v, want ErrInvalidPath", bad, err)
+		if _, err := read("/acme/widgets", bad); !errors.Is(err, request.ErrInvalidPath) {
+			t.Errorf("path %q: error %v, want request.ErrInvalidPath", bad, err)
 		}
 	}
 	_, err = read("/acme/widgets", "docs/data-sources.md")
@@ -305,7 +306,7 @@ func TestDocsPathReturnsEveryChunk(t *testing.T) {
 	var text strings.Builder
 	sections, pages := 0, 1
 	for page := 1; page <= pages; page++ {
-		a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/huge", Path: "huge.md", Tokens: MaxTokens, Page: page})
+		a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/huge", Path: "huge.md", Tokens: request.MaxTokens, Page: page})
 		if err != nil {
 			t.Fatal(err)
 		}

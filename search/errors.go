@@ -20,18 +20,10 @@ var (
 	ErrVersionUnavailable = errors.New("version unavailable")
 	// ErrTopicNotFound means a topic names nothing in the version's tree.
 	ErrTopicNotFound = errors.New("topic not found")
-	// ErrInvalidPath means a path that could leave the library: absolute,
-	// with "..", backslashes or control characters.
-	ErrInvalidPath = errors.New("invalid path")
 	// ErrDocumentNotFound means no document or folder has that path.
 	ErrDocumentNotFound = errors.New("document not found")
-	// ErrInvalidMode means a mode other than "info" or "code".
-	ErrInvalidMode = errors.New(`invalid mode: use "info" (prose) or "code" (examples)`)
 	// ErrPageNotFound means a page past the last one of an answer.
 	ErrPageNotFound = errors.New("page not found")
-	// ErrInvalidRequest means a parameter out of its limits (a query too
-	// long, too many topics); the error names the limit.
-	ErrInvalidRequest = errors.New("invalid request")
 	// ErrNotReady means the engine has no catalog yet (the artifact
 	// directory is empty or still being published).
 	ErrNotReady = errors.New("no artifacts loaded yet")

@@ -9,6 +9,7 @@ import (
 	"sync"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -240,7 +241,7 @@ func (st *libStats) saturated(p *posting, lens [numFields]int) float64 {
 // built: with them, idf and average field lengths would tell a token
 // which words libraries it may not see use. nil, for a scope that sees
 // every library: the postings' own scores are those.
-func (x *libraryIndex) scoped(sc Scope, terms []string) map[string][]posting {
+func (x *libraryIndex) scoped(sc request.Scope, terms []string) map[string][]posting {
 	if sc == nil {
 		return nil
 	}
@@ -343,7 +344,7 @@ type parsedName struct {
 
 func parseName(name string) parsedName {
 	var p parsedName
-	if k, err := ParseKey(name); err == nil {
+	if k, err := request.ParseKey(name); err == nil {
 		if k.ID != "" {
 			p.id = strings.ToLower(k.ID)
 			name = strings.ReplaceAll(strings.TrimPrefix(k.ID, "/"), "/", " ")
@@ -447,7 +448,7 @@ type scored struct {
 // first; limit is clamped to 1–MaxLibraries. A library is a match when
 // the name matches its names or its words appear in its description or
 // topics; the question only reorders matches.
-func (x *libraryIndex) search(sc Scope, name, query string, limit int) []LibraryMatch {
+func (x *libraryIndex) search(sc request.Scope, name, query string, limit int) []LibraryMatch {
 	limit = ClampMaxLibraries(limit)
 	p := parseName(name)
 	q := textTerms(query)
@@ -497,7 +498,7 @@ func (x *libraryIndex) search(sc Scope, name, query string, limit int) []Library
 	all := make([]*scored, 0, len(byLib))
 	span := 0.0
 	for _, s := range byLib {
-		if !visible(sc, x.libs[s.lib].ID) {
+		if !request.Visible(sc, x.libs[s.lib].ID) {
 			continue
 		}
 		all = append(all, s)
@@ -558,12 +559,12 @@ func dedupeTerms(terms []string) []string {
 // It reads one catalog's index once and does no I/O, so it needs no
 // reference on the state; after Close it finds nothing.
 func (e *Engine) Libraries(ctx context.Context, name, query string, max int) []LibraryMatch {
-	return e.state.Load().libs.search(scopeOf(ctx), name, query, max)
+	return e.state.Load().libs.search(request.ScopeOf(ctx), name, query, max)
 }
 
 // byName returns the one library a bare name names in any spelling
 // ("Next JS", "nextjs"), or nil when none or several do.
-func (x *libraryIndex) byName(sc Scope, name string) *artifacts.CatalogLib {
+func (x *libraryIndex) byName(sc request.Scope, name string) *artifacts.CatalogLib {
 	m := x.search(sc, name, "", 2)
 	if len(m) == 0 || m[0].Match != MatchName || (len(m) > 1 && m[1].Match == MatchName) {
 		return nil

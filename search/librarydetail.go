@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -206,7 +207,7 @@ func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Deta
 	res := &LibraryResult{Detail: detail, Matches: []LibraryInfo{}}
 	topicBudget, docBudget := TopicsBudget, DocumentsBudget
 	question := newDocQuestion(req.Query)
-	matches := x.search(scopeOf(ctx), req.Name, req.Query, req.Max)
+	matches := x.search(request.ScopeOf(ctx), req.Name, req.Query, req.Max)
 	for _, m := range matches {
 		if err := ctx.Err(); err != nil {
 			return nil, err

@@ -6,25 +6,8 @@ import (
 	"strings"
 
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
-)
-
-// Token budget bounds of an answer. A budget outside them is clamped, with
-// a note; none is refused.
-const (
-	DefaultTokens = 5000
-	MinTokens     = 200
-	MaxTokens     = 50000
-)
-
-// Bounds of a documentation request's page and path.
-const (
-	// MaxPage is the highest page any answer can have: a search packs at
-	// most maxCandidates sections, and no document is cut into more pages
-	// of MinTokens. A page beyond it is refused before any work.
-	MaxPage = 10000
-	// MaxPathBytes bounds a path: far longer than any document's path.
-	MaxPathBytes = 1024
 )
 
 // maxCandidates bounds the ranked sections an answer's pages are cut from.
@@ -46,7 +29,7 @@ type DocsRequest struct {
 	Mode    string
 	Path    string
 	Outline bool
-	// Tokens is the budget of the answer (DefaultTokens when 0).
+	// Tokens is the budget of the answer (request.DefaultTokens when 0).
 	Tokens int
 	// Page is the page of the answer, from 1 (1 when 0).
 	Page int
@@ -142,36 +125,33 @@ type OutlineEntry struct {
 // Docs answers a documentation request within its token budget. The
 // answer's slices may be shared with other callers: do not modify them.
 func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
-	budget, notes := clampTokens(req.Tokens)
+	budget, notes := request.ClampTokens(req.Tokens)
 	page := req.Page
 	if page < 0 {
-		return nil, fmt.Errorf("%w: page %d: pages start at 1", ErrInvalidRequest, page)
+		return nil, fmt.Errorf("%w: page %d: pages start at 1", request.ErrInvalidRequest, page)
 	}
 	if page == 0 {
 		page = 1
 	}
-	if page > MaxPage {
-		return nil, fmt.Errorf("%w: page %d: no answer has more than %d pages", ErrPageNotFound, page, MaxPage)
+	if page > request.MaxPage {
+		return nil, fmt.Errorf("%w: page %d: no answer has more than %d pages", ErrPageNotFound, page, request.MaxPage)
 	}
 	// The limits are checked before the library is resolved, so that no
 	// answer, not even "library not found", carries an oversized request
 	// back.
-	if err := checkLimits(req.Query, req.Topics, req.Mode); err != nil {
+	if err := request.CheckLimits(req.Query, req.Topics, req.Mode); err != nil {
 		return nil, err
-	}
-	if len(req.Path) > MaxPathBytes {
-		return nil, fmt.Errorf("%w %q: it is %d bytes, at most %d; give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, clip(req.Path, 40), len(req.Path), MaxPathBytes)
 	}
 	var clean string
 	if strings.TrimSpace(req.Path) != "" || req.Outline {
 		var err error
-		if clean, err = cleanPath(req.Path); err != nil {
+		if clean, err = request.CleanPath(req.Path); err != nil {
 			return nil, err
 		}
 	}
 	var ans *Answer
 	err := e.with(func(st *state) error {
-		r, _, err := st.resolve(scopeOf(ctx), req.Library)
+		r, _, err := st.resolve(request.ScopeOf(ctx), req.Library)
 		if err != nil {
 			return err
 		}
@@ -214,18 +194,6 @@ func noteCost(notes []string) int {
 	return n
 }
 
-func clampTokens(n int) (int, []string) {
-	switch {
-	case n == 0:
-		return DefaultTokens, nil
-	case n < MinTokens:
-		return MinTokens, []string{fmt.Sprintf("tokens %d raised to the minimum of %d", n, MinTokens)}
-	case n > MaxTokens:
-		return MaxTokens, []string{fmt.Sprintf("tokens %d lowered to the maximum of %d", n, MaxTokens)}
-	}
-	return n, nil
-}
-
 // search packs ranked sections into pages and returns page number page.
 // room is the budget less the request's notes.
 //
@@ -236,7 +204,7 @@ func clampTokens(n int) (int, []string) {
 // at most maxCandidates); a page is cut only when every section it could
 // hold was ranked, which makes it the same whatever number were.
 func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page int) (*Answer, error) {
-	q, r, v, err := st.prepare(scopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
+	q, r, v, err := st.prepare(request.ScopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -394,7 +362,7 @@ func packPages(hits []index.Hit, room int, overhead func(hit int, trimmed bool) 
 // read answers a path: a document page, a folder listing page, or a
 // document's outline page. room is the budget less the request's notes.
 func (st *state) read(ctx context.Context, library, clean string, outline bool, budget, room, page int) (*Answer, error) {
-	r, v, err := st.open(scopeOf(ctx), library)
+	r, v, err := st.open(request.ScopeOf(ctx), library)
 	if err != nil {
 		return nil, err
 	}
@@ -519,7 +487,7 @@ func documentPages(ctx context.Context, r *Resolved, hits []index.Hit, room int)
 			}
 			head, tail := tokens.Cut(text, max(left, minTrim))
 			if len(tail) >= len(text) {
-				return nil, fmt.Errorf("%w: cannot cut %s#%s", ErrInvalidRequest, h.Path, h.Anchor) // tokens.Cut always makes progress
+				return nil, fmt.Errorf("%w: cannot cut %s#%s", request.ErrInvalidRequest, h.Path, h.Anchor) // tokens.Cut always makes progress
 			}
 			s := newSection(r, h, head)
 			s.Continued = true

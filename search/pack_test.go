@@ -10,6 +10,7 @@ import (
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -137,7 +138,7 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 func TestDocsBudgetAndPages(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
-	for _, budget := range []int{MinTokens, 300, 1000, 5000} {
+	for _, budget := range []int{request.MinTokens, 300, 1000, 5000} {
 		t.Run(fmt.Sprint(budget), func(t *testing.T) {
 			req := DocsRequest{Library: "/acme/widgets", Query: "widget data source polling theme", Tokens: budget}
 			first, err := e.Docs(ctx, req)
@@ -194,12 +195,12 @@ func TestDocsRequests(t *testing.T) {
 		{"tiny budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 5}, nil, "raised to the minimum of 200"},
 		{"huge budget lowered", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: 1 << 30}, nil, "lowered to the maximum of 50000"},
 		{"negative budget raised", DocsRequest{Library: "/acme/widgets", Query: "theme", Tokens: -3}, nil, "raised to the minimum"},
-		{"negative page", DocsRequest{Library: "/acme/widgets", Query: "theme", Page: -1}, ErrInvalidRequest, ""},
-		{"query too long", DocsRequest{Library: "/acme/widgets", Query: strings.Repeat("a ", MaxQueryBytes)}, ErrInvalidRequest, ""},
-		{"too many topics", DocsRequest{Library: "/acme/widgets", Topics: make([]string, MaxTopicsGiven+1)}, ErrInvalidRequest, ""},
-		{"bad mode", DocsRequest{Library: "/acme/widgets", Query: "theme", Mode: "poetry"}, ErrInvalidMode, ""},
-		{"traversal", DocsRequest{Library: "/acme/widgets", Path: "../../etc/passwd"}, ErrInvalidPath, ""},
-		{"absolute path", DocsRequest{Library: "/acme/widgets", Path: "/etc/passwd"}, ErrInvalidPath, ""},
+		{"negative page", DocsRequest{Library: "/acme/widgets", Query: "theme", Page: -1}, request.ErrInvalidRequest, ""},
+		{"query too long", DocsRequest{Library: "/acme/widgets", Query: strings.Repeat("a ", request.MaxQueryBytes)}, request.ErrInvalidRequest, ""},
+		{"too many topics", DocsRequest{Library: "/acme/widgets", Topics: make([]string, request.MaxTopicsGiven+1)}, request.ErrInvalidRequest, ""},
+		{"bad mode", DocsRequest{Library: "/acme/widgets", Query: "theme", Mode: "poetry"}, request.ErrInvalidMode, ""},
+		{"traversal", DocsRequest{Library: "/acme/widgets", Path: "../../etc/passwd"}, request.ErrInvalidPath, ""},
+		{"absolute path", DocsRequest{Library: "/acme/widgets", Path: "/etc/passwd"}, request.ErrInvalidPath, ""},
 		{"unknown document", DocsRequest{Library: "/acme/widgets", Path: "docs/nope.md"}, ErrDocumentNotFound, ""},
 		{"outline of a folder", DocsRequest{Library: "/acme/widgets", Path: "docs", Outline: true}, ErrDocumentNotFound, ""},
 		{"unknown version", DocsRequest{Library: "/acme/widgets@v9", Query: "theme"}, ErrVersionNotFound, ""},
@@ -227,7 +228,7 @@ func TestDocsPaths(t *testing.T) {
 	e := buildFixtures(t)
 	ctx := context.Background()
 	const doc = "docs/guides/data-sources.md"
-	whole, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: MaxTokens})
+	whole, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: request.MaxTokens})
 	if err != nil || whole.Pages != 1 {
 		t.Fatalf("the whole document: %+v, %v", whole, err)
 	}
@@ -236,7 +237,7 @@ func TestDocsPaths(t *testing.T) {
 		want = append(want, strings.Fields(s.Text)...)
 	}
 	// Reading a document page by page gives all of it, at any budget.
-	for _, budget := range []int{MinTokens, 250, 5000} {
+	for _, budget := range []int{request.MinTokens, 250, 5000} {
 		a, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: doc, Tokens: budget})
 		if err != nil {
 			t.Fatal(err)
@@ -270,14 +271,14 @@ func TestDocsPaths(t *testing.T) {
 			t.Errorf("outline entry %+v without a size", o)
 		}
 	}
-	folder, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: MinTokens})
+	folder, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: request.MinTokens})
 	if err != nil || folder.Kind != KindFolder || folder.Pages < 2 {
-		t.Fatalf("folder: %+v, %v; want several pages at %d tokens", folder, err, MinTokens)
+		t.Fatalf("folder: %+v, %v; want several pages at %d tokens", folder, err, request.MinTokens)
 	}
 	n := 0
 	for page := 1; page <= folder.Pages; page++ {
-		p, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: MinTokens, Page: page})
-		if n := tokens.Count(p.Markdown()); n > MinTokens {
+		p, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Path: ".", Tokens: request.MinTokens, Page: page})
+		if n := tokens.Count(p.Markdown()); n > request.MinTokens {
 			t.Errorf("folder page %d renders to %d tokens", page, n)
 		}
 		n += len(p.Documents)
@@ -297,7 +298,7 @@ func TestSearchPagesAreStable(t *testing.T) {
 	candidatesPerPage = 3
 	e := buildFixtures(t)
 	ctx := context.Background()
-	req := DocsRequest{Library: "/acme/widgets", Query: "widget data source polling theme config", Tokens: MinTokens}
+	req := DocsRequest{Library: "/acme/widgets", Query: "widget data source polling theme config", Tokens: request.MinTokens}
 	seen := map[string]bool{}
 	var last *Answer
 	for page := 1; ; page++ {
@@ -366,8 +367,8 @@ func TestSearchTokensWithTrimmedSections(t *testing.T) {
 	}
 	defer e.Close()
 	trimmed := 0
-	for _, budget := range []int{MinTokens, 300, 700} {
-		for _, mode := range []string{"", ModeCode} {
+	for _, budget := range []int{request.MinTokens, 300, 700} {
+		for _, mode := range []string{"", request.ModeCode} {
 			a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Query: "zebra stripes", Tokens: budget, Mode: mode})
 			if err != nil {
 				t.Fatal(err)

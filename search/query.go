@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/request"
 )
 
 // prepareQuery turns what an agent asked of lib into the text the index
@@ -17,7 +18,7 @@ func prepareQuery(q string, lib *artifacts.CatalogLib) string {
 // "partial-pre-rendering") but only drops placeholders and stray quotes from
 // a question, whose slashes and hyphens carry meaning ("GET /users/me").
 func normalizeQuery(q string) string {
-	n := NormalizeTopic(q)
+	n := request.NormalizeTopic(q)
 	if n == "" {
 		return n
 	}

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -151,9 +152,9 @@ func (a *Answer) head() string {
 		if len(a.Sections) == 0 {
 			fmt.Fprintf(&b, "No section of %s matches. Try other words, or fewer topics.\n", at)
 			switch a.Mode {
-			case ModeCode:
+			case request.ModeCode:
 				b.WriteString("Nothing matched in mode 'code' (code examples). Try mode='info'.\n")
-			case ModeInfo:
+			case request.ModeInfo:
 				b.WriteString("Nothing matched in mode 'info' (prose). Try mode='code'.\n")
 			}
 			return b.String()

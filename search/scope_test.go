@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+
+	"github.com/codex7/codex7/request"
 )
 
 // allow is a Scope of exact ids.
@@ -27,7 +29,7 @@ func TestScopeHidesLibraries(t *testing.T) {
 	widgets := "  - id: /acme/widgets\n    title: Acme Widgets\n    aliases: [widgets, gadgets]\n    repo: " + fixtureRepo(t, "acme-widgets") + "\n"
 	cli := "  - id: /acme/cli\n    aliases: [gadgets]\n    repo: " + fixtureRepo(t, "acme-cli") + "\n"
 	both, alone := openCatalog(t, widgets+cli), openCatalog(t, cli)
-	scoped := WithScope(context.Background(), allow{"/acme/cli"})
+	scoped := request.WithScope(context.Background(), allow{"/acme/cli"})
 	plain := context.Background()
 
 	calls := map[string]func(context.Context, *Engine) string{}
@@ -124,7 +126,7 @@ func TestScopeHidesFromRelevance(t *testing.T) {
 		"  - id: /acme/cli\n    description: The command line tool\n    aliases: [gadgets]\n    repo: " + cli + "\n"
 	hiddenLib := "  - id: /beta/tools\n    title: Beta Tools\n    description: Command line gadgets and widgets, widgets, widgets\n    aliases: [gadgets, line]\n    repo: " + cli + "\n"
 	all, alone := openCatalog(t, visibleLibs+hiddenLib), openCatalog(t, visibleLibs)
-	scoped := WithScope(context.Background(), allow{"/acme/widgets", "/acme/cli"})
+	scoped := request.WithScope(context.Background(), allow{"/acme/widgets", "/acme/cli"})
 	ranking := func(ctx context.Context, e *Engine, name, query string) string {
 		var out []string
 		for _, m := range e.Libraries(ctx, name, query, 10) {

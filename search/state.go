@@ -13,6 +13,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -328,8 +329,8 @@ func (st *state) close() {
 }
 
 // resolve finds the library version id names in st's catalog.
-func (st *state) resolve(sc Scope, id string) (*Resolved, *slot, error) {
-	key, err := ParseKey(id)
+func (st *state) resolve(sc request.Scope, id string) (*Resolved, *slot, error) {
+	key, err := request.ParseKey(id)
 	if err != nil {
 		return nil, nil, err
 	}
@@ -366,10 +367,10 @@ func (st *state) resolve(sc Scope, id string) (*Resolved, *slot, error) {
 
 // refusedLibrary returns a refusal of a library absent from the served
 // catalog because every version of it was refused.
-func (st *state) refusedLibrary(sc Scope, key Key) *Refused {
+func (st *state) refusedLibrary(sc request.Scope, key request.Key) *Refused {
 	for i := range st.refused {
 		r := &st.refused[i]
-		if !visible(sc, r.Library) {
+		if !request.Visible(sc, r.Library) {
 			continue
 		}
 		if key.ID != "" && strings.EqualFold(r.Library, key.ID) {
@@ -383,7 +384,7 @@ func (st *state) refusedLibrary(sc Scope, key Key) *Refused {
 }
 
 // open resolves id within sc and opens its version.
-func (st *state) open(sc Scope, id string) (*Resolved, *version, error) {
+func (st *state) open(sc request.Scope, id string) (*Resolved, *version, error) {
 	r, sl, err := st.resolve(sc, id)
 	if err != nil {
 		return nil, nil, err
@@ -418,9 +419,9 @@ func (st *state) unavailable(r *Resolved, sl *slot, err error) error {
 
 // findLibrary finds the library key names exactly, by id, or by project
 // name, title or alias, among those sc lets the request see.
-func findLibrary(cat *artifacts.Catalog, sc Scope, key Key) *artifacts.CatalogLib {
+func findLibrary(cat *artifacts.Catalog, sc request.Scope, key request.Key) *artifacts.CatalogLib {
 	if key.ID != "" {
-		if l := cat.Library(key.ID); l != nil && visible(sc, l.ID) {
+		if l := cat.Library(key.ID); l != nil && request.Visible(sc, l.ID) {
 			return l
 		}
 		return nil
@@ -428,7 +429,7 @@ func findLibrary(cat *artifacts.Catalog, sc Scope, key Key) *artifacts.CatalogLi
 	want := strings.ToLower(key.Name)
 	for i := range cat.Libraries {
 		l := &cat.Libraries[i]
-		if !visible(sc, l.ID) {
+		if !request.Visible(sc, l.ID) {
 			continue
 		}
 		if strings.ToLower(l.ID[strings.LastIndex(l.ID, "/")+1:]) == want || strings.ToLower(l.Title) == want {

@@ -15,6 +15,7 @@ import (
 
 	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/context7"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -109,8 +110,8 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 	topic := firstNonEmpty(in.Topic, in.Query)
 	// Checked before the local library is looked up, whose answer repeats
 	// the topic and mode in the call to make instead.
-	if len(topic) > search.MaxQueryBytes {
-		return nil, Context7Output{}, fmt.Errorf("topic is %d bytes long, at most %d: say what you need in a few words, e.g. \"middleware redirects\"", len(topic), search.MaxQueryBytes)
+	if len(topic) > request.MaxQueryBytes {
+		return nil, Context7Output{}, fmt.Errorf("topic is %d bytes long, at most %d: say what you need in a few words, e.g. \"middleware redirects\"", len(topic), request.MaxQueryBytes)
 	}
 	if m := strings.ToLower(strings.TrimSpace(in.Mode)); m != "" && m != context7.ModeInfo && m != context7.ModeCode {
 		return nil, Context7Output{}, fmt.Errorf(`invalid mode %q: use "info" (guides and explanations, the default) or "code" (API references and code examples)`, clipText(in.Mode, 40))
@@ -126,9 +127,9 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 	if g := grantOf(ctx); g != nil {
 		// A token reads the remote libraries its patterns allow; any other
 		// is answered as one Context7 does not have.
-		key, err := search.ParseKey(id)
+		key, err := request.ParseKey(id)
 		if err == nil && key.ID == "" {
-			return nil, Context7Output{}, fmt.Errorf("%w: give the library's id (/org/project) from resolve-library-id, not a name", search.ErrInvalidKey)
+			return nil, Context7Output{}, fmt.Errorf("%w: give the library's id (/org/project) from resolve-library-id, not a name", request.ErrInvalidKey)
 		}
 		if err == nil && !g.Allows(key.ID) {
 			return nil, Context7Output{}, fmt.Errorf("Context7 library %s: %w: call resolve-library-id first to find the library's id", key.ID, context7.ErrNotFound)
@@ -147,7 +148,7 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 // get-library-docs call to make instead.
 func localCall(r *search.Resolved, id, topic, mode string, tokens int) error {
 	libID := r.Library.ID
-	if k, err := search.ParseKey(id); err == nil && k.Version != "" {
+	if k, err := request.ParseKey(id); err == nil && k.Version != "" {
 		libID += "@" + r.Version.Version
 	}
 	call, _ := json.Marshal(struct {
@@ -163,7 +164,7 @@ func localCall(r *search.Resolved, id, topic, mode string, tokens int) error {
 // when Context7 is configured: the get-context7-docs call to make.
 func remoteCall(notFound error, req search.DocsRequest) error {
 	id := req.Library
-	if k, err := search.ParseKey(id); err == nil && k.ID != "" {
+	if k, err := request.ParseKey(id); err == nil && k.ID != "" {
 		id = k.ID
 		if k.Version != "" {
 			id += "/" + k.Version
@@ -173,7 +174,7 @@ func remoteCall(notFound error, req search.DocsRequest) error {
 	if topic == "" {
 		// Up to 100 topics of 256 bytes pass the engine's limits; the call
 		// suggested stays within a query's.
-		topic = clipText(strings.Join(req.Topics, " "), search.MaxQueryBytes-len("…"))
+		topic = clipText(strings.Join(req.Topics, " "), request.MaxQueryBytes-len("…"))
 	}
 	call, _ := json.Marshal(struct {
 		LibraryID string `json:"libraryId"`

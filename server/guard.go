@@ -20,7 +20,7 @@ import (
 
 	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/audit"
-	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/request"
 )
 
 // guard is the HTTP server's access control and audit log, between the
@@ -129,7 +129,7 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol 
 			refuse(w, route, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests for token %q: retry in %d s", grant.Name, secs))
 			return
 		}
-		ctx = search.WithScope(context.WithValue(ctx, grantKey{}, grant), grant)
+		ctx = request.WithScope(context.WithValue(ctx, grantKey{}, grant), grant)
 	}
 	g.next.ServeHTTP(w, r.WithContext(ctx))
 }

@@ -22,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/context7"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -426,8 +427,8 @@ func agentError(err error) error {
 		return fmt.Errorf("%v. Give a path from resolve-library-id's documents (detail \"full\"), or a folder to list (\".\" for all)", err)
 	case errors.Is(err, search.ErrPageNotFound):
 		return fmt.Errorf("%v. Ask for a page from 1 to the last", err)
-	case errors.Is(err, search.ErrInvalidKey), errors.Is(err, search.ErrInvalidMode), errors.Is(err, search.ErrInvalidPath),
-		errors.Is(err, search.ErrInvalidRequest), errors.Is(err, search.ErrNotReady):
+	case errors.Is(err, request.ErrInvalidKey), errors.Is(err, request.ErrInvalidMode), errors.Is(err, request.ErrInvalidPath),
+		errors.Is(err, request.ErrInvalidRequest), errors.Is(err, search.ErrNotReady):
 		return err
 	case errors.Is(err, search.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")

@@ -13,6 +13,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/audit"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -142,8 +143,8 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	}
 	// The question only breaks ties and orders documents: the engine need
 	// not split a megabyte into words, nor Context7 be sent one.
-	if len(in.Query) > search.MaxQueryBytes {
-		return nil, ResolveOutput{}, fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), search.MaxQueryBytes)
+	if len(in.Query) > request.MaxQueryBytes {
+		return nil, ResolveOutput{}, fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), request.MaxQueryBytes)
 	}
 	// A detail level is checked before Context7 is asked anything.
 	if _, err := search.ParseDetail(in.Detail); err != nil {

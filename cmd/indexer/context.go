@@ -13,6 +13,7 @@ import (
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/context7/cache"
 	"github.com/codex7/codex7/contextitems"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -65,8 +66,8 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 	case !*hook && fs.NArg() == 0:
 		fmt.Fprintln(stderr, `indexer context: give the prompt, e.g. indexer context "how do I add middleware in express?", or - to read it from stdin`)
 		return exitUsage
-	case *tokens < search.MinTokens || *tokens > search.MaxTokens:
-		fmt.Fprintf(stderr, "indexer context: --tokens must be between %d and %d\n", search.MinTokens, search.MaxTokens)
+	case *tokens < request.MinTokens || *tokens > request.MaxTokens:
+		fmt.Fprintf(stderr, "indexer context: --tokens must be between %d and %d\n", request.MinTokens, request.MaxTokens)
 		return exitUsage
 	case *timeout <= 0:
 		fmt.Fprintln(stderr, "indexer context: --timeout must be positive, e.g. 3s")

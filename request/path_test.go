@@ -1,4 +1,4 @@
-package search
+package request
 
 import (
 	"errors"
@@ -37,15 +37,15 @@ func TestCleanPath(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.in, func(t *testing.T) {
-			got, err := cleanPath(tt.in)
+			got, err := CleanPath(tt.in)
 			if tt.wantErr {
 				if !errors.Is(err, ErrInvalidPath) {
-					t.Errorf("cleanPath(%q) = %q, %v; want ErrInvalidPath", tt.in, got, err)
+					t.Errorf("CleanPath(%q) = %q, %v; want ErrInvalidPath", tt.in, got, err)
 				}
 				return
 			}
 			if err != nil || got != tt.want {
-				t.Errorf("cleanPath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
+				t.Errorf("CleanPath(%q) = %q, %v; want %q", tt.in, got, err, tt.want)
 			}
 		})
 	}

@@ -1,4 +1,4 @@
-package search
+package request
 
 import "context"
 
@@ -20,14 +20,14 @@ func WithScope(ctx context.Context, s Scope) context.Context {
 	return context.WithValue(ctx, scopeKey{}, s)
 }
 
-// scopeOf is the scope ctx carries, nil for none.
-func scopeOf(ctx context.Context) Scope {
+// ScopeOf is the scope ctx carries, nil for none.
+func ScopeOf(ctx context.Context) Scope {
 	s, _ := ctx.Value(scopeKey{}).(Scope)
 	return s
 }
 
-// visible reports whether s lets a request see the library id; a nil
+// Visible reports whether s lets a request see the library id; a nil
 // scope sees all.
-func visible(s Scope, id string) bool {
+func Visible(s Scope, id string) bool {
 	return s == nil || s.Allows(id)
 }

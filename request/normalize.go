@@ -1,20 +1,10 @@
-package search
+package request
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"unicode"
 	"unicode/utf8"
-)
-
-// Errors from normalizing what agents send.
-var (
-	// ErrInvalidKey means a library id cannot be read as "/org/project",
-	// "/org/project@version", a GitHub or context7.com URL, or a bare
-	// library name. The wrapping error says what was wrong and which forms
-	// to use instead.
-	ErrInvalidKey = errors.New("invalid library id")
 )
 
 const (
