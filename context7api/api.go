@@ -133,6 +133,7 @@ import (
 
 	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
@@ -142,7 +143,7 @@ import (
 // called when a library search finds nothing, to tell a server without
 // artifacts (503) from a name that matches nothing (200, no results).
 type Searcher interface {
-	FindLibraries(ctx context.Context, req search.LibraryRequest) (*search.LibraryResult, error)
+	FindLibraries(ctx context.Context, req libraries.Request) (*libraries.Result, error)
 	Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error)
 	Status() search.Status
 }
@@ -333,7 +334,7 @@ func classify(err error) *apiError {
 	case errors.Is(err, index.ErrEmptyQuery):
 		return badRequest("the query has no words to search for: say what you need in words, e.g. query=how to configure middleware")
 	case errors.Is(err, request.ErrInvalidRequest), errors.Is(err, request.ErrInvalidMode), errors.Is(err, search.ErrTopicNotFound),
-		errors.Is(err, request.ErrInvalidPath), errors.Is(err, search.ErrDocumentNotFound), errors.Is(err, search.ErrInvalidDetail):
+		errors.Is(err, request.ErrInvalidPath), errors.Is(err, search.ErrDocumentNotFound), errors.Is(err, libraries.ErrInvalidDetail):
 		return badRequest("%s", msg)
 	case errors.Is(err, search.ErrNotReady):
 		return &apiError{http.StatusServiceUnavailable, "not_ready", "no documentation loaded yet: the server is waiting for its artifacts; try again shortly"}
@@ -414,7 +415,7 @@ func (a *api) libraries(ctx context.Context, param, name, question string) ([]Li
 	}
 	rec := audit.From(ctx)
 	rec.SetQuery(strings.TrimSpace(name + " " + question))
-	res, err := a.s.FindLibraries(ctx, search.LibraryRequest{Name: name, Query: question})
+	res, err := a.s.FindLibraries(ctx, libraries.Request{Name: name, Query: question})
 	if err != nil {
 		return nil, err
 	}
@@ -425,7 +426,7 @@ func (a *api) libraries(ctx context.Context, param, name, question string) ([]Li
 	for _, m := range res.Matches {
 		// Libraries that only mention the name are noise beside one named
 		// so: Context7's clients cannot tell them apart.
-		if m.Match == search.MatchText && res.Matches[0].Match != search.MatchText {
+		if m.Match == libraries.MatchText && res.Matches[0].Match != libraries.MatchText {
 			continue
 		}
 		out = append(out, library(m))
@@ -434,7 +435,7 @@ func (a *api) libraries(ctx context.Context, param, name, question string) ([]Li
 	return out, nil
 }
 
-func library(m search.LibraryInfo) Library {
+func library(m libraries.Info) Library {
 	l := Library{ID: m.Library.ID, Title: m.Title, Description: m.Description, State: "finalized",
 		TrustScore: unknownTrust, Versions: m.Versions}
 	if l.Versions == nil {

@@ -20,6 +20,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
@@ -321,7 +322,7 @@ func TestJSONMatchesText(t *testing.T) {
 // stub is a Searcher that fails with err.
 type stub struct{ err error }
 
-func (s stub) FindLibraries(context.Context, search.LibraryRequest) (*search.LibraryResult, error) {
+func (s stub) FindLibraries(context.Context, libraries.Request) (*libraries.Result, error) {
 	return nil, s.err
 }
 
@@ -368,10 +369,10 @@ func TestServerErrors(t *testing.T) {
 // matches is a Searcher whose library search finds res.
 type matches struct {
 	stub
-	res *search.LibraryResult
+	res *libraries.Result
 }
 
-func (m matches) FindLibraries(context.Context, search.LibraryRequest) (*search.LibraryResult, error) {
+func (m matches) FindLibraries(context.Context, libraries.Request) (*libraries.Result, error) {
 	return m.res, nil
 }
 
@@ -382,18 +383,18 @@ func TestTextMatchesLeftOut(t *testing.T) {
 	lib := func(id string) *artifacts.CatalogLib {
 		return &artifacts.CatalogLib{Library: artifacts.Library{ID: id, Title: id}}
 	}
-	named := search.LibraryInfo{Library: lib("/a/named"), Match: search.MatchName}
-	text := search.LibraryInfo{Library: lib("/b/mentions"), Match: search.MatchText}
+	named := libraries.Info{Library: lib("/a/named"), Match: libraries.MatchName}
+	text := libraries.Info{Library: lib("/b/mentions"), Match: libraries.MatchText}
 	for _, tt := range []struct {
 		name string
-		in   []search.LibraryInfo
+		in   []libraries.Info
 		want []string
 	}{
-		{"named first", []search.LibraryInfo{named, text}, []string{"/a/named"}},
-		{"text only", []search.LibraryInfo{text}, []string{"/b/mentions"}},
+		{"named first", []libraries.Info{named, text}, []string{"/a/named"}},
+		{"text only", []libraries.Info{text}, []string{"/b/mentions"}},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			ts := serve(t, matches{res: &search.LibraryResult{Matches: tt.in}})
+			ts := serve(t, matches{res: &libraries.Result{Matches: tt.in}})
 			got := do(t, "GET", ts.URL+"/api/v2/libs/search?libraryName=x")
 			var res SearchResponse
 			if err := json.Unmarshal(got.body, &res); err != nil {

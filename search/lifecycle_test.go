@@ -14,6 +14,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/pipeline"
 )
 
@@ -220,7 +221,7 @@ func TestFindLibrariesOneCatalog(t *testing.T) {
 	}()
 	answers, mixed := 0, 0
 	for ctx.Err() == nil {
-		res, err := e.FindLibraries(context.Background(), LibraryRequest{Name: "/acme/lib", Detail: "full"})
+		res, err := e.FindLibraries(context.Background(), libraries.Request{Name: "/acme/lib", Detail: "full"})
 		if err != nil || len(res.Matches) != 1 {
 			t.Fatalf("FindLibraries: %+v, %v", res, err)
 		}

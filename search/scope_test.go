@@ -6,6 +6,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 )
 
@@ -86,7 +87,7 @@ func TestScopeHidesLibraries(t *testing.T) {
 			return strings.Join(ids, ", ")
 		}
 		calls["FindLibraries "+name] = func(ctx context.Context, e *Engine) string {
-			res, err := e.FindLibraries(ctx, LibraryRequest{Name: name, Detail: "full"})
+			res, err := e.FindLibraries(ctx, libraries.Request{Name: name, Detail: "full"})
 			if err != nil {
 				return "error: " + err.Error()
 			}

@@ -13,6 +13,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
@@ -30,7 +31,7 @@ type state struct {
 	slots      map[string]*slot   // by version path, every version listed on disk
 	paths      []string           // the keys of slots, sorted
 	refused    []Refused          // found at load, sorted by path
-	libs       *libraryIndex
+	libs       *libraries.Index
 	cache      *index.Cache
 	answers    *answerCache // nil: no caching
 	loadedAt   time.Time
@@ -68,7 +69,7 @@ type loadedSource struct {
 
 func emptyState(dirs []string) *state {
 	st := &state{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, slots: map[string]*slot{},
-		libs: newLibraryIndex(&artifacts.Catalog{}, nil)}
+		libs: libraries.NewIndex(&artifacts.Catalog{}, nil)}
 	for _, d := range dirs {
 		st.sources = append(st.sources, loadedSource{dir: d, err: errNoCatalogYet, seenErr: errNoCatalogYet.Error()})
 	}
@@ -154,7 +155,7 @@ func load(srcs []source, prev *state, cache *index.Cache) (*state, error) {
 	}
 	if !st.ready {
 		st.catalog = served
-		st.libs = newLibraryIndex(served, nil)
+		st.libs = libraries.NewIndex(served, nil)
 		return st, firstErr
 	}
 	sort.SliceStable(served.Libraries, func(i, j int) bool { return served.Libraries[i].ID < served.Libraries[j].ID })
@@ -169,7 +170,7 @@ func load(srcs []source, prev *state, cache *index.Cache) (*state, error) {
 		return st.refused[i].Library < st.refused[j].Library
 	})
 	st.catalog = served
-	st.libs = newLibraryIndex(served, trees)
+	st.libs = libraries.NewIndex(served, trees)
 	return st, firstErr
 }
 
@@ -336,7 +337,7 @@ func (st *state) resolve(sc request.Scope, id string) (*Resolved, *slot, error) 
 	}
 	lib := findLibrary(st.catalog, sc, key)
 	if lib == nil && key.Name != "" {
-		lib = st.libs.byName(sc, key.Name)
+		lib = st.libs.ByName(sc, key.Name)
 	}
 	if lib == nil {
 		if r := st.refusedLibrary(sc, key); r != nil {

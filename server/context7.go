@@ -15,6 +15,7 @@ import (
 
 	"github.com/codex7/codex7/audit"
 	"github.com/codex7/codex7/context7"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
@@ -237,7 +238,7 @@ func mergeRemote(out *ResolveOutput, name string, maxResults int, r remoteResult
 	}
 	// maxResults bounds the whole answer: remote matches fill what the
 	// local ones leave.
-	room := search.ClampMaxLibraries(maxResults) - local
+	room := libraries.ClampMaxLibraries(maxResults) - local
 	added := 0
 	for _, l := range r.libs {
 		if added == room {
@@ -269,9 +270,9 @@ func mergeRemote(out *ResolveOutput, name string, maxResults int, r remoteResult
 		out.Note = fmt.Sprintf("No library here or on Context7 matches %q: check the spelling, or try a shorter name.", name)
 	case local == 0:
 		out.Note = fmt.Sprintf("No library indexed here matches %q; these matches come from Context7 (source \"remote\"): call get-context7-docs with their id.", name)
-	case out.Matches[0].Match == search.MatchText && added > 0:
+	case out.Matches[0].Match == libraries.MatchText && added > 0:
 		out.Note = fmt.Sprintf("No library named %q is indexed here; the local matches only mention it in their description or topics. Context7's matches (source \"remote\") follow them.", name)
-	case out.Matches[0].Match == search.MatchText:
+	case out.Matches[0].Match == libraries.MatchText:
 		out.Note = fmt.Sprintf("No library named %q is indexed here or on Context7; these only mention it in their description or topics.", name)
 	}
 }

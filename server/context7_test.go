@@ -17,6 +17,7 @@ import (
 
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/context7/context7test"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/search"
 )
 
@@ -296,7 +297,7 @@ func TestResolveMergesRemote(t *testing.T) {
 		t.Errorf("no match: %+v", ro)
 	}
 	call(t, cs, "resolve-library-id", map[string]any{"libraryName": "dashboard"}, &ro)
-	if len(ro.Matches) != 1 || ro.Matches[0].Match != search.MatchText || !strings.Contains(ro.Note, `No library named "dashboard" is indexed here or on Context7`) {
+	if len(ro.Matches) != 1 || ro.Matches[0].Match != libraries.MatchText || !strings.Contains(ro.Note, `No library named "dashboard" is indexed here or on Context7`) {
 		t.Errorf("text match only: %+v", ro)
 	}
 	// maxResults bounds the whole answer, local matches first.

@@ -13,8 +13,8 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/audit"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
-	"github.com/codex7/codex7/search"
 )
 
 const resolveDescription = `Finds the Codex7 library id for a library, package or product name, and says which tool to call next. Call it before get-library-docs, unless the user gave an id of the form /org/project.
@@ -147,7 +147,7 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 		return nil, ResolveOutput{}, fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), request.MaxQueryBytes)
 	}
 	// A detail level is checked before Context7 is asked anything.
-	if _, err := search.ParseDetail(in.Detail); err != nil {
+	if _, err := libraries.ParseDetail(in.Detail); err != nil {
 		return nil, ResolveOutput{}, err
 	}
 	// Context7 is searched while the local search runs.
@@ -160,8 +160,8 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	}
 	rec := audit.From(ctx)
 	rec.SetQuery(strings.TrimSpace(name + " " + in.Query))
-	res, err := h.engine.FindLibraries(ctx, search.LibraryRequest{Name: name, Query: in.Query, Max: in.MaxResults, Detail: in.Detail})
-	if errors.Is(err, search.ErrInvalidDetail) {
+	res, err := h.engine.FindLibraries(ctx, libraries.Request{Name: name, Query: in.Query, Max: in.MaxResults, Detail: in.Detail})
+	if errors.Is(err, libraries.ErrInvalidDetail) {
 		return nil, ResolveOutput{}, err
 	}
 	if err != nil {
@@ -174,20 +174,20 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	switch {
 	case len(out.Matches) == 0:
 		out.Note = fmt.Sprintf("No library here matches %q. Only locally indexed libraries exist on this server: check the spelling, try a shorter name or the org, or tell the user this library is not indexed here.", name)
-	case out.Matches[0].Match == search.MatchText:
+	case out.Matches[0].Match == libraries.MatchText:
 		out.Note = fmt.Sprintf("No library named %q is indexed here; these only mention it in their description or topics. Only locally indexed libraries exist on this server.", name)
 	}
 	if remote != nil {
 		mergeRemote(&out, name, in.MaxResults, <-remote)
 	}
 	rec.SetResults(len(out.Matches))
-	if in.MaxResults > search.MaxLibraries {
-		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" maxResults lowered to the maximum of %d.", search.MaxLibraries))
+	if in.MaxResults > libraries.MaxLibraries {
+		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" maxResults lowered to the maximum of %d.", libraries.MaxLibraries))
 	}
 	return textResult(renderResolve(name, &out)), out, nil
 }
 
-func toMatch(li search.LibraryInfo) Match {
+func toMatch(li libraries.Info) Match {
 	m := Match{
 		ID: li.Library.ID, Title: li.Title, Description: li.Description,
 		Source: "local", Tool: "get-library-docs",
@@ -297,7 +297,7 @@ func renderResolve(name string, out *ResolveOutput) string {
 	switch {
 	case leftOut:
 		b.WriteString("\nFor what was left out: call resolve-library-id with the library's id as libraryName and maxResults 1, or get-library-docs with a folder as path to list its documents.\n")
-	case out.Detail == string(search.DetailSummary):
+	case out.Detail == string(libraries.DetailSummary):
 		b.WriteString("\nFor a library's topic tree, call again with detail \"topics\"; for its documents too, \"full\".\n")
 	}
 	return b.String()

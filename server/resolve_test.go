@@ -7,9 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codex7/codex7/libraries"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
-
-	"github.com/codex7/codex7/search"
 )
 
 func TestResolveDetailLevels(t *testing.T) {
@@ -44,7 +43,7 @@ func TestResolveDetailLevels(t *testing.T) {
 				t.Fatalf("got %v %q %+v", isErr, text, out)
 			}
 			m := out.Matches[0]
-			if m.Match != search.MatchName || m.DocumentCount != len(docs) || m.SectionCount == 0 {
+			if m.Match != libraries.MatchName || m.DocumentCount != len(docs) || m.SectionCount == 0 {
 				t.Errorf("match %q, %d documents, %d sections; want a name match with %d documents", m.Match, m.DocumentCount, m.SectionCount, len(docs))
 			}
 			var slugs []string

@@ -1,4 +1,4 @@
-package search
+package libraries
 
 import (
 	"path"
@@ -19,7 +19,7 @@ import (
 // pages/, docs/ar/ beside docs/en/) is a translation, whatever its name.
 
 // listing is how a version's documents are listed, worked out once per
-// version (see libraryIndex.listingOf) and then only read.
+// version (see Index.listingOf) and then only read.
 type listing struct {
 	docs []artifacts.DocumentInfo
 	// order is the documents' listing order without a question (see
@@ -83,7 +83,7 @@ func (l *listing) orderFor(q *docQuestion) []int {
 // MaxDocumentsPerLibrary. When they do not all fit, the biggest folders
 // are listed first, then as many documents as fit the rest. It returns
 // the budget left.
-func addDocuments(info *LibraryInfo, l *listing, q *docQuestion, budget int) int {
+func addDocuments(info *Info, l *listing, q *docQuestion, budget int) int {
 	info.Docs = []DocumentRef{}
 	if len(l.docs) > MaxDocumentsPerLibrary || l.cost > budget {
 		for _, f := range l.folders {

@@ -1,4 +1,4 @@
-package search
+package libraries
 
 import (
 	"context"
@@ -77,7 +77,7 @@ func testCatalog() (*artifacts.Catalog, map[string]*topics.Tree) {
 	return cat, trees
 }
 
-func ids(ms []LibraryMatch) []string {
+func ids(ms []Match) []string {
 	out := make([]string, len(ms))
 	for i, m := range ms {
 		out[i] = m.Library.ID
@@ -86,7 +86,7 @@ func ids(ms []LibraryMatch) []string {
 }
 
 func TestLibrarySearch(t *testing.T) {
-	x := newLibraryIndex(testCatalog())
+	x := NewIndex(testCatalog())
 	tests := []struct {
 		name, query string
 		// want are the first ids, in order; match is how the first matched.
@@ -145,7 +145,7 @@ func TestLibrarySearch(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name+"|"+tt.query, func(t *testing.T) {
-			got := x.search(nil, tt.name, tt.query, 10)
+			got := x.Search(nil, tt.name, tt.query, 10)
 			if len(tt.want) == 0 {
 				if len(got) != 0 {
 					t.Fatalf("got %v, want no match", ids(got))
@@ -163,10 +163,10 @@ func TestLibrarySearch(t *testing.T) {
 }
 
 func TestLibraryRelevance(t *testing.T) {
-	x := newLibraryIndex(testCatalog())
+	x := NewIndex(testCatalog())
 	for _, name := range []string{"vite", "react", "widgets", "tiangolo", "routing", "deno", "web framework", "react hooks"} {
 		t.Run(name, func(t *testing.T) {
-			got := x.search(nil, name, "forms and charts", 50)
+			got := x.Search(nil, name, "forms and charts", 50)
 			if len(got) == 0 {
 				t.Fatal("no match")
 			}
@@ -184,7 +184,7 @@ func TestLibraryRelevance(t *testing.T) {
 		})
 	}
 	// An exact name is worth more than any description's mention.
-	got := x.search(nil, "vite", "", 10)
+	got := x.Search(nil, "vite", "", 10)
 	if last := got[len(got)-1]; last.Match != MatchText || last.Relevance > 0.5 {
 		t.Errorf("description match %s: %s, %v; want a text match well below 1", last.Library.ID, last.Match, last.Relevance)
 	}
@@ -195,9 +195,9 @@ func TestLibrarySearchMaxResults(t *testing.T) {
 	for i := range 80 {
 		cat.Libraries = append(cat.Libraries, lib(fmt.Sprintf("/org%02d/widgets-%02d", i, i), "", "widgets"))
 	}
-	x := newLibraryIndex(cat, nil)
+	x := NewIndex(cat, nil)
 	for _, tt := range []struct{ max, want int }{{0, 10}, {-3, 10}, {1, 1}, {3, 3}, {50, 50}, {51, 50}, {1000, 50}} {
-		if got := len(x.search(nil, "widgets", "", tt.max)); got != tt.want {
+		if got := len(x.Search(nil, "widgets", "", tt.max)); got != tt.want {
 			t.Errorf("max %d: %d matches, want %d", tt.max, got, tt.want)
 		}
 	}
@@ -285,14 +285,12 @@ func TestParseDetail(t *testing.T) {
 			}
 		}
 	}
-	x := newLibraryIndex(testCatalog())
-	if _, err := x.find(context.Background(), LibraryRequest{Name: "vite"}, "", nil); err != nil {
+	x := NewIndex(testCatalog())
+	if _, err := x.Find(context.Background(), Request{Name: "vite"}, nil); err != nil {
 		t.Fatal(err)
 	}
-	e := &Engine{}
-	e.state.Store(emptyState(nil))
-	if _, err := e.FindLibraries(context.Background(), LibraryRequest{Name: "vite", Detail: "everything"}); !errors.Is(err, ErrInvalidDetail) {
-		t.Errorf("FindLibraries with detail everything: error %v, want ErrInvalidDetail", err)
+	if _, err := x.Find(context.Background(), Request{Name: "vite", Detail: "everything"}, nil); !errors.Is(err, ErrInvalidDetail) {
+		t.Errorf("Find with detail everything: error %v, want ErrInvalidDetail", err)
 	}
 }
 
@@ -336,7 +334,7 @@ func bigTree(cats, per int) *topics.Tree {
 // slugCount is the number of slugs (categories and topics) of a tree.
 func slugCount(t *topics.Tree) int { return len(t.Slugs()) }
 
-func listedSlugs(info LibraryInfo) int {
+func listedSlugs(info Info) int {
 	n := 0
 	for _, c := range info.Topics {
 		n += 1 + len(c.Topics)
@@ -359,13 +357,13 @@ func TestFindLibrariesDetail(t *testing.T) {
 		trees[id] = bigTree(8, 10)
 		docs[id] = bigLibrary(38000)
 	}
-	x := newLibraryIndex(cat, trees)
+	x := NewIndex(cat, trees)
 	docsOf := func(id string) ([]artifacts.DocumentInfo, error) { return docs[id], nil }
 	ctx := context.Background()
 
 	for _, detail := range []Detail{DetailSummary, DetailTopics, DetailFull} {
 		t.Run(string(detail), func(t *testing.T) {
-			res, err := x.find(ctx, LibraryRequest{Name: "tldr", Max: 10}, detail, docsOf)
+			res, err := x.Find(ctx, Request{Name: "tldr", Max: 10, Detail: string(detail)}, docsOf)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -443,7 +441,7 @@ func TestFindLibrariesDetail(t *testing.T) {
 	}
 
 	// The question puts the documents it names first.
-	res, err := x.find(ctx, LibraryRequest{Name: "/tldr-pages/tldr", Query: "how do I extract a tar archive", Max: 1}, DetailFull, docsOf)
+	res, err := x.Find(ctx, Request{Name: "/tldr-pages/tldr", Query: "how do I extract a tar archive", Max: 1, Detail: string(DetailFull)}, docsOf)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -452,7 +450,7 @@ func TestFindLibrariesDetail(t *testing.T) {
 	}
 
 	// A library whose documents cannot be read still comes back, and says why.
-	res, err = x.find(ctx, LibraryRequest{Name: "tldr", Max: 2}, DetailFull, func(id string) ([]artifacts.DocumentInfo, error) {
+	res, err = x.Find(ctx, Request{Name: "tldr", Max: 2, Detail: string(DetailFull)}, func(id string) ([]artifacts.DocumentInfo, error) {
 		if id == "/tldr-pages/tldr" {
 			return nil, errors.New("documents.json: corrupt file")
 		}
@@ -468,19 +466,25 @@ func TestFindLibrariesDetail(t *testing.T) {
 		t.Errorf("second match suffered from the first's problem: %+v", m.Problem)
 	}
 
+	// An error wrapping ErrAbort ends the answer with it.
+	abort := fmt.Errorf("%w: republished", ErrAbort)
+	if _, err := x.Find(ctx, Request{Name: "tldr", Max: 2, Detail: string(DetailFull)}, func(string) ([]artifacts.DocumentInfo, error) { return nil, abort }); err != abort {
+		t.Errorf("Find with a DocumentsFunc that aborts: error %v, want %v", err, abort)
+	}
+
 	// A cancelled context stops the answer.
 	cctx, cancel := context.WithCancel(ctx)
 	cancel()
-	if _, err := x.find(cctx, LibraryRequest{Name: "tldr"}, DetailFull, docsOf); !errors.Is(err, context.Canceled) {
+	if _, err := x.Find(cctx, Request{Name: "tldr", Detail: string(DetailFull)}, docsOf); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: error %v", err)
 	}
 }
 
 func TestFindLibrariesSmallLibraryWhole(t *testing.T) {
 	cat, trees := testCatalog()
-	x := newLibraryIndex(cat, trees)
+	x := NewIndex(cat, trees)
 	docs := []artifacts.DocumentInfo{{Path: "README.md", Title: "Vite"}, {Path: "docs/config/index.md", Title: "Configuring Vite"}, {Path: "docs/guide/index.md", Title: "Getting Started"}}
-	res, err := x.find(context.Background(), LibraryRequest{Name: "vite", Max: 1}, DetailFull, func(string) ([]artifacts.DocumentInfo, error) { return docs, nil })
+	res, err := x.Find(context.Background(), Request{Name: "vite", Max: 1, Detail: string(DetailFull)}, func(string) ([]artifacts.DocumentInfo, error) { return docs, nil })
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -494,7 +498,7 @@ func TestFindLibrariesSmallLibraryWhole(t *testing.T) {
 	// A library that only mentions the name gets no details beside a
 	// better match: its version is not even opened.
 	opened := map[string]bool{}
-	res, err = x.find(context.Background(), LibraryRequest{Name: "vite"}, DetailFull, func(id string) ([]artifacts.DocumentInfo, error) {
+	res, err = x.Find(context.Background(), Request{Name: "vite", Detail: string(DetailFull)}, func(id string) ([]artifacts.DocumentInfo, error) {
 		opened[id] = true
 		return docs, nil
 	})
@@ -514,7 +518,7 @@ func TestFindLibrariesSmallLibraryWhole(t *testing.T) {
 	}
 
 	// A library without a readable tree says so.
-	res, err = x.find(context.Background(), LibraryRequest{Name: "react", Max: 1}, DetailTopics, nil)
+	res, err = x.Find(context.Background(), Request{Name: "react", Max: 1, Detail: string(DetailTopics)}, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -530,7 +534,7 @@ func TestSummarizeCaps(t *testing.T) {
 		l.Versions = append(l.Versions, artifacts.CatalogVersion{Version: fmt.Sprintf("v%02d", i)})
 	}
 	l.Latest = "v29"
-	info := summarize(LibraryMatch{Library: &l, Relevance: 1})
+	info := summarize(Match{Library: &l, Relevance: 1})
 	if n := utf8.RuneCountInString(info.Description); n != MaxDescriptionRunes || !utf8.ValidString(info.Description) {
 		t.Errorf("description: %d runes, want %d", n, MaxDescriptionRunes)
 	}
@@ -548,16 +552,16 @@ func TestSummarizeCaps(t *testing.T) {
 func TestLibraryIndexConcurrent(t *testing.T) {
 	docs := bigLibrary(2000)
 	docsOf := func(string) ([]artifacts.DocumentInfo, error) { return docs, nil }
-	answerOf := func(x *libraryIndex) string {
-		res, err := x.find(context.Background(), LibraryRequest{Name: "react", Query: "routing cmd00042"}, DetailFull, docsOf)
+	answerOf := func(x *Index) string {
+		res, err := x.Find(context.Background(), Request{Name: "react", Query: "routing cmd00042", Detail: string(DetailFull)}, docsOf)
 		if err != nil {
 			return err.Error()
 		}
 		data, _ := json.Marshal(res)
 		return string(data)
 	}
-	want := answerOf(newLibraryIndex(testCatalog()))
-	x := newLibraryIndex(testCatalog())
+	want := answerOf(NewIndex(testCatalog()))
+	x := NewIndex(testCatalog())
 	done := make(chan string)
 	for range 8 {
 		go func() { done <- answerOf(x) }()
@@ -587,7 +591,7 @@ func benchCatalog(n int) (*artifacts.Catalog, map[string]*topics.Tree) {
 }
 
 func BenchmarkLibrarySearch(b *testing.B) {
-	x := newLibraryIndex(benchCatalog(500))
+	x := NewIndex(benchCatalog(500))
 	for _, q := range []struct{ name, query string }{
 		{"vite", ""},
 		{"Next JS", "app router middleware"},
@@ -597,7 +601,7 @@ func BenchmarkLibrarySearch(b *testing.B) {
 	} {
 		b.Run(q.name, func(b *testing.B) {
 			for b.Loop() {
-				x.search(nil, q.name, q.query, 10)
+				x.Search(nil, q.name, q.query, 10)
 			}
 		})
 	}
@@ -606,7 +610,7 @@ func BenchmarkLibrarySearch(b *testing.B) {
 func BenchmarkNewLibraryIndex(b *testing.B) {
 	cat, trees := benchCatalog(500)
 	for b.Loop() {
-		newLibraryIndex(cat, trees)
+		NewIndex(cat, trees)
 	}
 }
 
@@ -615,13 +619,13 @@ func BenchmarkNewLibraryIndex(b *testing.B) {
 // folder tree and order are built per call.
 func BenchmarkFindLibrariesFull(b *testing.B) {
 	cat := &artifacts.Catalog{Libraries: []artifacts.CatalogLib{lib("/tldr-pages/tldr", "tldr", "")}}
-	x := newLibraryIndex(cat, map[string]*topics.Tree{"/tldr-pages/tldr": bigTree(5, 13)})
+	x := NewIndex(cat, map[string]*topics.Tree{"/tldr-pages/tldr": bigTree(5, 13)})
 	docs := bigLibrary(38000)
 	docsOf := func(string) ([]artifacts.DocumentInfo, error) { return docs, nil }
 	for _, query := range []string{"", "extract a tar archive"} {
 		b.Run(fmt.Sprintf("query=%q", query), func(b *testing.B) {
 			for b.Loop() {
-				if _, err := x.find(context.Background(), LibraryRequest{Name: "tldr", Query: query}, DetailFull, docsOf); err != nil {
+				if _, err := x.Find(context.Background(), Request{Name: "tldr", Query: query, Detail: string(DetailFull)}, docsOf); err != nil {
 					b.Fatal(err)
 				}
 			}

@@ -1,4 +1,4 @@
-package search
+package libraries
 
 import (
 	"context"
@@ -92,8 +92,8 @@ func ClampMaxLibraries(n int) int {
 	return n
 }
 
-// LibraryRequest is one FindLibraries call.
-type LibraryRequest struct {
+// Request is one FindLibraries call.
+type Request struct {
 	// Name is the library's name as the user or agent wrote it: "fastapi",
 	// "Next JS", "/vitejs/vite", a GitHub URL, or an org ("tiangolo").
 	Name string
@@ -106,14 +106,14 @@ type LibraryRequest struct {
 	Detail string
 }
 
-// LibraryResult is FindLibraries' answer.
-type LibraryResult struct {
+// Result is FindLibraries' answer.
+type Result struct {
 	Detail  Detail
-	Matches []LibraryInfo
+	Matches []Info
 }
 
-// LibraryInfo is one library found, described to the detail asked for.
-type LibraryInfo struct {
+// Info is one library found, described to the detail asked for.
+type Info struct {
 	// Library is the catalog entry; it is shared and must not be modified.
 	Library *artifacts.CatalogLib
 	// Match says how the library matched the name (MatchID…MatchText).
@@ -171,43 +171,32 @@ type FolderInfo struct {
 	Documents int
 }
 
-// FindLibraries ranks the catalog's libraries for req.Name (see
-// Libraries) and describes each match to req.Detail, within the caps
-// above. An invalid detail is an error wrapping ErrInvalidDetail; no match
-// is not an error. Documents are read from the artifacts of each match's
-// latest version (opening it on first use); a version that cannot be read
-// leaves its match without documents and says why in Problem. The matches
-// and their documents all come from one catalog, even if another is loaded
-// meanwhile. It is safe for concurrent use.
-func (e *Engine) FindLibraries(ctx context.Context, req LibraryRequest) (*LibraryResult, error) {
+// DocumentsFunc returns the documents of the latest version of the
+// library id, sorted by path (the catalog's, opening the version on first
+// use).
+type DocumentsFunc func(id string) ([]artifacts.DocumentInfo, error)
+
+// ErrAbort, wrapped in an error of a DocumentsFunc, ends Find with that
+// error; any other error becomes the match's Problem. The engine wraps a
+// version republished under the request with it, to retry on a fresh
+// catalog.
+var ErrAbort = errors.New("library search abandoned")
+
+// Find ranks the catalog's libraries for req.Name (see Search) and
+// describes each match to req.Detail, within the caps above, reading
+// documents through docsOf. An invalid detail is an error wrapping
+// ErrInvalidDetail; no match is not an error. A version whose documents
+// cannot be read leaves its match without documents and says why in
+// Problem. The request's Scope is ctx's (request.ScopeOf).
+func (x *Index) Find(ctx context.Context, req Request, docsOf DocumentsFunc) (*Result, error) {
 	detail, err := ParseDetail(req.Detail)
 	if err != nil {
 		return nil, err
 	}
-	var res *LibraryResult
-	err = e.with(func(st *state) error {
-		docsOf := func(id string) ([]artifacts.DocumentInfo, error) {
-			_, v, err := st.open(nil, id) // id is a match, already in scope
-			if err != nil {
-				return nil, err
-			}
-			return v.documents()
-		}
-		res, err = st.libs.find(ctx, req, detail, docsOf)
-		return err
-	})
-	return res, err
-}
-
-// find is FindLibraries over x, reading documents through docsOf, so
-// that tests can give a synthetic catalog. A docsOf error wrapping
-// errStale ends find with it, for the caller to retry on a fresh catalog;
-// other errors become the match's Problem.
-func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Detail, docsOf func(id string) ([]artifacts.DocumentInfo, error)) (*LibraryResult, error) {
-	res := &LibraryResult{Detail: detail, Matches: []LibraryInfo{}}
+	res := &Result{Detail: detail, Matches: []Info{}}
 	topicBudget, docBudget := TopicsBudget, DocumentsBudget
 	question := newDocQuestion(req.Query)
-	matches := x.search(request.ScopeOf(ctx), req.Name, req.Query, req.Max)
+	matches := x.Search(request.ScopeOf(ctx), req.Name, req.Query, req.Max)
 	for _, m := range matches {
 		if err := ctx.Err(); err != nil {
 			return nil, err
@@ -232,7 +221,7 @@ func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Deta
 			info.DocsLeftOut = info.Documents // not worth opening the version
 		default:
 			docs, err := docsOf(m.Library.ID)
-			if errors.Is(err, errStale) {
+			if errors.Is(err, ErrAbort) {
 				return nil, err
 			}
 			if err != nil {
@@ -246,9 +235,9 @@ func (x *libraryIndex) find(ctx context.Context, req LibraryRequest, detail Deta
 	return res, nil
 }
 
-func summarize(m LibraryMatch) LibraryInfo {
+func summarize(m Match) Info {
 	l := m.Library
-	info := LibraryInfo{
+	info := Info{
 		Library:     l,
 		Match:       m.Match,
 		Relevance:   m.Relevance,
@@ -288,7 +277,7 @@ func tokensOf(bytes int) int  { return (bytes + 3) / 4 }
 
 // addTopics lists tree's categories, then their topics in tree order, while
 // they fit budget and MaxTopicsPerLibrary; it returns the budget left.
-func addTopics(info *LibraryInfo, tree *topics.Tree, budget int) int {
+func addTopics(info *Info, tree *topics.Tree, budget int) int {
 	listed := 0
 	fitsCategory := make([]bool, len(tree.Categories))
 	for i, c := range tree.Categories {

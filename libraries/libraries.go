@@ -1,0 +1,558 @@
+package libraries
+
+import (
+	"math"
+	"slices"
+	"sort"
+	"strings"
+	"sync"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/request"
+	"github.com/codex7/codex7/topics"
+)
+
+// Match is one library found by Libraries, best first.
+type Match struct {
+	Library *artifacts.CatalogLib
+	// Match says how the library matched the name: MatchID, MatchName,
+	// MatchOrg, MatchPartial or MatchText.
+	Match string
+	// Relevance is the match's score divided by the best score: the top
+	// match has 1, every other one less or as much, none less than 0.
+	Relevance float64
+}
+
+// How a library matched the name asked for, best first. A better match
+// always ranks first; BM25 orders libraries that match alike.
+const (
+	// MatchID: the name is the library's id or its URL ("/vitejs/vite").
+	MatchID = "id"
+	// MatchName: the name is the library's project, title or alias, however
+	// spelled ("vite", "Next JS", "react" for react.dev).
+	MatchName = "name"
+	// MatchOrg: the name is the library's org ("tiangolo").
+	MatchOrg = "org"
+	// MatchPartial: every word of the name is in the library's names
+	// ("deno" in /denoland/docs), or one of its names is a word of the
+	// name ("react hooks").
+	MatchPartial = "partial"
+	// MatchText: only the library's description or topics have the words;
+	// it is probably not the library asked for.
+	MatchText = "text"
+)
+
+// Match tiers, in the order of the Match kinds.
+const (
+	tierText = iota
+	tierPartial
+	tierOrg
+	tierName
+	tierID
+)
+
+var tierMatch = [...]string{tierText: MatchText, tierPartial: MatchPartial, tierOrg: MatchOrg, tierName: MatchName, tierID: MatchID}
+
+// bm25K1 is BM25's term frequency saturation.
+const bm25K1 = 1.2
+
+// Fields of a library that BM25F scores.
+const (
+	fieldName        = iota // project, title and aliases
+	fieldOrg                // the id's org
+	fieldDescription        // the description
+	fieldTopics             // category and topic names of the latest version
+	numFields
+)
+
+// BM25F per-field weights and length normalization. Names weigh most, the
+// org less (every project of the org shares it), a description more than
+// topic names (it says what the library is; topics say what its
+// documentation covers). Names are short: their length matters little.
+var (
+	fieldWeight = [numFields]float64{fieldName: 4, fieldOrg: 2, fieldDescription: 1.5, fieldTopics: 1}
+	fieldB      = [numFields]float64{fieldName: 0.3, fieldOrg: 0.3, fieldDescription: 0.75, fieldTopics: 0.75}
+)
+
+// questionWeight scales the words of the user's question (Libraries'
+// query): they order libraries the name matches equally well, and never
+// lift a library above a better name match.
+const questionWeight = 0.3
+
+// Limits on what Libraries reads of its input: a library name is a few
+// words, and a question only breaks ties.
+const (
+	maxNameWords     = 16
+	maxQuestionWords = 64
+)
+
+// Index ranks the catalog's libraries for a name and a question.
+// It is built once per catalog by newLibraryIndex and never modified
+// afterwards, so any number of goroutines may search it at once.
+type Index struct {
+	libs  []*artifacts.CatalogLib
+	trees map[string]*topics.Tree // by library id: its latest version's tree
+	names []libNames              // by position in libs
+	// postings maps a term to the libraries that have it, with the term's
+	// BM25F score in each (idf × saturated weighted frequency) over the
+	// whole catalog, and its count in each field, from which scoped
+	// rescores it over the libraries a scope lets a request see.
+	postings map[string][]posting
+	// fieldLens are each library's field lengths, in terms.
+	fieldLens [][numFields]int
+	// listings caches the listing of each version's documents, by the
+	// address of the first document of the engine's shared slice; it
+	// lives as long as the index, that is until the next catalog load.
+	listings sync.Map // *artifacts.DocumentInfo → *listing
+}
+
+type posting struct {
+	lib    int
+	score  float64
+	counts [numFields]uint16 // the term's occurrences in each field
+}
+
+// libNames is what exact and partial name matching compare, precomputed.
+type libNames struct {
+	id       string   // lower-case id, "/org/project"
+	keys     []string // nameKeys of project, title and aliases (and of the org when the project is generic, as in /denoland/docs)
+	orgKeys  []string // nameKeys of the org
+	words    []string // nameWords of org, project, title and aliases, with glued "js" split off
+	compacts []string // compact forms of org, project, title and aliases, for substring matches
+}
+
+// newLibraryIndex indexes cat's libraries; trees holds the topic tree of
+// each library's latest version by library id (missing ones are skipped).
+// It does no I/O and keeps cat and trees, which must not change afterwards.
+func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
+	x := &Index{trees: trees, postings: map[string][]posting{}}
+	var fieldTerms [][numFields][]string
+	var total [numFields]float64
+	for i := range cat.Libraries {
+		l := &cat.Libraries[i]
+		x.libs = append(x.libs, l)
+		org, project := splitID(l.ID)
+		var ft [numFields][]string
+		for _, n := range append([]string{project, l.Title}, l.Aliases...) {
+			ft[fieldName] = append(ft[fieldName], nameTerms(n)...)
+		}
+		ft[fieldOrg] = nameTerms(org)
+		ft[fieldDescription] = textTerms(l.Description)
+		if t := trees[l.ID]; t != nil {
+			for _, c := range t.Categories {
+				ft[fieldTopics] = append(ft[fieldTopics], textTerms(c.Name)...)
+				for _, tp := range c.Topics {
+					ft[fieldTopics] = append(ft[fieldTopics], textTerms(tp.Name)...)
+				}
+			}
+		}
+		var lens [numFields]int
+		for f := range ft {
+			total[f] += float64(len(ft[f]))
+			lens[f] = len(ft[f])
+		}
+		x.fieldLens = append(x.fieldLens, lens)
+		fieldTerms = append(fieldTerms, ft)
+		x.names = append(x.names, namesOf(l, org, project))
+	}
+	n := float64(len(x.libs))
+	var avg [numFields]float64
+	for f := range avg {
+		avg[f] = max(total[f]/max(n, 1), 1)
+	}
+	// Each term's count per field in each library, then postings.
+	for i, ft := range fieldTerms {
+		counts := map[string]*[numFields]uint16{}
+		var order []string
+		for f, terms := range ft {
+			for _, t := range terms {
+				c := counts[t]
+				if c == nil {
+					c = &[numFields]uint16{}
+					counts[t] = c
+					order = append(order, t)
+				}
+				if c[f] < math.MaxUint16 {
+					c[f]++
+				}
+			}
+		}
+		for _, t := range order {
+			x.postings[t] = append(x.postings[t], posting{lib: i, counts: *counts[t]})
+		}
+	}
+	all := libStats{n: n, avg: avg}
+	for _, ps := range x.postings {
+		idf := all.idf(len(ps))
+		for j := range ps {
+			ps[j].score = idf * all.saturated(&ps[j], x.fieldLens[ps[j].lib])
+		}
+	}
+	return x
+}
+
+// libStats are what BM25F weighs a term by: the libraries counted and
+// their average field lengths.
+type libStats struct {
+	n   float64
+	avg [numFields]float64
+}
+
+// statsOf returns the statistics of the libraries for which vis is set.
+func (x *Index) statsOf(vis []bool) libStats {
+	var st libStats
+	var total [numFields]float64
+	for i, ok := range vis {
+		if !ok {
+			continue
+		}
+		st.n++
+		for f, l := range x.fieldLens[i] {
+			total[f] += float64(l)
+		}
+	}
+	for f := range st.avg {
+		st.avg[f] = max(total[f]/max(st.n, 1), 1)
+	}
+	return st
+}
+
+// idf is the weight of a term df of the libraries have.
+func (st *libStats) idf(df int) float64 {
+	return math.Log(1 + (st.n-float64(df)+0.5)/(float64(df)+0.5))
+}
+
+// saturated is the term's weighted, length-normalized frequency in the
+// posting's library, saturated as BM25 does.
+func (st *libStats) saturated(p *posting, lens [numFields]int) float64 {
+	var w float64
+	for f, c := range p.counts {
+		if c > 0 {
+			norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/st.avg[f]
+			w += float64(c) * fieldWeight[f] / norm
+		}
+	}
+	return w * (bm25K1 + 1) / (bm25K1 + w)
+}
+
+// scoped returns, for a request's scope, the scores of terms' postings
+// over the libraries the scope lets it see, as if the others were never
+// built: with them, idf and average field lengths would tell a token
+// which words libraries it may not see use. nil, for a scope that sees
+// every library: the postings' own scores are those.
+func (x *Index) scoped(sc request.Scope, terms []string) map[string][]posting {
+	if sc == nil {
+		return nil
+	}
+	vis := make([]bool, len(x.libs))
+	hidden := false
+	for i, l := range x.libs {
+		vis[i] = sc.Allows(l.ID)
+		hidden = hidden || !vis[i]
+	}
+	if !hidden {
+		return nil
+	}
+	st := x.statsOf(vis)
+	out := map[string][]posting{}
+	for _, t := range terms {
+		if _, done := out[t]; done {
+			continue
+		}
+		var ps []posting
+		for _, p := range x.postings[t] {
+			if vis[p.lib] {
+				ps = append(ps, p)
+			}
+		}
+		idf := st.idf(len(ps))
+		for j := range ps {
+			ps[j].score = idf * st.saturated(&ps[j], x.fieldLens[ps[j].lib])
+		}
+		out[t] = ps
+	}
+	return out
+}
+
+// listingOf returns the listing of docs, a version's documents as the
+// engine shares them, working it out on first use.
+func (x *Index) listingOf(docs []artifacts.DocumentInfo) *listing {
+	if len(docs) == 0 {
+		return newListing(docs)
+	}
+	if l, ok := x.listings.Load(&docs[0]); ok && len(l.(*listing).docs) == len(docs) {
+		return l.(*listing)
+	}
+	l, _ := x.listings.LoadOrStore(&docs[0], newListing(docs))
+	return l.(*listing)
+}
+
+// splitID returns the org and project of "/org/project".
+func splitID(id string) (org, project string) {
+	org, project, _ = strings.Cut(strings.TrimPrefix(id, "/"), "/")
+	return org, project
+}
+
+func namesOf(l *artifacts.CatalogLib, org, project string) libNames {
+	ln := libNames{id: strings.ToLower(l.ID), orgKeys: nameKeys(org)}
+	names := append([]string{project, l.Title}, l.Aliases...)
+	for _, n := range names {
+		ln.keys = appendNew(ln.keys, nameKeys(n)...)
+	}
+	if len(nameKeys(project)) == 0 {
+		// /denoland/docs, /prometheus/docs: the org is the name.
+		ln.keys = appendNew(ln.keys, ln.orgKeys...)
+	}
+	for _, n := range append(names, org) {
+		for _, w := range nameWords(n) {
+			ln.words = appendNew(ln.words, w)
+			if base, ok := strings.CutSuffix(w, "js"); ok && len(base) >= 3 {
+				ln.words = appendNew(ln.words, base)
+			}
+		}
+		if c := compact(n); c != "" {
+			ln.compacts = appendNew(ln.compacts, c)
+		}
+	}
+	return ln
+}
+
+func appendNew(list []string, items ...string) []string {
+	for _, it := range items {
+		found := false
+		for _, x := range list {
+			if x == it {
+				found = true
+				break
+			}
+		}
+		if !found {
+			list = append(list, it)
+		}
+	}
+	return list
+}
+
+// parsedName is a library name as asked, in the forms matching compares.
+type parsedName struct {
+	id    string   // "/org/project" in lower case when the name is an id or URL
+	keys  []string // nameKeys of the whole name
+	words []string // nameWords
+	terms []string // BM25 terms
+}
+
+func parseName(name string) parsedName {
+	var p parsedName
+	if k, err := request.ParseKey(name); err == nil {
+		if k.ID != "" {
+			p.id = strings.ToLower(k.ID)
+			name = strings.ReplaceAll(strings.TrimPrefix(k.ID, "/"), "/", " ")
+		} else {
+			name = k.Name // drops an @version and stray slashes: "/vercel", "react@18"
+		}
+	}
+	p.words = nameWords(name)
+	if len(p.words) > maxNameWords {
+		p.words = p.words[:maxNameWords]
+	}
+	joined := strings.Join(p.words, " ")
+	p.keys = nameKeys(joined)
+	p.terms = nameTerms(joined)
+	// Generic words ("js", "docs", "dev") say nothing on their own: with
+	// other words beside them, they do not count ("next.js", "hugoDocs").
+	specific := p.terms[:0:0]
+	for _, t := range p.terms {
+		if !genericWords[t] {
+			specific = append(specific, t)
+		}
+	}
+	if len(specific) > 0 {
+		p.terms = specific
+	}
+	return p
+}
+
+// tier says how well the library's names match the name asked for.
+func (ln *libNames) tier(p *parsedName) int {
+	if p.id != "" && p.id == ln.id {
+		return tierID
+	}
+	for _, k := range p.keys {
+		if contains(ln.keys, k) {
+			return tierName
+		}
+	}
+	for _, k := range p.keys {
+		if contains(ln.orgKeys, k) {
+			return tierOrg
+		}
+	}
+	if len(p.words) == 0 {
+		return tierText
+	}
+	// Every word asked for is one of the library's words or, from three
+	// letters on, part of one of its names ("deno" in "denoland").
+	all := true
+	for _, w := range p.words {
+		if contains(ln.words, w) {
+			continue
+		}
+		found := false
+		if len([]rune(w)) >= 3 {
+			for _, c := range ln.compacts {
+				if strings.Contains(c, w) {
+					found = true
+					break
+				}
+			}
+		}
+		if !found {
+			all = false
+			break
+		}
+	}
+	if all {
+		return tierPartial
+	}
+	// One of the library's names is a word (or two joined) of the name
+	// asked for: "react hooks", "next js app router".
+	for i, w := range p.words {
+		if contains(ln.keys, w) {
+			return tierPartial
+		}
+		if i > 0 && contains(ln.keys, p.words[i-1]+w) {
+			return tierPartial
+		}
+	}
+	return tierText
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// scored is a library being ranked.
+type scored struct {
+	lib   int
+	tier  int
+	score float64 // BM25F of the name, plus the question's words scaled by questionWeight
+}
+
+// search returns up to limit libraries matching name (and query), best
+// first; limit is clamped to 1–MaxLibraries. A library is a match when
+// the name matches its names or its words appear in its description or
+// topics; the question only reorders matches.
+func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match {
+	limit = ClampMaxLibraries(limit)
+	p := parseName(name)
+	q := textTerms(query)
+	if len(q) > maxQuestionWords {
+		q = q[:maxQuestionWords]
+	}
+	postings := func(t string) []posting { return x.postings[t] }
+	if sp := x.scoped(sc, append(slices.Clone(p.terms), q...)); sp != nil {
+		postings = func(t string) []posting { return sp[t] }
+	}
+	byLib := map[int]*scored{}
+	get := func(i int) *scored {
+		s := byLib[i]
+		if s == nil {
+			s = &scored{lib: i}
+			byLib[i] = s
+		}
+		return s
+	}
+	for _, t := range dedupeTerms(p.terms) {
+		for _, ps := range postings(t) {
+			get(ps.lib).score += ps.score
+		}
+	}
+	for i := range x.names {
+		if tr := x.names[i].tier(&p); tr > tierText {
+			get(i).tier = tr
+		}
+	}
+	if len(byLib) == 0 {
+		return nil
+	}
+	asked := map[string]bool{}
+	for _, t := range p.terms {
+		asked[t] = true
+	}
+	for _, t := range dedupeTerms(q) {
+		if asked[t] {
+			continue // the name's own words were counted once
+		}
+		for _, ps := range postings(t) {
+			if s := byLib[ps.lib]; s != nil {
+				s.score += questionWeight * ps.score
+			}
+		}
+	}
+	all := make([]*scored, 0, len(byLib))
+	span := 0.0
+	for _, s := range byLib {
+		if !request.Visible(sc, x.libs[s.lib].ID) {
+			continue
+		}
+		all = append(all, s)
+		span = max(span, s.score)
+	}
+	if len(all) == 0 {
+		return nil
+	}
+	sort.Slice(all, func(i, j int) bool {
+		a, b := all[i], all[j]
+		if a.tier != b.tier {
+			return a.tier > b.tier
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return x.libs[a.lib].ID < x.libs[b.lib].ID
+	})
+	if len(all) > limit {
+		all = all[:limit]
+	}
+	// A tier is worth more than any score, so the combined value follows
+	// the order; normalized by the top one it runs from 1 down to above 0.
+	span = max(span, 1)
+	combined := func(s *scored) float64 { return float64(s.tier)*span + s.score }
+	top := combined(all[0])
+	out := make([]Match, len(all))
+	for i, s := range all {
+		rel := 1.0
+		if top > 0 {
+			rel = combined(s) / top
+		}
+		out[i] = Match{Library: x.libs[s.lib], Match: tierMatch[s.tier], Relevance: rel}
+	}
+	return out
+}
+
+func dedupeTerms(terms []string) []string {
+	seen := make(map[string]bool, len(terms))
+	out := terms[:0:0]
+	for _, t := range terms {
+		if !seen[t] {
+			seen[t] = true
+			out = append(out, t)
+		}
+	}
+	return out
+}
+
+// byName returns the one library a bare name names in any spelling
+// ("Next JS", "nextjs"), or nil when none or several do.
+func (x *Index) ByName(sc request.Scope, name string) *artifacts.CatalogLib {
+	m := x.Search(sc, name, "", 2)
+	if len(m) == 0 || m[0].Match != MatchName || (len(m) > 1 && m[1].Match == MatchName) {
+		return nil
+	}
+	return m[0].Library
+}
