@@ -132,6 +132,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/audit"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
@@ -323,11 +324,11 @@ func classify(err error) *apiError {
 	switch {
 	case errors.Is(err, request.ErrInvalidKey):
 		return &apiError{http.StatusBadRequest, "invalid_library_id", msg}
-	case errors.Is(err, search.ErrLibraryNotFound):
+	case errors.Is(err, catalog.ErrLibraryNotFound):
 		return &apiError{http.StatusNotFound, "library_not_found", msg + ". Only the libraries indexed on this Codex7 server are served: find the right id with resolve-library-id (GET /api/v2/libs/search?libraryName=...)"}
-	case errors.Is(err, search.ErrVersionNotFound):
+	case errors.Is(err, catalog.ErrVersionNotFound):
 		return &apiError{http.StatusNotFound, "tag_not_found", msg + ". Ask for one of those (/org/project/version), or omit the version for the latest"}
-	case errors.Is(err, search.ErrVersionUnavailable):
+	case errors.Is(err, catalog.ErrVersionUnavailable):
 		return &apiError{http.StatusServiceUnavailable, "library_unavailable", msg + ". Ask for one of the versions served, or try again later"}
 	case errors.Is(err, search.ErrPageNotFound):
 		return &apiError{http.StatusNotFound, "page_not_found", msg + ". Ask for a page from 1 to the last"}
@@ -336,7 +337,7 @@ func classify(err error) *apiError {
 	case errors.Is(err, request.ErrInvalidRequest), errors.Is(err, request.ErrInvalidMode), errors.Is(err, search.ErrTopicNotFound),
 		errors.Is(err, request.ErrInvalidPath), errors.Is(err, search.ErrDocumentNotFound), errors.Is(err, libraries.ErrInvalidDetail):
 		return badRequest("%s", msg)
-	case errors.Is(err, search.ErrNotReady):
+	case errors.Is(err, catalog.ErrNotReady):
 		return &apiError{http.StatusServiceUnavailable, "not_ready", "no documentation loaded yet: the server is waiting for its artifacts; try again shortly"}
 	case errors.Is(err, context.DeadlineExceeded):
 		return &apiError{http.StatusGatewayTimeout, "timeout", "the request took too long; try again, or ask a shorter question"}
@@ -420,7 +421,7 @@ func (a *api) libraries(ctx context.Context, param, name, question string) ([]Li
 		return nil, err
 	}
 	if len(res.Matches) == 0 && !a.s.Status().Ready {
-		return nil, search.ErrNotReady
+		return nil, catalog.ErrNotReady
 	}
 	out := []Library{}
 	for _, m := range res.Matches {

@@ -18,6 +18,7 @@ import (
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/libraries"
@@ -328,7 +329,7 @@ func (s stub) FindLibraries(context.Context, libraries.Request) (*libraries.Resu
 
 func (s stub) Docs(context.Context, search.DocsRequest) (*search.Answer, error) { return nil, s.err }
 
-func (s stub) Status() search.Status { return search.Status{Ready: true} }
+func (s stub) Status() search.Status { return search.Status{Status: catalog.Status{Ready: true}} }
 
 // TestServerErrors checks what a client gets when the engine fails: 5xx
 // with a message, never a stack or an empty body.
@@ -347,7 +348,7 @@ func TestServerErrors(t *testing.T) {
 	}{
 		{"not ready", empty, 503, "not_ready", "5"},
 		{"timeout", stub{fmt.Errorf("search: %w", context.DeadlineExceeded)}, 504, "timeout", ""},
-		{"refused version", stub{&search.VersionError{Library: "/acme/widgets", Version: "main", Reason: "checksum mismatch"}}, 503, "library_unavailable", ""},
+		{"refused version", stub{&catalog.VersionError{Library: "/acme/widgets", Version: "main", Reason: "checksum mismatch"}}, 503, "library_unavailable", ""},
 		{"engine fault", stub{errors.New("read segment: input/output error")}, 500, "internal_error", ""},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/mentions"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
@@ -66,7 +67,7 @@ const (
 // must be safe for concurrent use.
 type Engine interface {
 	Catalog() *artifacts.Catalog
-	Resolve(ctx context.Context, id string) (*search.Resolved, error)
+	Resolve(ctx context.Context, id string) (*catalog.Resolved, error)
 	Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error)
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/search"
 )
 
@@ -45,17 +46,17 @@ func newFakeEngine() *fakeEngine {
 
 func (e *fakeEngine) Catalog() *artifacts.Catalog { return e.cat }
 
-func (e *fakeEngine) Resolve(_ context.Context, id string) (*search.Resolved, error) {
+func (e *fakeEngine) Resolve(_ context.Context, id string) (*catalog.Resolved, error) {
 	key := strings.ToLower(id)
 	if key == "acme-deployer" {
 		key = "/acme/cli" // a name only the engine's resolution knows
 	}
 	for i := range e.cat.Libraries {
 		if l := &e.cat.Libraries[i]; strings.EqualFold(l.ID, key) {
-			return &search.Resolved{Library: l, Version: &l.Versions[0]}, nil
+			return &catalog.Resolved{Library: l, Version: &l.Versions[0]}, nil
 		}
 	}
-	return nil, &search.LibraryError{Key: id}
+	return nil, &catalog.LibraryError{Key: id}
 }
 
 func (e *fakeEngine) Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error) {

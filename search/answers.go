@@ -5,16 +5,19 @@ import (
 	"strconv"
 	"strings"
 	"sync"
+
+	"github.com/codex7/codex7/catalog"
 )
 
 // DefaultAnswerCacheBytes is the answer cache's size unless
 // Options.AnswerCacheBytes says otherwise.
 const DefaultAnswerCacheBytes = 4 << 20
 
-// answerCache keeps recent answers of one catalog state, least recently
-// used evicted first, within a size in bytes. An answer is a pure function
-// of the state and the request, and a state never changes, so entries never
-// go stale: a reload starts a new state with an empty cache. Agents ask the
+// answerCache keeps recent answers, least recently used evicted first,
+// within a size in bytes. An answer is a pure function of the version's
+// build (its manifest's checksum, which names every file's) and the
+// request, both in the key, so entries never go stale: a republished
+// version has another build, and answers for the old one age out. Agents ask the
 // same questions again (a retry, the next step of a task, several agents
 // on one library), and an answer costs far more to rank and pack than to
 // copy. It is safe for concurrent use; a nil cache keeps nothing.
@@ -96,11 +99,11 @@ func answerSize(a *Answer) int {
 }
 
 // answerKey identifies a request on one library version: the version's
-// directory and every field that shapes the answer, the budget and page
-// already clamped.
-func answerKey(versionPath string, req *DocsRequest, budget, page int) string {
+// directory and build and every field that shapes the answer, the budget
+// and page already clamped, and the room the request's notes leave.
+func answerKey(r *catalog.Resolved, req *DocsRequest, budget, room, page int) string {
 	var b strings.Builder
-	for _, s := range []string{versionPath, req.Query, req.Mode, req.Path} {
+	for _, s := range []string{r.Version.Path, r.Build, req.Query, req.Mode, req.Path} {
 		b.WriteString(strconv.Quote(s))
 	}
 	b.WriteString(strconv.Itoa(len(req.Topics)))
@@ -110,6 +113,8 @@ func answerKey(versionPath string, req *DocsRequest, budget, page int) string {
 	b.WriteString(strconv.FormatBool(req.Outline))
 	b.WriteByte(' ')
 	b.WriteString(strconv.Itoa(budget))
+	b.WriteByte(' ')
+	b.WriteString(strconv.Itoa(room))
 	b.WriteByte(' ')
 	b.WriteString(strconv.Itoa(page))
 	return b.String()

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/request"
 )
 
@@ -38,16 +40,22 @@ func TestAnswerCacheEvictsLeastRecentlyUsed(t *testing.T) {
 
 func TestAnswerKeyDistinguishesRequests(t *testing.T) {
 	base := DocsRequest{Library: "/a/b", Query: "q", Topics: []string{"x"}, Mode: "code"}
+	at := func(path, build string) *catalog.Resolved {
+		return &catalog.Resolved{Version: &artifacts.CatalogVersion{Path: path}, Build: build}
+	}
+	main := at("a/b/main", "b1")
 	keys := map[string]string{}
 	for name, k := range map[string]string{
-		"base":         answerKey("a/b/main", &base, 5000, 1),
-		"other path":   answerKey("a/b/v1", &base, 5000, 1),
-		"other budget": answerKey("a/b/main", &base, 4000, 1),
-		"other page":   answerKey("a/b/main", &base, 5000, 2),
-		"other query":  answerKey("a/b/main", &DocsRequest{Query: "q2", Topics: []string{"x"}, Mode: "code"}, 5000, 1),
-		"topics split": answerKey("a/b/main", &DocsRequest{Query: "q", Topics: []string{"x", ""}, Mode: "code"}, 5000, 1),
-		"no mode":      answerKey("a/b/main", &DocsRequest{Query: "q", Topics: []string{"x"}}, 5000, 1),
-		"outline":      answerKey("a/b/main", &DocsRequest{Query: "q", Topics: []string{"x"}, Mode: "code", Outline: true}, 5000, 1),
+		"base":         answerKey(main, &base, 5000, 5000, 1),
+		"other path":   answerKey(at("a/b/v1", "b1"), &base, 5000, 5000, 1),
+		"other build":  answerKey(at("a/b/main", "b2"), &base, 5000, 5000, 1),
+		"other budget": answerKey(main, &base, 4000, 4000, 1),
+		"other room":   answerKey(main, &base, 5000, 4990, 1),
+		"other page":   answerKey(main, &base, 5000, 5000, 2),
+		"other query":  answerKey(main, &DocsRequest{Query: "q2", Topics: []string{"x"}, Mode: "code"}, 5000, 5000, 1),
+		"topics split": answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x", ""}, Mode: "code"}, 5000, 5000, 1),
+		"no mode":      answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x"}}, 5000, 5000, 1),
+		"outline":      answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x"}, Mode: "code", Outline: true}, 5000, 5000, 1),
 	} {
 		if other, ok := keys[k]; ok {
 			t.Errorf("%s and %s share a key", name, other)
@@ -84,5 +92,16 @@ func TestDocsAnswersFromTheCache(t *testing.T) {
 	plain, _ := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling data source", Tokens: request.MinTokens})
 	if len(noted.Notes) != 1 || len(plain.Notes) != 0 {
 		t.Errorf("notes %q and %q: want the clamping note on the clamped request only", noted.Notes, plain.Notes)
+	}
+	// A request whose budget is raised, with a note, to one already cached
+	// without a note gets an answer of its own that fits with the note.
+	for _, tokens := range []int{request.MinTokens, 1} {
+		ans, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "widget", Tokens: tokens})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ans.Tokens > ans.Budget {
+			t.Errorf("tokens %d: the answer is %d tokens, over its budget of %d (notes %q)", tokens, ans.Tokens, ans.Budget, ans.Notes)
+		}
 	}
 }

@@ -1,31 +1,20 @@
-// Package search is Codex7's search engine over published artifacts: it
-// loads an artifact directory read-only (verifying what it serves and
-// picking up new builds without a restart), resolves what agents send as a
-// library id (normalized, with an explicit version honoured or refused,
-// never silently replaced), checks topics against the version's topic tree,
-// ranks sections through the version's index and packs them under a token
-// budget. The CLI, the MCP tools and the HTTP API all use it.
+// Package search is the engine the CLI, the MCP tools and the HTTP API
+// use. It puts together what the packages below it do: catalog loads,
+// verifies and switches the served catalogs, libraries resolves names to
+// libraries, request reads what agents send; search ranks a version's
+// sections for a question and packs them, page by page, under a token
+// budget (Docs, Search), and keeps recent answers.
 package search
 
 import (
 	"context"
-	"errors"
-	"fmt"
 	"io"
-	"io/fs"
 	"log/slog"
-	"os"
-	"path/filepath"
-	"slices"
-	"sort"
-	"strings"
-	"sync"
 	"sync/atomic"
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
-	"github.com/codex7/codex7/index"
-	"github.com/codex7/codex7/request"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -43,522 +32,99 @@ type Options struct {
 	// AllowEmpty starts the engine without a catalog (not ready) instead
 	// of failing, for servers whose artifacts arrive after start.
 	AllowEmpty bool
-	// AnswerCacheBytes bounds the recent answers Docs keeps per catalog
-	// (default DefaultAnswerCacheBytes; negative keeps none).
+	// AnswerCacheBytes bounds the recent answers Docs keeps (default
+	// DefaultAnswerCacheBytes; negative keeps none).
 	AnswerCacheBytes int
 }
 
-// Engine searches one artifact directory read-only. It is safe for
-// concurrent use. Each request works on one immutable snapshot of the
-// catalog (a state), so a reload never shows a request half of an update;
-// indexes open on first use and close once no state serves them.
+// Engine answers documentation requests from artifact directories. It is
+// safe for concurrent use.
 type Engine struct {
-	dirs  []string
-	log   *slog.Logger
-	cache *index.Cache
-	opts  Options
-
-	state    atomic.Pointer[state]
-	reloadMu sync.Mutex // serializes loads, and Close with them
-	// logged is, per source, the last load error logged (under reloadMu),
-	// so that an error repeated at every poll is logged once.
-	logged []string
-	// closed is set, under reloadMu, by Close: no state is loaded after.
-	closed atomic.Bool
-	quit   chan struct{} // closed by Close, to end Watch
+	catalogs *catalog.Loader
+	log      *slog.Logger
+	answers  *answerCache // nil: none kept
 
 	answerHits, answerMisses atomic.Int64
-
-	verifyKick chan struct{}
-	stop       context.CancelFunc
-	done       sync.WaitGroup
 }
 
-// Open loads the catalog of the artifact directory dir with default options.
+// Open serves the artifact directory dir with default options.
 func Open(dir string) (*Engine, error) {
 	return OpenWith(dir, Options{})
 }
 
-// OpenWith loads the catalog of the artifact directory dir. Manifests are
-// read and checked now; indexes open, after checksum verification, on
-// first use.
+// OpenWith serves the artifact directory dir.
 func OpenWith(dir string, opts Options) (*Engine, error) {
 	return OpenSources([]string{dir}, opts)
 }
 
-// OpenSources serves the artifact directories dirs as one catalog: each
-// is loaded, watched and reloaded on its own, and a library two of them
-// hold is refused in both (ErrConflict). Requests are served once one
-// directory has a catalog; Status says Ready once all have.
+// OpenSources serves the artifact directories dirs as one catalog (see
+// catalog.Open).
 func OpenSources(dirs []string, opts Options) (*Engine, error) {
-	if len(dirs) == 0 {
-		return nil, errors.New("no artifact directory to serve")
-	}
 	log := opts.Logger
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Engine{dirs: slices.Clone(dirs), logged: make([]string, len(dirs)), log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
-	e.state.Store(emptyState(e.dirs))
-	if _, err := e.reload(false); err != nil && !e.state.Load().ready {
-		if !opts.AllowEmpty {
-			return nil, err
-		}
-		log.Warn("no artifacts loaded yet", "dirs", dirs, "err", err)
+	l, err := catalog.Open(dirs, catalog.Options{Logger: log, CacheBytes: opts.CacheBytes,
+		VerifyInBackground: opts.VerifyInBackground, AllowEmpty: opts.AllowEmpty})
+	if err != nil {
+		return nil, err
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	e.stop = cancel
-	if opts.VerifyInBackground {
-		e.done.Add(1)
-		go e.verifyLoop(ctx)
-		e.kickVerify()
+	size := opts.AnswerCacheBytes
+	if size == 0 {
+		size = DefaultAnswerCacheBytes
 	}
-	return e, nil
+	return &Engine{catalogs: l, log: log, answers: newAnswerCache(size)}, nil
 }
 
 // Close stops background work and Watch, and closes every index once the
-// requests using it end. Afterwards the engine loads nothing: calls fail
-// with ErrClosed. Closing twice is harmless.
-func (e *Engine) Close() error {
-	e.reloadMu.Lock()
-	if e.closed.Load() {
-		e.reloadMu.Unlock()
-		return nil
-	}
-	e.closed.Store(true)
-	close(e.quit)
-	old := e.state.Swap(emptyState(e.dirs))
-	e.reloadMu.Unlock()
-	if e.stop != nil {
-		e.stop()
-	}
-	e.done.Wait()
-	if old != nil {
-		old.retire()
-	}
-	return nil
-}
+// requests using it end. Afterwards calls fail with catalog.ErrClosed.
+// Closing twice is harmless.
+func (e *Engine) Close() error { return e.catalogs.Close() }
 
 // Dirs returns the artifact directories served.
-func (e *Engine) Dirs() []string { return slices.Clone(e.dirs) }
+func (e *Engine) Dirs() []string { return e.catalogs.Dirs() }
 
-// Catalog returns the catalog served now: refused versions, and libraries
-// left with none, are not in it. It is immutable: callers must not modify it.
-func (e *Engine) Catalog() *artifacts.Catalog { return e.state.Load().catalog }
+// Catalog returns the catalog served now (see catalog.Loader.Catalog).
+func (e *Engine) Catalog() *artifacts.Catalog { return e.catalogs.Catalog() }
 
-// Refused is a library version the engine will not serve, and why.
-type Refused struct {
-	Library string `json:"library"`
-	Version string `json:"version"`
-	Path    string `json:"path"`
-	// Reason says why for people, with paths relative to the version
-	// directory.
-	Reason string `json:"reason"`
-	// Cause is the error behind Reason, for errors.Is (it wraps
-	// artifacts.ErrChecksum, ErrMissing, ErrFormatVersion, ErrCorrupt or
-	// index.ErrCorruptStore for damaged artifacts).
-	Cause error `json:"-"`
-}
-
-// Status describes what the engine serves, for readiness checks and metrics.
+// Status describes what the engine serves, for readiness checks and
+// metrics: the catalogs' status and the answer cache's counts.
 type Status struct {
-	// Ready is true once every source has a catalog loaded.
-	Ready bool `json:"ready"`
-	// Sources are the artifact directories, in the order given.
-	Sources   []SourceStatus `json:"sources"`
-	LoadedAt  time.Time      `json:"loaded_at"`
-	Libraries int            `json:"libraries"`
-	// Versions counts the versions served: those of the catalog, less
-	// those refused since it was loaded (until a reload leaves them out).
-	Versions int `json:"versions"`
-	// Open counts the versions whose index is open.
-	Open    int       `json:"open"`
-	Refused []Refused `json:"refused,omitempty"`
-	// LastError is why the newest catalog of some source could not be
-	// loaded (the previous one is still served), or "".
-	LastError string `json:"last_error,omitempty"`
-	// Reloads counts catalogs loaded since start.
-	Reloads int64 `json:"reloads"`
+	catalog.Status
 	// AnswerHits and AnswerMisses count Docs answers served from the
 	// answer cache and computed, since start.
 	AnswerHits   int64 `json:"answer_hits"`
 	AnswerMisses int64 `json:"answer_misses"`
 }
 
-// SourceStatus is one artifact directory of Status.
-type SourceStatus struct {
-	Dir string `json:"dir"`
-	// Loaded says a catalog of it is served.
-	Loaded bool `json:"loaded"`
-	// Error is why its newest catalog.json could not be loaded, or "".
-	Error string `json:"error,omitempty"`
-}
-
 // Status reports what the engine serves now.
 func (e *Engine) Status() Status {
-	st := e.state.Load()
-	s := Status{Ready: st.ready, LoadedAt: st.loadedAt, Libraries: len(st.catalog.Libraries), Reloads: st.generation,
-		AnswerHits: e.answerHits.Load(), AnswerMisses: e.answerMisses.Load()}
-	var errs []string
-	for _, src := range st.sources {
-		ss := SourceStatus{Dir: src.dir, Loaded: src.catalog != nil}
-		if src.err != nil {
-			ss.Error = src.err.Error()
-			errs = append(errs, ss.Error)
-		}
-		s.Ready = s.Ready && ss.Loaded
-		s.Sources = append(s.Sources, ss)
-	}
-	s.LastError = strings.Join(errs, "; ")
-	for _, l := range st.catalog.Libraries {
-		s.Versions += len(l.Versions)
-	}
-	s.Refused = append(s.Refused, st.refused...)
-	for _, path := range st.paths {
-		sl := st.slots[path]
-		if err := sl.refusal(); err != nil && !st.isRefused(path) {
-			// Refused since the load: still in st.catalog, no longer served.
-			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
-			s.Versions--
-		}
-		if sl.isOpen() {
-			s.Open++
-		}
-	}
-	sort.SliceStable(s.Refused, func(i, j int) bool { return s.Refused[i].Path < s.Refused[j].Path })
-	return s
+	return Status{Status: e.catalogs.Status(), AnswerHits: e.answerHits.Load(), AnswerMisses: e.answerMisses.Load()}
 }
 
-// Reload reads the catalog again now, even if catalog.json looks
-// unchanged (SIGHUP). On error the previous catalog stays served. After
-// Close it is ErrClosed.
-func (e *Engine) Reload(ctx context.Context) error {
-	_, err := e.reload(true)
-	return err
-}
+// Reload reads the catalogs again now (SIGHUP); see catalog.Loader.Reload.
+func (e *Engine) Reload(ctx context.Context) error { return e.catalogs.Reload(ctx) }
 
-// Watch polls catalog.json every interval until ctx ends or the engine
-// closes, and loads it when it changes (a build replaced it). Errors are
-// logged and the previous catalog stays served.
+// Watch polls the catalogs every interval until ctx ends or the engine
+// closes; see catalog.Loader.Watch.
 func (e *Engine) Watch(ctx context.Context, interval time.Duration) {
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-e.quit:
-			return
-		case <-t.C:
-			e.reload(false)
-		}
-	}
+	e.catalogs.Watch(ctx, interval)
 }
 
-// reload loads the catalog into a new state and swaps it in, unless
-// catalog.json is the file already loaded and force is false. It reports
-// whether a new state was swapped in.
-func (e *Engine) reload(force bool) (bool, error) {
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	return e.reloadLocked(force)
+// Resolve finds the library version an agent's id names; see
+// catalog.Loader.Resolve.
+func (e *Engine) Resolve(ctx context.Context, id string) (*catalog.Resolved, error) {
+	return e.catalogs.Resolve(ctx, id)
 }
 
-// reloadSince loads the catalog again unless it was loaded since the state
-// of generation gen, so that requests which all found the same state out
-// of date cause one load, not one each.
-func (e *Engine) reloadSince(gen int64) error {
-	e.reloadMu.Lock()
-	defer e.reloadMu.Unlock()
-	if e.state.Load().generation != gen {
-		return nil
-	}
-	_, err := e.reloadLocked(true)
-	return err
+// Topics returns the topic tree of the library version id names; see
+// catalog.Loader.Topics.
+func (e *Engine) Topics(ctx context.Context, id string) (*catalog.Resolved, *topics.Tree, error) {
+	return e.catalogs.Topics(ctx, id)
 }
 
-// reloadLocked is reload with e.reloadMu held.
-func (e *Engine) reloadLocked(force bool) (bool, error) {
-	if e.closed.Load() {
-		return false, ErrClosed
-	}
-	prev := e.state.Load()
-	srcs := make([]source, len(e.dirs))
-	same := !force && !prev.retry
-	for i, d := range e.dirs {
-		srcs[i].dir = d
-		srcs[i].id, srcs[i].err = statCatalog(d)
-		// Unchanged: the same file as looked at before, or still none
-		// for the same reason.
-		p := prev.sources[i]
-		if srcs[i].err != nil {
-			same = same && p.seenErr == srcs[i].err.Error()
-		} else {
-			same = same && p.seenErr == "" && p.seen == srcs[i].id
-		}
-	}
-	if same {
-		return false, nil
-	}
-	start := time.Now()
-	st, err := load(srcs, prev, e.cache)
-	e.logErrors(st)
-	if !st.ready {
-		// Nothing to serve yet: keep the state for its errors only.
-		st.generation = prev.generation
-		e.state.Store(st)
-		prev.retire()
-		return false, err
-	}
-	st.answers = newAnswerCache(answerCacheBytes(e.opts.AnswerCacheBytes))
-	st.acquireSlots()
-	st.generation = prev.generation
-	if prev.ready {
-		st.generation++
-	}
-	e.state.Store(st)
-	prev.retire()
-	e.log.Info("catalog loaded", "dirs", e.dirs, "libraries", len(st.catalog.Libraries), "refused", len(st.refused), "duration_ms", time.Since(start).Milliseconds())
-	for _, r := range st.refused {
-		level := slog.LevelWarn
-		if errors.Is(r.Cause, ErrConflict) {
-			level = slog.LevelError
-		}
-		e.log.Log(context.Background(), level, "version refused", "library", r.Library, "version", r.Version, "reason", r.Reason)
-	}
-	e.kickVerify()
-	// err, if any, is why some source's newest catalog was not loaded:
-	// its previous one is served.
-	return true, err
-}
-
-// logErrors logs each source of st whose newest catalog could not be
-// loaded, once per distinct error.
-func (e *Engine) logErrors(st *state) {
-	for i, src := range st.sources {
-		var msg string
-		if src.err != nil {
-			msg = src.err.Error()
-		}
-		if msg == e.logged[i] {
-			continue
-		}
-		e.logged[i] = msg
-		switch {
-		case msg == "":
-		case src.catalog == nil && errors.Is(src.err, fs.ErrNotExist):
-			// A directory a build or pull has yet to fill.
-			e.log.Info("waiting for a catalog", "dir", src.dir)
-		default:
-			e.log.Error("catalog not loaded; serving the previous one", "dir", src.dir, "err", msg, "previous", src.catalog != nil)
-		}
-	}
-}
-
-// catalogID identifies one catalog.json file: a build replaces it by
-// rename, which changes the inode (on Windows, the file index).
-type catalogID struct {
-	ino, size int64
-	mtime     time.Time
-}
-
-func statCatalog(dir string) (catalogID, error) {
-	p := filepath.Join(dir, artifacts.CatalogFile)
-	fi, err := os.Stat(p)
-	if err != nil {
-		return catalogID{}, fmt.Errorf("read catalog: %w", err)
-	}
-	return catalogID{ino: fileIndex(p, fi), size: fi.Size(), mtime: fi.ModTime()}, nil
-}
-
-// acquire returns the current state with a reference held; release it.
-// The loop makes sure the reference is taken on a state that was current
-// after the increment, so a retiring state is never resurrected.
-func (e *Engine) acquire() *state {
-	for {
-		st := e.state.Load()
-		st.refs.Add(1)
-		if e.state.Load() == st {
-			return st
-		}
-		st.release()
-	}
-}
-
-// maxStaleRetries bounds how often a request is retried on a newer state
-// after finding its version republished on disk under it.
-const maxStaleRetries = 3
-
-// with runs fn on the current state. When fn finds a version directory
-// replaced on disk since the state was loaded (a build published between
-// two polls), the catalog is reloaded and fn runs again on the new state,
-// so a publish never fails a request. Requests that found the same state
-// out of date share one reload. After Close, with fails with ErrClosed.
-func (e *Engine) with(fn func(*state) error) error {
-	for i := 0; ; i++ {
-		if e.closed.Load() {
-			return ErrClosed
-		}
-		st := e.acquire()
-		if !st.ready {
-			st.release()
-			if e.closed.Load() {
-				return ErrClosed
-			}
-			return ErrNotReady
-		}
-		err := fn(st)
-		gen, outdated := st.generation, st.outdated.Load()
-		st.release()
-		if outdated {
-			// A version of the catalog served was refused: load one
-			// without it.
-			e.reloadSince(gen)
-		}
-		if !errors.Is(err, errStale) || i == maxStaleRetries {
-			return err
-		}
-		e.log.Info("version republished under a request; reloading", "err", err)
-		if rerr := e.reloadSince(gen); rerr != nil {
-			if errors.Is(rerr, ErrClosed) {
-				return ErrClosed
-			}
-			return err
-		}
-	}
-}
-
-func (e *Engine) kickVerify() {
-	select {
-	case e.verifyKick <- struct{}{}:
-	default:
-	}
-}
-
-// verifyLoop checksums the current state's versions after every load.
-func (e *Engine) verifyLoop(ctx context.Context) {
-	defer e.done.Done()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-e.verifyKick:
-		}
-		st := e.acquire()
-		refusedNow := false
-		for _, path := range st.paths {
-			if ctx.Err() != nil || e.state.Load() != st {
-				break
-			}
-			sl := st.slots[path]
-			// Only a new refusal changes the catalog: a failure that may
-			// pass is left for the request that next opens the version.
-			if err := sl.verify(); err != nil && sl.refusal() != nil && !st.isRefused(path) {
-				refusedNow = true
-			}
-		}
-		st.release()
-		if refusedNow && ctx.Err() == nil {
-			// A new state leaves the refused versions out of the catalog.
-			e.reload(true)
-		}
-	}
-}
-
-// Resolved is a library version an id resolved to.
-type Resolved struct {
-	Library *artifacts.CatalogLib
-	Version *artifacts.CatalogVersion
-}
-
-// Resolve finds the library version an agent's id names. An id without a
-// version gets the library's latest; an explicit version that is not built
-// is a *VersionError, never replaced by another. A bare name ("fastapi")
-// matches a library's project name, title or alias. The Resolved's
-// pointers point into the served catalog, which is immutable and shared
-// by every request: callers must not modify what they point to.
-func (e *Engine) Resolve(ctx context.Context, id string) (*Resolved, error) {
-	var r *Resolved
-	err := e.with(func(st *state) (err error) {
-		r, _, err = st.resolve(request.ScopeOf(ctx), id)
-		return err
-	})
-	return r, err
-}
-
-// Topics returns the topic tree of the library version id names (the
-// latest when id has no version). The tree is shared: callers must not
-// modify it. It reads topics.json only (verified against the manifest, and
-// kept from the catalog load for latest versions): the version's index is
-// not opened.
-func (e *Engine) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
-	var r *Resolved
-	var tree *topics.Tree
-	err := e.with(func(st *state) error {
-		var sl *slot
-		var err error
-		if r, sl, err = st.resolve(request.ScopeOf(ctx), id); err != nil {
-			return err
-		}
-		if tree, err = sl.topics(); err != nil {
-			return st.unavailable(r, sl, err)
-		}
-		return nil
-	})
-	return r, tree, err
-}
-
-// Documents returns the documents of the library version id names, sorted
-// by path. The slice is shared: callers must not modify it.
-func (e *Engine) Documents(ctx context.Context, id string) (*Resolved, []artifacts.DocumentInfo, error) {
-	var r *Resolved
-	var docs []artifacts.DocumentInfo
-	err := e.with(func(st *state) error {
-		var v *version
-		var err error
-		r, v, err = st.open(request.ScopeOf(ctx), id)
-		if err == nil {
-			docs, err = v.documents()
-		}
-		return err
-	})
-	return r, docs, err
-}
-
-// closest suggests up to three library ids sharing the most with key.
-func closest(cat *artifacts.Catalog, sc request.Scope, key request.Key) []string {
-	want := strings.ToLower(key.ID + " " + key.Name)
-	type scored struct {
-		id    string
-		score int
-	}
-	var all []scored
-	for _, l := range cat.Libraries {
-		if !request.Visible(sc, l.ID) {
-			continue
-		}
-		s := 0
-		for _, part := range strings.FieldsFunc(strings.ToLower(l.ID+" "+l.Title+" "+strings.Join(l.Aliases, " ")), func(r rune) bool { return r == '/' || r == ' ' || r == '-' || r == '.' }) {
-			if len(part) > 1 && strings.Contains(want, part) {
-				s += len(part)
-			}
-		}
-		all = append(all, scored{l.ID, s})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
-	var out []string
-	for _, s := range all {
-		if len(out) == 3 || (s.score == 0 && len(out) > 0) {
-			break
-		}
-		out = append(out, s.id)
-	}
-	return out
-}
-
-func answerCacheBytes(n int) int {
-	if n == 0 {
-		return DefaultAnswerCacheBytes
-	}
-	return n
+// Documents returns the documents of the library version id names; see
+// catalog.Loader.Documents.
+func (e *Engine) Documents(ctx context.Context, id string) (*catalog.Resolved, []artifacts.DocumentInfo, error) {
+	return e.catalogs.Documents(ctx, id)
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
@@ -69,11 +70,11 @@ func TestResolve(t *testing.T) {
 		{"https://github.com/acme/widgets", "/acme/widgets", "v1.1.0", nil},
 		{"widgets", "/acme/widgets", "v1.1.0", nil},
 		{"AcmeWidgets", "/acme/widgets", "v1.1.0", nil}, // the title in another spelling
-		{"acme", "", "", ErrLibraryNotFound},            // an org names two libraries, not one
+		{"acme", "", "", catalog.ErrLibraryNotFound},    // an org names two libraries, not one
 		{"Acme Widgets", "", "", request.ErrInvalidKey}, // a title is for resolve-library-id to match, not an id
 		{"/ACME/Widgets", "/acme/widgets", "v1.1.0", nil},
-		{"/acme/widgets@v9.9.9", "", "", ErrVersionNotFound},
-		{"/acme/gadgets", "", "", ErrLibraryNotFound},
+		{"/acme/widgets@v9.9.9", "", "", catalog.ErrVersionNotFound},
+		{"/acme/gadgets", "", "", catalog.ErrLibraryNotFound},
 		{"", "", "", request.ErrInvalidKey},
 	}
 	for _, tt := range tests {
@@ -93,11 +94,11 @@ func TestResolve(t *testing.T) {
 			}
 		})
 	}
-	var ve *VersionError
+	var ve *catalog.VersionError
 	if _, err := e.Resolve(ctx, "/acme/widgets@v9.9.9"); !errors.As(err, &ve) || strings.Join(ve.Available, ",") != "main,v1.0.0,v1.1.0" {
 		t.Errorf("version error %v, want the built versions listed", err)
 	}
-	var le *LibraryError
+	var le *catalog.LibraryError
 	if _, err := e.Resolve(ctx, "/acme/widget"); !errors.As(err, &le) || len(le.Closest) == 0 || le.Closest[0] != "/acme/widgets" {
 		t.Errorf("library error %v, want /acme/widgets suggested first", err)
 	}
@@ -121,8 +122,8 @@ func TestTopicsDoesNotOpenTheIndex(t *testing.T) {
 			}
 		})
 	}
-	if _, _, err := e.Topics(context.Background(), "/acme/widgets@v9"); !errors.Is(err, ErrVersionNotFound) {
-		t.Errorf("topics of a version never built: %v, want ErrVersionNotFound", err)
+	if _, _, err := e.Topics(context.Background(), "/acme/widgets@v9"); !errors.Is(err, catalog.ErrVersionNotFound) {
+		t.Errorf("topics of a version never built: %v, want catalog.ErrVersionNotFound", err)
 	}
 }
 

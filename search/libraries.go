@@ -6,6 +6,7 @@ import (
 	"fmt"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 )
@@ -20,20 +21,20 @@ import (
 // meanwhile. It is safe for concurrent use.
 func (e *Engine) FindLibraries(ctx context.Context, req libraries.Request) (*libraries.Result, error) {
 	var res *libraries.Result
-	err := e.with(func(st *state) error {
+	err := e.catalogs.With(func(st *catalog.Snapshot) error {
 		docsOf := func(id string) ([]artifacts.DocumentInfo, error) {
-			_, v, err := st.open(nil, id) // id is a match, already in scope
+			_, v, err := st.Open(nil, id) // id is a match, already in scope
 			if err != nil {
 				return nil, err
 			}
-			docs, err := v.documents()
-			if errors.Is(err, errStale) {
+			docs, err := v.Documents()
+			if errors.Is(err, catalog.ErrStale) {
 				err = fmt.Errorf("%w: %w", libraries.ErrAbort, err)
 			}
 			return docs, err
 		}
 		var err error
-		res, err = st.libs.Find(ctx, req, docsOf)
+		res, err = st.Libraries().Find(ctx, req, docsOf)
 		return err
 	})
 	return res, err
@@ -50,5 +51,5 @@ func (e *Engine) FindLibraries(ctx context.Context, req libraries.Request) (*lib
 // It reads one catalog's index once and does no I/O, so it needs no
 // reference on the state; after Close it finds nothing.
 func (e *Engine) Libraries(ctx context.Context, name, query string, max int) []libraries.Match {
-	return e.state.Load().libs.Search(request.ScopeOf(ctx), name, query, max)
+	return e.catalogs.Libraries().Search(request.ScopeOf(ctx), name, query, max)
 }

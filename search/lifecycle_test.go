@@ -3,7 +3,6 @@ package search
 import (
 	"context"
 	"errors"
-	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -12,7 +11,9 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/pipeline"
@@ -26,21 +27,21 @@ func TestClosedEngineStaysClosed(t *testing.T) {
 		name string
 		// after runs once the engine is closed; watched is Watch's
 		// catalog.json, to touch.
-		after func(t *testing.T, e *Engine, catalog string)
+		after func(t *testing.T, e *Engine, catalogFile string)
 	}{
-		{"a watch tick after a build", func(t *testing.T, e *Engine, catalog string) {
+		{"a watch tick after a build", func(t *testing.T, e *Engine, catalogFile string) {
 			now := time.Now().Add(time.Second)
-			if err := os.Chtimes(catalog, now, now); err != nil {
+			if err := os.Chtimes(catalogFile, now, now); err != nil {
 				t.Fatal(err)
 			}
 			time.Sleep(50 * time.Millisecond) // ten ticks
 		}},
-		{"a reload", func(t *testing.T, e *Engine, catalog string) {
-			if err := e.Reload(context.Background()); !errors.Is(err, ErrClosed) {
-				t.Errorf("Reload after Close: %v, want ErrClosed", err)
+		{"a reload", func(t *testing.T, e *Engine, catalogFile string) {
+			if err := e.Reload(context.Background()); !errors.Is(err, catalog.ErrClosed) {
+				t.Errorf("Reload after Close: %v, want catalog.ErrClosed", err)
 			}
 		}},
-		{"a second close", func(t *testing.T, e *Engine, catalog string) {
+		{"a second close", func(t *testing.T, e *Engine, catalogFile string) {
 			if err := e.Close(); err != nil {
 				t.Errorf("second Close: %v", err)
 			}
@@ -48,9 +49,9 @@ func TestClosedEngineStaysClosed(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSite(t, t.TempDir())
-			s.build()
-			e, err := OpenWith(s.out, Options{VerifyInBackground: true})
+			s := buildtest.NewSite(t, t.TempDir())
+			s.Build()
+			e, err := OpenWith(s.Out, Options{VerifyInBackground: true})
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -68,7 +69,7 @@ func TestClosedEngineStaysClosed(t *testing.T) {
 			case <-time.After(5 * time.Second):
 				t.Fatal("Watch still runs after Close")
 			}
-			tt.after(t, e, filepath.Join(s.out, artifacts.CatalogFile))
+			tt.after(t, e, filepath.Join(s.Out, artifacts.CatalogFile))
 			if st := e.Status(); st.Ready || st.Open != 0 || st.Libraries != 0 {
 				t.Errorf("status after Close: %+v, want nothing served", st)
 			}
@@ -81,74 +82,9 @@ func TestClosedEngineStaysClosed(t *testing.T) {
 				"Documents": func() error { _, _, err := e.Documents(ctx, "/acme/site"); return err },
 			}
 			for name, call := range calls {
-				if err := call(); !errors.Is(err, ErrClosed) {
-					t.Errorf("%s after Close: %v, want ErrClosed", name, err)
+				if err := call(); !errors.Is(err, catalog.ErrClosed) {
+					t.Errorf("%s after Close: %v, want catalog.ErrClosed", name, err)
 				}
-			}
-		})
-	}
-}
-
-// TestStaleRetryAfterClose: a request in flight when the engine closes
-// finds its version republished; its retry must not load a catalog.
-func TestStaleRetryAfterClose(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	calls := 0
-	err = e.with(func(st *state) error {
-		calls++
-		if calls == 1 {
-			e.Close()
-			return errStale
-		}
-		return nil
-	})
-	if !errors.Is(err, ErrClosed) || calls != 1 {
-		t.Errorf("stale request across Close: %v after %d runs, want ErrClosed after 1", err, calls)
-	}
-	if st := e.Status(); st.Ready {
-		t.Errorf("status %+v: a stale retry loaded a catalog after Close", st)
-	}
-}
-
-// TestStaleRequestsShareOneReload has n requests find the same state out
-// of date at once: the catalog is loaded again once, not once each.
-func TestStaleRequestsShareOneReload(t *testing.T) {
-	for _, n := range []int{1, 2, 8} {
-		t.Run(fmt.Sprintf("%d requests", n), func(t *testing.T) {
-			_, e := servedSite(t)
-			before := e.Status().Reloads
-			var arrived sync.WaitGroup
-			arrived.Add(n)
-			var wg sync.WaitGroup
-			for range n {
-				wg.Add(1)
-				go func() {
-					defer wg.Done()
-					runs := 0
-					err := e.with(func(st *state) error {
-						runs++
-						if runs > 1 {
-							return nil
-						}
-						// Every request holds the first state before any
-						// of them reports it stale.
-						arrived.Done()
-						arrived.Wait()
-						return errStale
-					})
-					if err != nil || runs != 2 {
-						t.Errorf("request: %v after %d runs, want success after 2", err, runs)
-					}
-				}()
-			}
-			wg.Wait()
-			if got := e.Status().Reloads - before; got != 1 {
-				t.Errorf("%d requests finding one state stale caused %d reloads, want 1", n, got)
 			}
 		})
 	}
@@ -174,8 +110,8 @@ func TestFindLibrariesOneCatalog(t *testing.T) {
 	if res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out}); err != nil || res.Err() != nil {
 		t.Fatal(err, res.Err())
 	}
-	catalog := filepath.Join(out, artifacts.CatalogFile)
-	v1, err := os.ReadFile(catalog)
+	catalogFile := filepath.Join(out, artifacts.CatalogFile)
+	v1, err := os.ReadFile(catalogFile)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -205,11 +141,11 @@ func TestFindLibrariesOneCatalog(t *testing.T) {
 				data = v2
 			}
 			// A build replaces catalog.json by rename.
-			if err := os.WriteFile(catalog+".tmp", data, 0o644); err != nil {
+			if err := os.WriteFile(catalogFile+".tmp", data, 0o644); err != nil {
 				t.Error(err)
 				return
 			}
-			if err := os.Rename(catalog+".tmp", catalog); err != nil {
+			if err := os.Rename(catalogFile+".tmp", catalogFile); err != nil {
 				t.Error(err)
 				return
 			}
@@ -238,4 +174,21 @@ func TestFindLibrariesOneCatalog(t *testing.T) {
 	if mixed > 0 {
 		t.Errorf("%d of %d answers mixed two catalogs", mixed, answers)
 	}
+}
+
+// markerOf returns the edition of a buildtest.Site a search answer came
+// from, and the answer's commit.
+func markerOf(t *testing.T, e *Engine) (string, string) {
+	t.Helper()
+	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition widgets"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range a.Sections {
+		if i := strings.Index(s.Text, "marker"); i >= 0 {
+			return s.Text[i : i+len("marker")+1], a.Commit
+		}
+	}
+	t.Fatalf("no edition in %+v", a)
+	return "", ""
 }

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"strings"
 
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
@@ -150,27 +151,28 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 		}
 	}
 	var ans *Answer
-	err := e.with(func(st *state) error {
-		r, _, err := st.resolve(request.ScopeOf(ctx), req.Library)
+	err := e.catalogs.With(func(st *catalog.Snapshot) error {
+		r, err := st.Resolve(request.ScopeOf(ctx), req.Library)
 		if err != nil {
 			return err
 		}
-		key := answerKey(r.Version.Path, &req, budget, page)
-		if a, ok := st.answers.get(key); ok {
+		// The request's own notes are not cached but must fit too: the
+		// room left for the rest is part of the key.
+		room := budget - noteCost(notes)
+		key := answerKey(r, &req, budget, room, page)
+		if a, ok := e.answers.get(key); ok {
 			e.answerHits.Add(1)
 			ans = a
 			return nil
 		}
 		e.answerMisses.Add(1)
-		// The request's own notes are not cached but must fit too.
-		room := budget - noteCost(notes)
 		if clean != "" {
-			ans, err = st.read(ctx, req.Library, clean, req.Outline, budget, room, page)
+			ans, err = readPath(ctx, st, req.Library, clean, req.Outline, budget, room, page)
 		} else {
-			ans, err = st.search(ctx, req, budget, room, page)
+			ans, err = searchPages(ctx, st, req, budget, room, page)
 		}
 		if err == nil {
-			st.answers.put(key, ans)
+			e.answers.put(key, ans)
 		}
 		return err
 	})
@@ -194,7 +196,7 @@ func noteCost(notes []string) int {
 	return n
 }
 
-// search packs ranked sections into pages and returns page number page.
+// searchPages packs ranked sections into pages and returns page number page.
 // room is the budget less the request's notes.
 //
 // Pages are cut from one ranking, best first, so that asking for page 2
@@ -203,8 +205,8 @@ func noteCost(notes []string) int {
 // duplicates or a section waiting for the next page leave a page short,
 // at most maxCandidates); a page is cut only when every section it could
 // hold was ranked, which makes it the same whatever number were.
-func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page int) (*Answer, error) {
-	q, r, v, err := st.prepare(request.ScopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
+func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, budget, room, page int) (*Answer, error) {
+	q, r, v, err := prepare(st, request.ScopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
 	if err != nil {
 		return nil, err
 	}
@@ -233,7 +235,7 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 	var dups int
 	for limit := min(maxCandidates, candidatesPerPage*page); ; limit = min(maxCandidates, 2*limit) {
 		q.Limit = limit
-		if hits, ans.Matched, err = v.reader.SearchCount(ctx, q.Query); err != nil {
+		if hits, ans.Matched, err = v.Index().SearchCount(ctx, q.Query); err != nil {
 			return nil, err
 		}
 		heads = make([]int, len(hits))
@@ -263,7 +265,7 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 	}
 	for _, item := range pages[page-1] {
 		h := &hits[item.hit]
-		text, err := v.reader.Text(h.Record)
+		text, err := v.Index().Text(h.Record)
 		if err != nil {
 			return nil, err
 		}
@@ -277,7 +279,7 @@ func (st *state) search(ctx context.Context, req DocsRequest, budget, room, page
 	return ans, nil
 }
 
-func newSection(r *Resolved, h *index.Hit, text string) Section {
+func newSection(r *catalog.Resolved, h *index.Hit, text string) Section {
 	return Section{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: h.Path, Anchor: h.Anchor,
 		Title: h.Title, HeadingPath: h.HeadingPath, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text}
 }
@@ -359,15 +361,15 @@ func packPages(hits []index.Hit, room int, overhead func(hit int, trimmed bool) 
 	return pages, dups
 }
 
-// read answers a path: a document page, a folder listing page, or a
+// readPath answers a path: a document page, a folder listing page, or a
 // document's outline page. room is the budget less the request's notes.
-func (st *state) read(ctx context.Context, library, clean string, outline bool, budget, room, page int) (*Answer, error) {
-	r, v, err := st.open(request.ScopeOf(ctx), library)
+func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, outline bool, budget, room, page int) (*Answer, error) {
+	r, v, err := st.Open(request.ScopeOf(ctx), library)
 	if err != nil {
 		return nil, err
 	}
 	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean, Sections: []Section{}, Budget: budget, Page: page}
-	docs, err := v.documents()
+	docs, err := v.Documents()
 	if err != nil {
 		return nil, err
 	}
@@ -389,7 +391,7 @@ func (st *state) read(ctx context.Context, library, clean string, outline bool, 
 		ans.Outline, ans.Pages = entries[lo:hi], pages
 	case d != nil:
 		ans.Kind, ans.Title = KindDocument, d.Title
-		hits, err := v.reader.Document(clean, true)
+		hits, err := v.Index().Document(clean, true)
 		if err != nil {
 			return nil, err
 		}
@@ -458,7 +460,7 @@ func pageRange(costs []int, room, page int, what string) (lo, hi, pages int, err
 // code block boundaries and continues on the next page, so reading every
 // page gives the whole document. Every cut makes progress, so the loop
 // ends; ctx ends it early.
-func documentPages(ctx context.Context, r *Resolved, hits []index.Hit, room int) ([][]Section, error) {
+func documentPages(ctx context.Context, r *catalog.Resolved, hits []index.Hit, room int) ([][]Section, error) {
 	room = max(room, minTrim)
 	var pages [][]Section
 	var cur []Section

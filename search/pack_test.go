@@ -7,6 +7,7 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
@@ -203,7 +204,7 @@ func TestDocsRequests(t *testing.T) {
 		{"absolute path", DocsRequest{Library: "/acme/widgets", Path: "/etc/passwd"}, request.ErrInvalidPath, ""},
 		{"unknown document", DocsRequest{Library: "/acme/widgets", Path: "docs/nope.md"}, ErrDocumentNotFound, ""},
 		{"outline of a folder", DocsRequest{Library: "/acme/widgets", Path: "docs", Outline: true}, ErrDocumentNotFound, ""},
-		{"unknown version", DocsRequest{Library: "/acme/widgets@v9", Query: "theme"}, ErrVersionNotFound, ""},
+		{"unknown version", DocsRequest{Library: "/acme/widgets@v9", Query: "theme"}, catalog.ErrVersionNotFound, ""},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

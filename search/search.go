@@ -4,6 +4,7 @@ import (
 	"context"
 	"strings"
 
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
@@ -38,13 +39,13 @@ type Result struct {
 // Search resolves req.Library and ranks the version's sections.
 func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	var res *Result
-	err := e.with(func(st *state) error {
-		q, r, v, err := st.prepare(request.ScopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
+	err := e.catalogs.With(func(st *catalog.Snapshot) error {
+		q, r, v, err := prepare(st, request.ScopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
 		if err != nil {
 			return err
 		}
 		q.Limit, q.WithText = min(req.Limit, request.MaxLimit), req.WithText
-		hits, err := v.reader.Search(ctx, q.Query)
+		hits, err := v.Index().Search(ctx, q.Query)
 		if err != nil {
 			return err
 		}
@@ -62,26 +63,26 @@ type prepared struct {
 
 // prepare checks a request's parameters, resolves and opens its library
 // version and turns the query and topics into an index query.
-func (st *state) prepare(sc request.Scope, library, query string, topicList []string, mode string) (*prepared, *Resolved, *version, error) {
+func prepare(st *catalog.Snapshot, sc request.Scope, library, query string, topicList []string, mode string) (*prepared, *catalog.Resolved, *catalog.Version, error) {
 	if err := request.CheckLimits(query, topicList, mode); err != nil {
 		return nil, nil, nil, err
 	}
 	mode = strings.ToLower(strings.TrimSpace(mode))
-	r, v, err := st.open(sc, library)
+	r, v, err := st.Open(sc, library)
 	if err != nil {
 		return nil, nil, nil, err
 	}
 	names, capped := request.NormalizeTopics(topicList)
 	var slugs, unknown []string
 	for _, t := range names {
-		if s := topics.Slug(t); v.slugs[s] {
+		if s := topics.Slug(t); v.HasTopic(s) {
 			slugs = append(slugs, s)
 		} else {
 			unknown = append(unknown, t)
 		}
 	}
 	if len(unknown) > 0 {
-		return nil, nil, nil, &TopicError{Topics: unknown, Available: v.tree.Slugs()}
+		return nil, nil, nil, &TopicError{Topics: unknown, Available: v.Tree().Slugs()}
 	}
 	text := prepareQuery(query, r.Library)
 	if text == "" && len(slugs) == 0 {

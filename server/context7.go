@@ -14,6 +14,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/audit"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
@@ -147,7 +148,7 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 
 // localCall is get-context7-docs' answer for a library indexed here: the
 // get-library-docs call to make instead.
-func localCall(r *search.Resolved, id, topic, mode string, tokens int) error {
+func localCall(r *catalog.Resolved, id, topic, mode string, tokens int) error {
 	libID := r.Library.ID
 	if k, err := request.ParseKey(id); err == nil && k.Version != "" {
 		libID += "@" + r.Version.Version

@@ -8,6 +8,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/audit"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/search"
 )
 
@@ -64,7 +65,7 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 	rec.SetQuery(strings.TrimSpace(req.Query + " " + strings.Join(in.Topics, " ") + " " + in.Path))
 	ans, err := h.engine.Docs(ctx, req)
 	if err != nil {
-		if errors.Is(err, search.ErrLibraryNotFound) && h.c7.Configured() {
+		if errors.Is(err, catalog.ErrLibraryNotFound) && h.c7.Configured() {
 			return nil, DocsOutput{}, remoteCall(err, req)
 		}
 		return nil, DocsOutput{}, agentError(err)

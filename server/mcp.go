@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
@@ -415,11 +416,11 @@ type handlers struct {
 // agentError turns engine errors into messages that say what to do.
 func agentError(err error) error {
 	switch {
-	case errors.Is(err, search.ErrLibraryNotFound):
+	case errors.Is(err, catalog.ErrLibraryNotFound):
 		return fmt.Errorf("%v. Call resolve-library-id to find the right id", err)
-	case errors.Is(err, search.ErrVersionNotFound):
+	case errors.Is(err, catalog.ErrVersionNotFound):
 		return fmt.Errorf("%v. Ask for one of those, or omit the version for the latest", err)
-	case errors.Is(err, search.ErrVersionUnavailable):
+	case errors.Is(err, catalog.ErrVersionUnavailable):
 		return fmt.Errorf("%v. Ask for one of the versions served, or try again later", err)
 	case errors.Is(err, search.ErrTopicNotFound):
 		return fmt.Errorf("%v. Use those slugs, or drop topics and use customQuery", err)
@@ -428,7 +429,7 @@ func agentError(err error) error {
 	case errors.Is(err, search.ErrPageNotFound):
 		return fmt.Errorf("%v. Ask for a page from 1 to the last", err)
 	case errors.Is(err, request.ErrInvalidKey), errors.Is(err, request.ErrInvalidMode), errors.Is(err, request.ErrInvalidPath),
-		errors.Is(err, request.ErrInvalidRequest), errors.Is(err, search.ErrNotReady):
+		errors.Is(err, request.ErrInvalidRequest), errors.Is(err, catalog.ErrNotReady):
 		return err
 	case errors.Is(err, search.ErrEmptyQuery):
 		return errors.New("give customQuery (what you need, in words) or topics")

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/search"
@@ -236,7 +237,7 @@ func checkEngineRefuses(t *testing.T, out, lib, ver, reasonHas string) {
 				if err != nil {
 					t.Errorf("%s@%s, not damaged: %v", v.lib, v.version, err)
 				}
-			case !errors.Is(err, search.ErrVersionUnavailable) || !strings.Contains(err.Error(), reasonHas):
+			case !errors.Is(err, catalog.ErrVersionUnavailable) || !strings.Contains(err.Error(), reasonHas):
 				t.Errorf("%s@%s: %v, want ErrVersionUnavailable naming %s", v.lib, v.version, err, reasonHas)
 			}
 		}

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/oci"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
@@ -82,7 +83,7 @@ func (f *feeds) run(ctx context.Context, engine *search.Engine, wait bool) (stop
 	ctx, cancel := context.WithCancel(ctx)
 	var wg, firsts sync.WaitGroup
 	reload := func() {
-		if err := engine.Reload(ctx); err != nil && !errors.Is(err, search.ErrClosed) {
+		if err := engine.Reload(ctx); err != nil && !errors.Is(err, catalog.ErrClosed) {
 			f.log.Warn("catalog not reloaded after a pull", "err", err)
 		}
 	}
@@ -133,7 +134,7 @@ func (f *feeds) status() []server.FeedStatus {
 func conflictsOf(st search.Status) []string {
 	var out []string
 	for _, r := range st.Refused {
-		if errors.Is(r.Cause, search.ErrConflict) {
+		if errors.Is(r.Cause, catalog.ErrConflict) {
 			out = append(out, r.Library+": "+r.Reason)
 		}
 	}

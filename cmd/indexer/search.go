@@ -8,6 +8,7 @@ import (
 	"io"
 	"strings"
 
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
@@ -69,7 +70,7 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	}
 	res, err := engine.Search(ctx, search.Request{Library: lib, Query: *query, Topics: topicSlugs, Limit: *limit, WithText: *withText})
 	switch {
-	case errors.Is(err, search.ErrLibraryNotFound), errors.Is(err, search.ErrVersionNotFound),
+	case errors.Is(err, catalog.ErrLibraryNotFound), errors.Is(err, catalog.ErrVersionNotFound),
 		errors.Is(err, search.ErrTopicNotFound), errors.Is(err, request.ErrInvalidKey), errors.Is(err, search.ErrEmptyQuery):
 		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitUsage

@@ -1,4 +1,4 @@
-package search
+package catalog
 
 import (
 	"context"
@@ -17,50 +17,15 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/internal/buildtest"
-	"github.com/codex7/codex7/internal/gittest"
 )
 
-// site is a library repository whose content changes between builds: its
-// one document says which edition it is, so an answer tells which build it
-// came from.
-type site struct {
-	t    *testing.T
-	repo *gittest.Repo
-	cfg  string // codex7.yaml
-	out  string
-}
-
-func newSite(t *testing.T, out string) *site {
-	t.Helper()
-	s := &site{t: t, repo: gittest.New(t, "main"), out: out}
-	s.edition(1)
-	other := gittest.New(t, "main")
-	other.Write(map[string]string{"docs/other.md": "# Other\n\nAn unrelated page about gardening and tomatoes.\n"})
-	other.Commit("other")
-	src := "libraries:\n  - id: /acme/site\n    repo: " + s.repo.Dir + "\n  - id: /acme/other\n    repo: " + other.Dir + "\n"
-	s.cfg = src
-	return s
-}
-
-// edition commits edition n of the document.
-func (s *site) edition(n int) {
-	s.repo.Write(map[string]string{"docs/guide.md": fmt.Sprintf("# Guide\n\n## Edition\n\nThis is edition marker%d of the guide about widgets and polling.\n", n)})
-	s.repo.Commit(fmt.Sprintf("edition %d", n))
-}
-
-// build publishes the repository's current commit into out.
-func (s *site) build() {
-	s.t.Helper()
-	buildtest.Build(s.t, s.out, s.cfg)
-}
-
-// servedSite builds a site's first edition and opens an engine on it,
+// servedSite builds a site's first edition and opens a loader on it,
 // closed when the test ends.
-func servedSite(t *testing.T) (*site, *Engine) {
+func servedSite(t *testing.T) (*buildtest.Site, *Loader) {
 	t.Helper()
-	s := newSite(t, t.TempDir())
-	s.build()
-	e, err := Open(s.out)
+	s := buildtest.NewSite(t, t.TempDir())
+	s.Build()
+	e, err := Open([]string{s.Out}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -68,17 +33,45 @@ func servedSite(t *testing.T) (*site, *Engine) {
 	return s, e
 }
 
+// answer is what ask found: the library version's commit and the text of
+// its best section.
+type answer struct {
+	Commit string
+	Text   string
+}
+
+// ask searches the library version id names for query, as a request does:
+// on one Snapshot, retried on a fresh one when a version was republished
+// under it.
+func ask(e *Loader, id, query string) (*answer, error) {
+	var a *answer
+	err := e.With(func(st *Snapshot) error {
+		r, v, err := st.Open(nil, id)
+		if err != nil {
+			return err
+		}
+		hits, err := v.Index().Search(context.Background(), index.Query{Text: query, Limit: 1, WithText: true})
+		if err != nil {
+			return err
+		}
+		a = &answer{Commit: r.Version.Commit}
+		if len(hits) > 0 {
+			a.Text = hits[0].Text
+		}
+		return nil
+	})
+	return a, err
+}
+
 // markerOf returns the edition a search answer came from.
-func markerOf(t *testing.T, e *Engine) (string, string) {
+func markerOf(t *testing.T, e *Loader) (string, string) {
 	t.Helper()
-	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition widgets"})
+	a, err := ask(e, "/acme/site", "edition widgets")
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, s := range a.Sections {
-		if i := strings.Index(s.Text, "marker"); i >= 0 {
-			return s.Text[i : i+len("marker")+1], a.Commit
-		}
+	if i := strings.Index(a.Text, "marker"); i >= 0 {
+		return a.Text[i : i+len("marker")+1], a.Commit
 	}
 	t.Fatalf("no edition in %+v", a)
 	return "", ""
@@ -89,17 +82,17 @@ func TestReloadPicksUpANewBuild(t *testing.T) {
 	if m, _ := markerOf(t, e); m != "marker1" {
 		t.Fatalf("first answer from %s, want marker1", m)
 	}
-	s.edition(2)
-	s.build()
+	s.Edition(2)
+	s.Build()
 	if changed, err := e.reload(false); err != nil || !changed {
 		t.Fatalf("reload after a build: changed %v, err %v", changed, err)
 	}
 	m, commit := markerOf(t, e)
-	if m != "marker2" || commit != strings.TrimSpace(s.repo.Git("rev-parse", "HEAD")) {
+	if m != "marker2" || commit != strings.TrimSpace(s.Repo.Git("rev-parse", "HEAD")) {
 		t.Errorf("after reload: %s at %s, want marker2 at HEAD", m, commit)
 	}
 	if changed, _ := e.reload(false); changed {
-		t.Error("reload with an unchanged catalog.json swapped the state")
+		t.Error("reload with an unchanged json swapped the state")
 	}
 	if st := e.Status(); st.Reloads != 1 || !st.Ready || st.Libraries != 2 {
 		t.Errorf("status %+v, want ready, 2 libraries, 1 reload", st)
@@ -110,11 +103,11 @@ func TestReloadPicksUpANewBuild(t *testing.T) {
 // run: no search fails, and each answer is wholly one build's, its text
 // matching its commit.
 func TestReloadUnderLoad(t *testing.T) {
-	s := newSite(t, t.TempDir())
-	s.build()
-	commits := map[string]string{strings.TrimSpace(s.repo.Git("rev-parse", "HEAD")): "marker1"}
+	s := buildtest.NewSite(t, t.TempDir())
+	s.Build()
+	commits := map[string]string{strings.TrimSpace(s.Repo.Git("rev-parse", "HEAD")): "marker1"}
 	var mu sync.Mutex
-	e, err := OpenWith(s.out, Options{VerifyInBackground: true})
+	e, err := Open([]string{s.Out}, Options{VerifyInBackground: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -128,7 +121,7 @@ func TestReloadUnderLoad(t *testing.T) {
 		go func() {
 			defer wg.Done()
 			for ctx.Err() == nil {
-				a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition widgets", Tokens: 500})
+				a, err := ask(e, "/acme/site", "edition widgets")
 				if err != nil {
 					failures.Add(1)
 					t.Errorf("search during reloads: %v", err)
@@ -138,10 +131,7 @@ func TestReloadUnderLoad(t *testing.T) {
 				mu.Lock()
 				want, ok := commits[a.Commit]
 				mu.Unlock()
-				text := ""
-				for _, s := range a.Sections {
-					text += s.Text
-				}
+				text := a.Text
 				if !ok || !strings.Contains(text, want+" ") {
 					t.Errorf("answer at commit %.12s has %q, want %s", a.Commit, text, want)
 					return
@@ -150,12 +140,12 @@ func TestReloadUnderLoad(t *testing.T) {
 		}()
 	}
 	for n := 2; n <= 6; n++ {
-		s.edition(n)
-		head := strings.TrimSpace(s.repo.Git("rev-parse", "HEAD"))
+		s.Edition(n)
+		head := strings.TrimSpace(s.Repo.Git("rev-parse", "HEAD"))
 		mu.Lock()
 		commits[head] = fmt.Sprintf("marker%d", n)
 		mu.Unlock()
-		s.build()
+		s.Build()
 		time.Sleep(20 * time.Millisecond)
 	}
 	cancel()
@@ -170,7 +160,7 @@ func TestReloadUnderLoad(t *testing.T) {
 }
 
 // TestRepublishedUnderTheCatalog swaps a new build of a version directory
-// in without touching catalog.json, as a build does just before it writes
+// in without touching json, as a build does just before it writes
 // the catalog: a request opening the version then must not fail or mix
 // builds; it is retried on a fresh state and answers from the new build.
 func TestRepublishedUnderTheCatalog(t *testing.T) {
@@ -199,27 +189,40 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	if opened {
 		markerOf(t, e)
 	}
-	other := newSite(t, t.TempDir())
-	other.repo = s.repo
-	s.edition(2)
+	other := buildtest.NewSite(t, t.TempDir())
+	other.Repo = s.Repo
+	s.Edition(2)
 	if newHeads {
-		s.repo.Write(map[string]string{"docs/guide.md": "# Guide\n\n## Edition\n\nThis is edition marker2 of the guide about widgets and polling.\n\n## New\n\nA new part.\n"})
-		s.repo.Commit("a new heading")
+		s.Repo.Write(map[string]string{"docs/guide.md": "# Guide\n\n## Edition\n\nThis is edition marker2 of the guide about widgets and polling.\n\n## New\n\nA new part.\n"})
+		s.Repo.Commit("a new heading")
 	}
-	other.cfg = s.cfg
-	other.build()
-	dir := artifacts.Dir(s.out, "/acme/site", "main")
+	other.Config = s.Config
+	other.Build()
+	dir := artifacts.Dir(s.Out, "/acme/site", "main")
 	if err := os.RemoveAll(dir); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.Rename(artifacts.Dir(other.out, "/acme/site", "main"), dir); err != nil {
+	if err := os.Rename(artifacts.Dir(other.Out, "/acme/site", "main"), dir); err != nil {
 		t.Fatal(err)
 	}
-	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Path: "docs/guide.md"})
-	if err != nil || len(a.Sections) == 0 {
-		t.Fatalf("reading the document: %v", err)
+	var doc []index.Hit
+	err := e.With(func(st *Snapshot) error {
+		_, v, err := st.Open(nil, "/acme/site")
+		if err != nil {
+			return err
+		}
+		// As a path read does: documents.json first, checked against the
+		// manifest, which finds the version republished.
+		if _, err := v.Documents(); err != nil {
+			return err
+		}
+		doc, err = v.Index().Document("docs/guide.md", true)
+		return err
+	})
+	if err != nil || len(doc) < 2 {
+		t.Fatalf("reading the document: %d sections, %v", len(doc), err)
 	}
-	if text := a.Sections[1].Text; !strings.Contains(text, want) {
+	if text := doc[1].Text; !strings.Contains(text, want) {
 		t.Errorf("document read %q, want %s", text, want)
 	}
 	if m, _ := markerOf(t, e); m != want {
@@ -259,23 +262,23 @@ func TestRefusedVersionsAndTheRest(t *testing.T) {
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
-			s := newSite(t, t.TempDir())
-			s.build()
-			tt.damage(artifacts.Dir(s.out, "/acme/site", "main"))
-			e, err := OpenWith(s.out, Options{VerifyInBackground: true})
+			s := buildtest.NewSite(t, t.TempDir())
+			s.Build()
+			tt.damage(artifacts.Dir(s.Out, "/acme/site", "main"))
+			e, err := Open([]string{s.Out}, Options{VerifyInBackground: true})
 			if err != nil {
 				t.Fatal(err)
 			}
 			defer e.Close()
 			// The other library is served as if nothing happened.
-			if a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/other", Query: "gardening tomatoes"}); err != nil || len(a.Sections) == 0 {
+			if a, err := ask(e, "/acme/other", "gardening tomatoes"); err != nil || a.Text == "" {
 				t.Fatalf("the sound library: %v, %+v", err, a)
 			}
-			_, err = e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "edition"})
+			_, err = ask(e, "/acme/site", "edition")
 			if !errors.Is(err, ErrVersionUnavailable) || !errors.Is(err, tt.reason) {
 				t.Fatalf("the damaged library: %v, want ErrVersionUnavailable and %v", err, tt.reason)
 			}
-			if strings.Contains(err.Error(), s.out) {
+			if strings.Contains(err.Error(), s.Out) {
 				t.Errorf("the error names a server path: %v", err)
 			}
 			deadline := time.Now().Add(10 * time.Second)
@@ -286,7 +289,7 @@ func TestRefusedVersionsAndTheRest(t *testing.T) {
 					if r.Library != "/acme/site" || r.Version != "main" || r.Reason == "" || !errors.Is(r.Cause, tt.reason) {
 						t.Errorf("refused %+v, want /acme/site@main because of %v", r, tt.reason)
 					}
-					if strings.Contains(r.Reason, s.out) {
+					if strings.Contains(r.Reason, s.Out) {
 						t.Errorf("reason %q names a server path", r.Reason)
 					}
 					break
@@ -336,7 +339,7 @@ func flipByte(t *testing.T, p string) {
 
 func TestBadCatalogKeepsThePreviousOne(t *testing.T) {
 	s, e := servedSite(t)
-	p := filepath.Join(s.out, artifacts.CatalogFile)
+	p := filepath.Join(s.Out, artifacts.CatalogFile)
 	os.Rename(p, p+".good")
 	os.WriteFile(p, []byte("{not json"), 0o644)
 	if err := e.Reload(context.Background()); !errors.Is(err, artifacts.ErrCorrupt) {
@@ -356,21 +359,21 @@ func TestBadCatalogKeepsThePreviousOne(t *testing.T) {
 
 func TestEmptyDirectoryBecomesReady(t *testing.T) {
 	out := t.TempDir()
-	if _, err := Open(out); err == nil {
+	if _, err := Open([]string{out}, Options{}); err == nil {
 		t.Fatal("Open of an empty directory succeeded")
 	}
-	e, err := OpenWith(out, Options{AllowEmpty: true})
+	e, err := Open([]string{out}, Options{AllowEmpty: true})
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer e.Close()
-	if _, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/site", Query: "x"}); !errors.Is(err, ErrNotReady) {
+	if _, err := ask(e, "/acme/site", "x"); !errors.Is(err, ErrNotReady) {
 		t.Errorf("before a build: %v, want ErrNotReady", err)
 	}
 	if e.Status().Ready {
 		t.Error("ready before any catalog")
 	}
-	newSite(t, out).build()
+	buildtest.NewSite(t, out).Build()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	go e.Watch(ctx, 5*time.Millisecond)
@@ -392,21 +395,21 @@ func TestRetiredIndexesClose(t *testing.T) {
 	s, e := servedSite(t)
 	markerOf(t, e)
 	held := e.acquire()
-	old := held.slots["acme/site/main"]
-	s.edition(2)
-	s.build()
+	old := held.vdirs["acme/site/main"]
+	s.Edition(2)
+	s.Build()
 	if _, err := e.reload(false); err != nil {
 		t.Fatal(err)
 	}
 	if !old.isOpen() {
 		t.Fatal("an index closed while a request held its state")
 	}
-	unchanged := held.slots["acme/other/main"]
+	unchanged := held.vdirs["acme/other/main"]
 	held.release()
 	if old.isOpen() {
 		t.Error("the replaced version's index is still open after its last request")
 	}
-	if e.state.Load().slots["acme/other/main"] != unchanged {
+	if e.current.Load().vdirs["acme/other/main"] != unchanged {
 		t.Error("an unchanged version was not carried over to the new state")
 	}
 }

@@ -1,4 +1,4 @@
-package search
+package catalog
 
 import (
 	"crypto/sha256"
@@ -21,27 +21,23 @@ import (
 	"github.com/codex7/codex7/topics"
 )
 
-// errStale means a version directory changed on disk after its manifest
-// was loaded: a build republished it. The engine reloads and retries.
-var errStale = errors.New("version directory republished since the catalog was loaded")
-
-// slot is one library version directory as one manifest describes it. It
+// versionDir is one library version directory as one manifest describes it. It
 // verifies and opens lazily, once. Only damage is sticky: a file missing at
 // verification, a checksum mismatch, an unknown format or a corrupt file
 // refuses the version for as long as its manifest is unchanged. Any other
 // failure (too many open files, an I/O error, a file briefly away after it
 // was verified) is returned to the request that met it, and the next
-// request tries again. States share a slot while its manifest is unchanged.
+// request tries again. States share a versionDir while its manifest is unchanged.
 //
 // Nothing that hashes or opens files holds a lock that Status needs: the
 // refusal and the opened flag are atomics.
-type slot struct {
+type versionDir struct {
 	key              string // path and manifest checksum
 	dir              string
 	sum              string // sha256 of manifest.json
 	library, version string
 	manifest         *artifacts.Manifest
-	users            atomic.Int32 // states holding the slot
+	users            atomic.Int32 // states holding the versionDir
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
 	opened  atomic.Bool
@@ -51,23 +47,25 @@ type slot struct {
 	vmu         sync.Mutex
 	verified    map[string]bool // files that matched the manifest
 	verifiedAll bool
-	verifying   *flight // the checksum pass under way, or nil
+	verifying   *checksumPass // the checksum pass under way, or nil
 
 	// mu serializes opening and closing the index.
 	mu     sync.Mutex
-	v      *version
+	v      *Version
 	closed bool
 }
 
-// flight is one checksum pass of a slot; requests that need it meanwhile
+// checksumPass is one checksum pass of a versionDir; requests that need it meanwhile
 // wait for its result instead of hashing the same files again.
-type flight struct {
+type checksumPass struct {
 	done chan struct{}
 	err  error // set before done is closed
 }
 
-// version is one opened library version.
-type version struct {
+// Version is one opened library version: its index, topic tree and, read
+// on first use, its documents. It is shared by the requests of every
+// Snapshot that serves it, and safe for concurrent use.
+type Version struct {
 	reader *index.Reader
 	tree   *topics.Tree
 	slugs  map[string]bool
@@ -83,11 +81,22 @@ type version struct {
 	docsErr  error                    // a lasting failure to read them
 }
 
-// documents returns the version's documents, sorted by path. They are
+// Index returns the version's index.
+func (v *Version) Index() *index.Reader { return v.reader }
+
+// Tree returns the version's topic tree; it is shared and must not be
+// modified.
+func (v *Version) Tree() *topics.Tree { return v.tree }
+
+// HasTopic reports whether slug is a category or topic of the version's
+// tree.
+func (v *Version) HasTopic(slug string) bool { return v.slugs[slug] }
+
+// Documents returns the version's documents, sorted by path. They are
 // checked against the manifest as they are read: if the directory was
-// republished since the version opened, the error wraps errStale. A
+// republished since the version opened, the error wraps ErrStale. A
 // damaged file fails every call; any other failure is retried by the next.
-func (v *version) documents() ([]artifacts.DocumentInfo, error) {
+func (v *Version) Documents() ([]artifacts.DocumentInfo, error) {
 	v.docsMu.Lock()
 	defer v.docsMu.Unlock()
 	if v.docsRead || v.docsErr != nil {
@@ -111,7 +120,7 @@ func (v *version) documents() ([]artifacts.DocumentInfo, error) {
 		}
 	}
 	if v.stale() {
-		return nil, fmt.Errorf("%w: %v", errStale, err)
+		return nil, fmt.Errorf("%w: %v", ErrStale, err)
 	}
 	if permanent(err, false) {
 		v.docsErr = err
@@ -200,23 +209,23 @@ func transient(err error) bool {
 	return errors.As(err, &errno)
 }
 
-// refusal returns why the slot is refused, or nil. It takes no lock.
-func (sl *slot) refusal() error {
+// refusal returns why the versionDir is refused, or nil. It takes no lock.
+func (sl *versionDir) refusal() error {
 	if p := sl.refused.Load(); p != nil {
 		return *p
 	}
 	return nil
 }
 
-func (sl *slot) isOpen() bool { return sl.opened.Load() }
+func (sl *versionDir) isOpen() bool { return sl.opened.Load() }
 
-// fail returns err met using the slot's files, and records it as the
-// slot's refusal when it is permanent (see permanent). If the directory
-// was republished meanwhile, the error wraps errStale instead and nothing
+// fail returns err met using the versionDir's files, and records it as the
+// versionDir's refusal when it is permanent (see permanent). If the directory
+// was republished meanwhile, the error wraps ErrStale instead and nothing
 // is recorded: the new build deserves its own check.
-func (sl *slot) fail(err error, verifying bool) error {
+func (sl *versionDir) fail(err error, verifying bool) error {
 	if sum, merr := manifestSum(sl.dir); merr == nil && sum != sl.sum {
-		return fmt.Errorf("%w: %v", errStale, err)
+		return fmt.Errorf("%w: %v", ErrStale, err)
 	}
 	if permanent(err, verifying) {
 		sl.refused.CompareAndSwap(nil, &err)
@@ -225,22 +234,22 @@ func (sl *slot) fail(err error, verifying bool) error {
 	return err
 }
 
-// checkManifest reads the manifest again: errStale if it changed since the
-// slot was made (a build republished the directory), the read error if it
+// checkManifest reads the manifest again: ErrStale if it changed since the
+// versionDir was made (a build republished the directory), the read error if it
 // cannot be read now.
-func (sl *slot) checkManifest() error {
+func (sl *versionDir) checkManifest() error {
 	sum, err := manifestSum(sl.dir)
 	if err != nil {
 		return err
 	}
 	if sum != sl.sum {
-		return errStale
+		return ErrStale
 	}
 	return nil
 }
 
 // topics returns the version's topic tree, verifying topics.json first.
-func (sl *slot) topics() (*topics.Tree, error) {
+func (sl *versionDir) topics() (*topics.Tree, error) {
 	if err := sl.refusal(); err != nil {
 		return nil, err
 	}
@@ -266,7 +275,7 @@ func (sl *slot) topics() (*topics.Tree, error) {
 // verify checksums every file of the version once. It is safe to call
 // concurrently: one caller hashes, the others wait for its result. No lock
 // is held while hashing.
-func (sl *slot) verify() error {
+func (sl *versionDir) verify() error {
 	if err := sl.refusal(); err != nil {
 		return err
 	}
@@ -280,7 +289,7 @@ func (sl *slot) verify() error {
 		<-f.done
 		return f.err
 	}
-	f := &flight{done: make(chan struct{})}
+	f := &checksumPass{done: make(chan struct{})}
 	sl.verifying = f
 	var todo []string
 	for _, name := range sortedFiles(sl.manifest) {
@@ -310,7 +319,7 @@ func (sl *slot) verify() error {
 }
 
 // verifyFile checksums one file of the version once.
-func (sl *slot) verifyFile(name string) error {
+func (sl *versionDir) verifyFile(name string) error {
 	sl.vmu.Lock()
 	done := sl.verified[name]
 	sl.vmu.Unlock()
@@ -327,7 +336,7 @@ func (sl *slot) verifyFile(name string) error {
 }
 
 // markVerified records files that matched the manifest; sl.vmu is held.
-func (sl *slot) markVerified(names ...string) {
+func (sl *versionDir) markVerified(names ...string) {
 	if sl.verified == nil {
 		sl.verified = map[string]bool{}
 	}
@@ -339,7 +348,7 @@ func (sl *slot) markVerified(names ...string) {
 // hashFile checks one file against the manifest, taking no lock. A file
 // not there is artifacts.ErrMissing, one that differs
 // artifacts.ErrChecksum; other errors are the operating system's.
-func (sl *slot) hashFile(name string) error {
+func (sl *versionDir) hashFile(name string) error {
 	f, err := os.Open(filepath.Join(sl.dir, filepath.FromSlash(name)))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -361,10 +370,10 @@ func (sl *slot) hashFile(name string) error {
 // open verifies and opens the version on first use; concurrent callers
 // share one opening. The manifest is read again before and after opening:
 // if the directory was republished in between, nothing opened is kept and
-// errStale says to retry on a fresh state, so an answer never mixes two
+// ErrStale says to retry on a fresh state, so an answer never mixes two
 // builds. A failure that is not damage is returned without being recorded,
 // and the next call tries again.
-func (sl *slot) open(cache *index.Cache) (*version, error) {
+func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 	sl.mu.Lock()
 	v, closed := sl.v, sl.closed
 	sl.mu.Unlock()
@@ -372,7 +381,7 @@ func (sl *slot) open(cache *index.Cache) (*version, error) {
 	case v != nil:
 		return v, nil
 	case closed:
-		return nil, errStale
+		return nil, ErrStale
 	}
 	if err := sl.verify(); err != nil {
 		return nil, err
@@ -387,7 +396,7 @@ func (sl *slot) open(cache *index.Cache) (*version, error) {
 	case sl.v != nil:
 		return sl.v, nil
 	case sl.closed:
-		return nil, errStale
+		return nil, ErrStale
 	}
 	if err := sl.checkManifest(); err != nil {
 		return nil, err
@@ -400,7 +409,7 @@ func (sl *slot) open(cache *index.Cache) (*version, error) {
 		reader.Close()
 		return nil, err
 	}
-	v = &version{reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+	v = &Version{reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
 		stale: func() bool {
 			sum, err := manifestSum(sl.dir)
 			return err == nil && sum != sl.sum
@@ -413,8 +422,8 @@ func (sl *slot) open(cache *index.Cache) (*version, error) {
 	return v, nil
 }
 
-// close closes the index; the slot cannot open again.
-func (sl *slot) close() {
+// close closes the index; the versionDir cannot open again.
+func (sl *versionDir) close() {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
 	sl.closed = true

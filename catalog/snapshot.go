@@ -1,4 +1,4 @@
-package search
+package catalog
 
 import (
 	"errors"
@@ -19,21 +19,20 @@ import (
 )
 
 // state is one loaded catalog: immutable once swapped in, except for the
-// reference count and the slots' lazily opened indexes. A slot whose
+// reference count and the vdirs' lazily opened indexes. A versionDir whose
 // manifest did not change is shared with the previous state, so a reload
 // keeps open indexes open. With several sources (artifact directories),
 // the catalog is their union.
-type state struct {
+type Snapshot struct {
 	// ready says at least one source is loaded: requests are served.
 	ready      bool
-	sources    []loadedSource     // one per Engine source, in order
-	catalog    *artifacts.Catalog // served view: refused versions left out
-	slots      map[string]*slot   // by version path, every version listed on disk
-	paths      []string           // the keys of slots, sorted
-	refused    []Refused          // found at load, sorted by path
+	sources    []loadedSource         // one per Engine source, in order
+	catalog    *artifacts.Catalog     // served view: refused versions left out
+	vdirs      map[string]*versionDir // by version path, every version listed on disk
+	paths      []string               // the keys of vdirs, sorted
+	refused    []Refused              // found at load, sorted by path
 	libs       *libraries.Index
 	cache      *index.Cache
-	answers    *answerCache // nil: no caching
 	loadedAt   time.Time
 	generation int64
 	// retry says a version was refused at load for a reason that may pass
@@ -67,8 +66,8 @@ type loadedSource struct {
 	seenErr string
 }
 
-func emptyState(dirs []string) *state {
-	st := &state{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, slots: map[string]*slot{},
+func emptySnapshot(dirs []string) *Snapshot {
+	st := &Snapshot{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, vdirs: map[string]*versionDir{},
 		libs: libraries.NewIndex(&artifacts.Catalog{}, nil)}
 	for _, d := range dirs {
 		st.sources = append(st.sources, loadedSource{dir: d, err: errNoCatalogYet, seenErr: errNoCatalogYet.Error()})
@@ -92,14 +91,14 @@ type source struct {
 }
 
 // load reads each source's catalog and every listed version's manifest,
-// reusing prev's slots whose manifest is byte-identical. A source whose
+// reusing prev's vdirs whose manifest is byte-identical. A source whose
 // catalog cannot be read keeps the catalog prev had of it, if any, with
 // the error recorded. Versions that fail their checks are refused
 // (listed, left out of the served catalog), and so is a library that
 // two sources both hold, in both. When no source has a catalog the
 // state is not ready and the error is the first source's.
-func load(srcs []source, prev *state, cache *index.Cache) (*state, error) {
-	st := &state{slots: map[string]*slot{}, cache: cache, loadedAt: time.Now()}
+func load(srcs []source, prev *Snapshot, cache *index.Cache) (*Snapshot, error) {
+	st := &Snapshot{vdirs: map[string]*versionDir{}, cache: cache, loadedAt: time.Now()}
 	cats := make([]*artifacts.Catalog, len(srcs))
 	var firstErr error
 	for i, src := range srcs {
@@ -159,7 +158,7 @@ func load(srcs []source, prev *state, cache *index.Cache) (*state, error) {
 		return st, firstErr
 	}
 	sort.SliceStable(served.Libraries, func(i, j int) bool { return served.Libraries[i].ID < served.Libraries[j].ID })
-	for p := range st.slots {
+	for p := range st.vdirs {
 		st.paths = append(st.paths, p)
 	}
 	sort.Strings(st.paths)
@@ -203,12 +202,12 @@ func ownerDirs(srcs []source, owners []int) []string {
 // loadLibrary checks the versions of l, listed in the catalog of the
 // source dir, and returns l as served (refused versions left out) and
 // the topic tree of its latest version, if that version is served.
-func (st *state) loadLibrary(dir string, l artifacts.CatalogLib, prev *state) (artifacts.CatalogLib, *topics.Tree) {
+func (st *Snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *Snapshot) (artifacts.CatalogLib, *topics.Tree) {
 	lib := l
 	lib.Versions = nil
 	var latestTree *topics.Tree
 	for _, v := range l.Versions {
-		sl, err := st.slotFor(dir, &l, &v, prev)
+		sl, err := st.versionDirFor(dir, &l, &v, prev)
 		if err != nil {
 			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
 			st.retry = st.retry || transient(err)
@@ -224,9 +223,9 @@ func (st *state) loadLibrary(dir string, l artifacts.CatalogLib, prev *state) (a
 		tree, err := sl.topics()
 		// A build republished the version since its manifest was
 		// read: read the new one. That is no damage to refuse.
-		for try := 0; errors.Is(err, errStale) && try < maxRepublishedRetries; try++ {
-			delete(st.slots, v.Path)
-			if sl, err = st.slotFor(dir, &l, &v, prev); err == nil {
+		for try := 0; errors.Is(err, ErrStale) && try < maxRepublishedRetries; try++ {
+			delete(st.vdirs, v.Path)
+			if sl, err = st.versionDirFor(dir, &l, &v, prev); err == nil {
 				v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
 				lib.Versions[len(lib.Versions)-1] = v
 				tree, err = sl.topics()
@@ -236,7 +235,7 @@ func (st *state) loadLibrary(dir string, l artifacts.CatalogLib, prev *state) (a
 			latestTree = tree
 		} else {
 			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
-			st.retry = st.retry || transient(err) || errors.Is(err, errStale)
+			st.retry = st.retry || transient(err) || errors.Is(err, ErrStale)
 			lib.Versions = lib.Versions[:len(lib.Versions)-1]
 		}
 	}
@@ -245,11 +244,11 @@ func (st *state) loadLibrary(dir string, l artifacts.CatalogLib, prev *state) (a
 
 // refuse records a version refused at load because of err; vdir is its
 // directory, left out of the reason.
-func (st *state) refuse(lib, version, path string, err error, vdir string) {
+func (st *Snapshot) refuse(lib, version, path string, err error, vdir string) {
 	st.refused = append(st.refused, Refused{Library: lib, Version: version, Path: path, Reason: reason(err, vdir), Cause: err})
 }
 
-func (st *state) isRefused(path string) bool {
+func (st *Snapshot) isRefused(path string) bool {
 	for _, r := range st.refused {
 		if r.Path == path {
 			return true
@@ -258,16 +257,16 @@ func (st *state) isRefused(path string) bool {
 	return false
 }
 
-// slotFor checks one catalog version against its manifest and returns its
-// slot, reused from prev when the manifest is unchanged. A reused slot
+// versionDirFor checks one catalog version against its manifest and returns its
+// versionDir, reused from prev when the manifest is unchanged. A reused versionDir
 // that was refused is kept in st (so that its refusal lasts until the
 // version is republished) and its refusal returned.
-func (st *state) slotFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *state) (*slot, error) {
+func (st *Snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *Snapshot) (*versionDir, error) {
 	rel := v.Path
 	if segs := strings.Split(rel, "/"); len(segs) != 3 || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") || strings.HasPrefix(rel, ".") {
 		return nil, fmt.Errorf("catalog path %q is not org/project/version", rel)
 	}
-	if st.slots[rel] != nil {
+	if st.vdirs[rel] != nil {
 		return nil, fmt.Errorf("catalog lists %s twice", rel)
 	}
 	vdir := filepath.Join(dir, filepath.FromSlash(rel))
@@ -280,8 +279,8 @@ func (st *state) slotFor(dir string, l *artifacts.CatalogLib, v *artifacts.Catal
 	}
 	key := rel + "\x00" + sum
 	if prev != nil {
-		if old := prev.slots[rel]; old != nil && old.key == key {
-			st.slots[rel] = old
+		if old := prev.vdirs[rel]; old != nil && old.key == key {
+			st.vdirs[rel] = old
 			if err := old.refusal(); err != nil {
 				return nil, err
 			}
@@ -291,37 +290,37 @@ func (st *state) slotFor(dir string, l *artifacts.CatalogLib, v *artifacts.Catal
 	if err := checkFilesPresent(vdir, m); err != nil {
 		return nil, err
 	}
-	sl := &slot{key: key, dir: vdir, sum: sum, library: l.ID, version: v.Version, manifest: m}
-	st.slots[rel] = sl
+	sl := &versionDir{key: key, dir: vdir, sum: sum, library: l.ID, version: v.Version, manifest: m}
+	st.vdirs[rel] = sl
 	return sl, nil
 }
 
-// acquireSlots counts st as a user of each of its slots; called once, just
+// acquireVersionDirs counts st as a user of each of its vdirs; called once, just
 // before st is swapped in.
-func (st *state) acquireSlots() {
-	for _, sl := range st.slots {
+func (st *Snapshot) acquireVersionDirs() {
+	for _, sl := range st.vdirs {
 		sl.users.Add(1)
 	}
 }
 
-func (st *state) release() {
+func (st *Snapshot) release() {
 	if st.refs.Add(-1) == 0 && st.retired.Load() {
 		st.close()
 	}
 }
 
 // retire marks st replaced; it closes once no request holds it.
-func (st *state) retire() {
+func (st *Snapshot) retire() {
 	st.retired.Store(true)
 	if st.refs.Load() == 0 {
 		st.close()
 	}
 }
 
-// close releases st's slots; a slot no state uses any more closes its index.
-func (st *state) close() {
+// close releases st's vdirs; a versionDir no state uses any more closes its index.
+func (st *Snapshot) close() {
 	st.cleanup.Do(func() {
-		for _, sl := range st.slots {
+		for _, sl := range st.vdirs {
 			if sl.users.Add(-1) == 0 {
 				sl.close()
 			}
@@ -330,7 +329,7 @@ func (st *state) close() {
 }
 
 // resolve finds the library version id names in st's catalog.
-func (st *state) resolve(sc request.Scope, id string) (*Resolved, *slot, error) {
+func (st *Snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir, error) {
 	key, err := request.ParseKey(id)
 	if err != nil {
 		return nil, nil, err
@@ -363,12 +362,13 @@ func (st *state) resolve(sc request.Scope, id string) (*Resolved, *slot, error) 
 		}
 		return nil, nil, verr
 	}
-	return &Resolved{Library: lib, Version: v}, st.slots[v.Path], nil
+	sl := st.vdirs[v.Path]
+	return &Resolved{Library: lib, Version: v, Build: sl.sum}, sl, nil
 }
 
 // refusedLibrary returns a refusal of a library absent from the served
 // catalog because every version of it was refused.
-func (st *state) refusedLibrary(sc request.Scope, key request.Key) *Refused {
+func (st *Snapshot) refusedLibrary(sc request.Scope, key request.Key) *Refused {
 	for i := range st.refused {
 		r := &st.refused[i]
 		if !request.Visible(sc, r.Library) {
@@ -384,8 +384,21 @@ func (st *state) refusedLibrary(sc request.Scope, key request.Key) *Refused {
 	return nil
 }
 
-// open resolves id within sc and opens its version.
-func (st *state) open(sc request.Scope, id string) (*Resolved, *version, error) {
+// Resolve finds the library version id names, within sc, in st's catalog.
+// An id without a version gets the library's latest; an explicit version
+// that is not built is a *VersionError, never replaced by another.
+func (st *Snapshot) Resolve(sc request.Scope, id string) (*Resolved, error) {
+	r, _, err := st.resolve(sc, id)
+	return r, err
+}
+
+// Libraries returns the library index of st's catalog.
+func (st *Snapshot) Libraries() *libraries.Index { return st.libs }
+
+// Open resolves id within sc and opens its version (verifying its files
+// on first use). A version that cannot be opened is a *VersionError that
+// says why, or ErrStale when it was republished meanwhile.
+func (st *Snapshot) Open(sc request.Scope, id string) (*Resolved, *Version, error) {
 	r, sl, err := st.resolve(sc, id)
 	if err != nil {
 		return nil, nil, err
@@ -398,12 +411,12 @@ func (st *state) open(sc request.Scope, id string) (*Resolved, *version, error) 
 }
 
 // unavailable is the error of a request that found r's version sl
-// unusable because of err: errStale as it is (the request is retried), a
+// unusable because of err: ErrStale as it is (the request is retried), a
 // *VersionError naming the other versions otherwise. When the version is
 // now refused, st is marked outdated so that a catalog without it is
 // loaded.
-func (st *state) unavailable(r *Resolved, sl *slot, err error) error {
-	if errors.Is(err, errStale) {
+func (st *Snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
+	if errors.Is(err, ErrStale) {
 		return err
 	}
 	if sl.refusal() != nil {

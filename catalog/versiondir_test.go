@@ -1,4 +1,4 @@
-package search
+package catalog
 
 import (
 	"context"
@@ -45,34 +45,34 @@ func TestTransientFailuresAreRetried(t *testing.T) {
 			s, e := servedSite(t)
 			if tt.verified {
 				st := e.acquire()
-				err := st.slots["acme/site/main"].verify()
+				err := st.vdirs["acme/site/main"].verify()
 				st.release()
 				if err != nil {
 					t.Fatal(err)
 				}
 			}
 			ctx := context.Background()
-			req := DocsRequest{Library: lib, Query: "edition widgets"}
-			restore := tt.fail(t, artifacts.Dir(s.out, lib, "main"))
-			_, err := e.Docs(ctx, req)
+			req := func() error { _, err := ask(e, lib, "edition widgets"); return err }
+			restore := tt.fail(t, artifacts.Dir(s.Out, lib, "main"))
+			err := req()
 			restore()
 			if err == nil {
 				t.Fatal("the request succeeded despite the failure")
 			}
 			t.Logf("request error: %v", err)
-			if errors.Is(err, errStale) || strings.Contains(fmtErr(err), "republished") {
+			if errors.Is(err, ErrStale) || strings.Contains(fmtErr(err), "republished") {
 				t.Errorf("request error %v: a transient failure reported as a republished version", err)
 			}
 			if r := e.Status().Refused; len(r) != 0 {
 				t.Errorf("refused %+v after a transient failure, want none", r)
 			}
-			if _, err := e.Docs(ctx, req); err != nil {
+			if err := req(); err != nil {
 				t.Errorf("next request: %v, want an answer", err)
 			}
 			if err := e.Reload(ctx); err != nil {
 				t.Fatal(err)
 			}
-			if _, err := e.Docs(ctx, req); err != nil {
+			if err := req(); err != nil {
 				t.Errorf("after a reload: %v, want an answer", err)
 			}
 		})
@@ -91,18 +91,18 @@ func fmtErr(err error) string {
 func TestDamageStaysRefused(t *testing.T) {
 	s, e := servedSite(t)
 	ctx := context.Background()
-	store := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.IndexDir, "sections.bin")
+	store := filepath.Join(artifacts.Dir(s.Out, "/acme/site", "main"), artifacts.IndexDir, "sections.bin")
 	good, err := os.ReadFile(store)
 	if err != nil {
 		t.Fatal(err)
 	}
 	flipByte(t, store)
-	req := DocsRequest{Library: "/acme/site", Query: "edition widgets"}
-	if _, err := e.Docs(ctx, req); !errors.Is(err, ErrVersionUnavailable) {
+	req := func() error { _, err := ask(e, "/acme/site", "edition widgets"); return err }
+	if err := req(); !errors.Is(err, ErrVersionUnavailable) {
 		t.Fatalf("damaged version: %v, want ErrVersionUnavailable", err)
 	}
 	os.WriteFile(store, good, 0o644)
-	if _, err := e.Docs(ctx, req); !errors.Is(err, ErrVersionUnavailable) {
+	if err := req(); !errors.Is(err, ErrVersionUnavailable) {
 		t.Errorf("next request: %v, want the refusal to stay", err)
 	}
 	e.Reload(ctx)
@@ -118,9 +118,9 @@ func TestDamageStaysRefused(t *testing.T) {
 func TestStatusCountsServedVersions(t *testing.T) {
 	s, e := servedSite(t)
 	before := e.Status()
-	flipByte(t, filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.DocumentsFile))
+	flipByte(t, filepath.Join(artifacts.Dir(s.Out, "/acme/site", "main"), artifacts.DocumentsFile))
 	st := e.acquire()
-	err := st.slots["acme/site/main"].verify()
+	err := st.vdirs["acme/site/main"].verify()
 	st.release()
 	if !errors.Is(err, artifacts.ErrChecksum) {
 		t.Fatalf("verify: %v, want a checksum mismatch", err)
@@ -145,7 +145,7 @@ func TestStatusDuringVerification(t *testing.T) {
 	_, e := servedSite(t)
 	st := e.acquire()
 	defer st.release()
-	sl := st.slots["acme/site/main"]
+	sl := st.vdirs["acme/site/main"]
 	// documents.json is the first file verified; a pipe stalls the hashing.
 	feed := blockFile(t, filepath.Join(sl.dir, artifacts.DocumentsFile))
 	results := make(chan error, 2)
@@ -180,10 +180,10 @@ func TestStatusDuringVerification(t *testing.T) {
 // unreadable for a reason that passes (here a directory in its place,
 // EISDIR, standing for EIO) while a catalog loads: the version is left out
 // of that catalog, and the next poll loads the catalog again although
-// catalog.json did not change, serving the version once it reads.
+// json did not change, serving the version once it reads.
 func TestTransientRefusalAtLoadIsRetried(t *testing.T) {
 	s, e := servedSite(t)
-	manifest := filepath.Join(artifacts.Dir(s.out, "/acme/site", "main"), artifacts.ManifestFile)
+	manifest := filepath.Join(artifacts.Dir(s.Out, "/acme/site", "main"), artifacts.ManifestFile)
 	if err := os.Rename(manifest, manifest+".away"); err != nil {
 		t.Fatal(err)
 	}

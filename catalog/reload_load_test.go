@@ -3,7 +3,7 @@
 
 //go:build linux
 
-package search
+package catalog
 
 import (
 	"context"
@@ -57,7 +57,7 @@ func TestReloadWhileRepublished(t *testing.T) {
 	if reflect.DeepEqual(trees[loadgen.GenerationCommit(1)], trees[loadgen.GenerationCommit(2)]) {
 		t.Fatal("two builds have the same topic tree: the test could not tell them apart")
 	}
-	e, err := Open(out)
+	e, err := Open([]string{out}, Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -83,7 +83,7 @@ func TestReloadWhileRepublished(t *testing.T) {
 			t.Fatal(err)
 		}
 		st := e.acquire()
-		sl := st.slots["soak/alpha/main"]
+		sl := st.vdirs["soak/alpha/main"]
 		switch {
 		case len(st.refused) > 0:
 			refused++
