@@ -9,6 +9,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/catalog"
+	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/request"
 )
 
@@ -93,10 +94,23 @@ func TestDocsAnswersFromTheCache(t *testing.T) {
 	if len(noted.Notes) != 1 || len(plain.Notes) != 0 {
 		t.Errorf("notes %q and %q: want the clamping note on the clamped request only", noted.Notes, plain.Notes)
 	}
-	// A request whose budget is raised, with a note, to one already cached
-	// without a note gets an answer of its own that fits with the note.
+}
+
+// TestCachedAnswerFitsTheNotes asks for a budget that is raised, with a
+// note, to one whose answer is cached without a note: the answer must be
+// cut with room for the note, not served from the cache over its budget.
+func TestCachedAnswerFitsTheNotes(t *testing.T) {
+	repo := gittest.New(t, "main")
+	var doc strings.Builder
+	doc.WriteString("# Long\n\n")
+	for i := range 80 {
+		fmt.Fprintf(&doc, "Paragraph %d says widgets poll.\n\n", i)
+	}
+	repo.Write(map[string]string{"docs/long.md": doc.String()})
+	repo.Commit("long")
+	e := openCatalog(t, "  - id: /acme/long\n    repo: "+repo.Dir+"\n")
 	for _, tokens := range []int{request.MinTokens, 1} {
-		ans, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "widget", Tokens: tokens})
+		ans, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/long", Path: "docs/long.md", Tokens: tokens})
 		if err != nil {
 			t.Fatal(err)
 		}
