@@ -100,8 +100,9 @@ func answerSize(a *Answer) int {
 
 // answerKey identifies a request on one library version: the version's
 // directory and build and every field that shapes the answer, the budget
-// and page already clamped, and the room the request's notes leave.
-func answerKey(r *catalog.Resolved, req *DocsRequest, budget, room, page int) string {
+// and page already clamped (the room an answer may fill follows from the
+// budget: see roomFor).
+func answerKey(r *catalog.Resolved, req *DocsRequest, budget, page int) string {
 	var b strings.Builder
 	for _, s := range []string{r.Version.Path, r.Build, req.Query, req.Mode, req.Path} {
 		b.WriteString(strconv.Quote(s))
@@ -113,8 +114,6 @@ func answerKey(r *catalog.Resolved, req *DocsRequest, budget, room, page int) st
 	b.WriteString(strconv.FormatBool(req.Outline))
 	b.WriteByte(' ')
 	b.WriteString(strconv.Itoa(budget))
-	b.WriteByte(' ')
-	b.WriteString(strconv.Itoa(room))
 	b.WriteByte(' ')
 	b.WriteString(strconv.Itoa(page))
 	return b.String()

@@ -47,16 +47,15 @@ func TestAnswerKeyDistinguishesRequests(t *testing.T) {
 	main := at("a/b/main", "b1")
 	keys := map[string]string{}
 	for name, k := range map[string]string{
-		"base":         answerKey(main, &base, 5000, 5000, 1),
-		"other path":   answerKey(at("a/b/v1", "b1"), &base, 5000, 5000, 1),
-		"other build":  answerKey(at("a/b/main", "b2"), &base, 5000, 5000, 1),
-		"other budget": answerKey(main, &base, 4000, 4000, 1),
-		"other room":   answerKey(main, &base, 5000, 4990, 1),
-		"other page":   answerKey(main, &base, 5000, 5000, 2),
-		"other query":  answerKey(main, &DocsRequest{Query: "q2", Topics: []string{"x"}, Mode: "code"}, 5000, 5000, 1),
-		"topics split": answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x", ""}, Mode: "code"}, 5000, 5000, 1),
-		"no mode":      answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x"}}, 5000, 5000, 1),
-		"outline":      answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x"}, Mode: "code", Outline: true}, 5000, 5000, 1),
+		"base":         answerKey(main, &base, 5000, 1),
+		"other path":   answerKey(at("a/b/v1", "b1"), &base, 5000, 1),
+		"other build":  answerKey(at("a/b/main", "b2"), &base, 5000, 1),
+		"other budget": answerKey(main, &base, 4000, 1),
+		"other page":   answerKey(main, &base, 5000, 2),
+		"other query":  answerKey(main, &DocsRequest{Query: "q2", Topics: []string{"x"}, Mode: "code"}, 5000, 1),
+		"topics split": answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x", ""}, Mode: "code"}, 5000, 1),
+		"no mode":      answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x"}}, 5000, 1),
+		"outline":      answerKey(main, &DocsRequest{Query: "q", Topics: []string{"x"}, Mode: "code", Outline: true}, 5000, 1),
 	} {
 		if other, ok := keys[k]; ok {
 			t.Errorf("%s and %s share a key", name, other)
@@ -109,13 +108,21 @@ func TestCachedAnswerFitsTheNotes(t *testing.T) {
 	repo.Write(map[string]string{"docs/long.md": doc.String()})
 	repo.Commit("long")
 	e := openCatalog(t, "  - id: /acme/long\n    repo: "+repo.Dir+"\n")
-	for _, tokens := range []int{request.MinTokens, 1} {
+	var pages [][]Section
+	for _, tokens := range []int{request.MinTokens, 1, -5} {
 		ans, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/long", Path: "docs/long.md", Tokens: tokens})
 		if err != nil {
 			t.Fatal(err)
 		}
 		if ans.Tokens > ans.Budget {
 			t.Errorf("tokens %d: the answer is %d tokens, over its budget of %d (notes %q)", tokens, ans.Tokens, ans.Budget, ans.Notes)
+		}
+		pages = append(pages, ans.Sections)
+	}
+	// One budget, one way of cutting pages, whatever the notes.
+	for i := 1; i < len(pages); i++ {
+		if !reflect.DeepEqual(pages[i], pages[0]) {
+			t.Errorf("page 1 of budget %d differs between requests with and without a note", request.MinTokens)
 		}
 	}
 }

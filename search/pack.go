@@ -3,6 +3,7 @@ package search
 import (
 	"context"
 	"fmt"
+	"math"
 	"strings"
 
 	"github.com/codex7/codex7/catalog"
@@ -156,10 +157,8 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 		if err != nil {
 			return err
 		}
-		// The request's own notes are not cached but must fit too: the
-		// room left for the rest is part of the key.
-		room := budget - noteCost(notes)
-		key := answerKey(r, &req, budget, room, page)
+		room := roomFor(budget)
+		key := answerKey(r, &req, budget, page)
 		if a, ok := e.answers.get(key); ok {
 			e.answerHits.Add(1)
 			ans = a
@@ -185,6 +184,24 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 		out.finish()
 	}
 	return &out, nil
+}
+
+// roomFor is what an answer of the budget may fill: the budget less the
+// longest note a request clamped to it can carry. The request's own notes
+// are not part of a cached answer but must fit too; reserving the most
+// they can take, rather than what this request's take, makes the room a
+// function of the budget alone, so that one answer suits every request of
+// that budget, and the pages of one query are cut alike whether they were
+// asked for with tokens 1 or 200.
+func roomFor(budget int) int {
+	var notes []string
+	switch budget {
+	case request.MinTokens:
+		_, notes = request.ClampTokens(math.MinInt)
+	case request.MaxTokens:
+		_, notes = request.ClampTokens(math.MaxInt)
+	}
+	return budget - noteCost(notes)
 }
 
 // noteCost is what notes add to an answer's head.
