@@ -228,6 +228,57 @@ func TestParseErrors(t *testing.T) {
 			[]wantErr{{2, "libraries", "must be a list, not a mapping"}},
 		},
 		{
+			"empty library",
+			lines("libraries:", "  -", "  - id: /a/b", valid),
+			[]wantErr{{2, "libraries[0]", "must be a mapping of keys to values, not an empty value; each library needs at least id: and repo:"}},
+		},
+		{
+			"empty allow",
+			lines("libraries:", "  - id: /a/b", valid, "allow:"),
+			[]wantErr{{4, "allow", "must be a mapping of keys to values, not an empty value"}},
+		},
+		{
+			"wrong shapes keep the items after them in place",
+			lines("libraries:", "  - /a/b", "  - id: [c, d]", "  - id: /e/f", "    bogus: 1"),
+			[]wantErr{
+				{2, "libraries[0]", "must be a mapping of keys to values, not a single value"},
+				{3, "libraries[1].id", "must be a single value, not a list"},
+				{3, "libraries[1].repo", "missing; set repo:"},
+				{4, "libraries[2].repo", "missing; set repo:"},
+				{5, "libraries[2].bogus", `unknown key "bogus" in libraries[2]`},
+			},
+		},
+		{
+			"empty items of a list of globs are dropped",
+			lines("libraries:", "  - id: /a/b", valid, "    docs:", "      -", "      - /abs/**"),
+			[]wantErr{{6, "libraries[0].docs[0]", `glob "/abs/**" is absolute`}},
+		},
+		{
+			"keys that are not names",
+			lines("libraries:", "  - id: /a/b", valid, "    [x]: 1", "    ~: 2", "    1: 3"),
+			[]wantErr{
+				{4, "libraries[0]", "keys must be plain names in libraries[0]; valid keys: id, title,"},
+				{5, "libraries[0].~", `unknown key "~" in libraries[0]`},
+				{6, "libraries[0].1", `unknown key "1" in libraries[0]`},
+			},
+		},
+		{
+			"duplicate key with other problems in its mapping",
+			lines("libraries:", "  - id: /a/b", "    id: /a/c", "    bogus: 1", "    docs: x", "    versions:", "      - ref: v1", "        nmae: x"),
+			[]wantErr{
+				{2, "libraries[0].repo", "missing; set repo:"},
+				{3, "libraries[0].id", `key "id" appears twice in libraries[0] (first at line 2)`},
+				{4, "libraries[0].bogus", `unknown key "bogus" in libraries[0]`},
+				{5, "libraries[0].docs", "must be a list, not a single value"},
+				{8, "libraries[0].versions[0].nmae", `unknown key "nmae" in libraries[0].versions[0]; valid keys: ref, name (did you mean "name"?)`},
+			},
+		},
+		{
+			"merge key without an alias",
+			lines("libraries:", "  - id: /a/b", valid, "    <<: {title: x}"),
+			[]wantErr{{4, "libraries[0].<<", "merge key <<; YAML merge keys are not supported"}},
+		},
+		{
 			"anchor and alias",
 			lines("libraries:", "  - &lib", "    id: /a/b", valid, "  - *lib"),
 			[]wantErr{

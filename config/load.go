@@ -7,12 +7,10 @@ import (
 	"io"
 	"os"
 	"path/filepath"
-	"reflect"
 	"regexp"
 	"sort"
 	"strconv"
 	"strings"
-	"sync"
 
 	"go.yaml.in/yaml/v3"
 )
@@ -143,7 +141,7 @@ func parse(data []byte, name string) (*Config, error) {
 		return fail(noLibraries(0))
 	}
 	root := doc.Content[0]
-	if root.Kind == yaml.ScalarNode && root.Tag == "!!null" {
+	if isNull(root) {
 		return fail(noLibraries(root.Line))
 	}
 	if root.Kind != yaml.MappingNode {
@@ -151,43 +149,39 @@ func parse(data []byte, name string) (*Config, error) {
 			Msg: "the file must be a mapping with a libraries: list, for example: " + exampleConfig})
 	}
 
-	w := &walker{lines: map[string]int{}, byLine: map[int]string{}}
-	w.walk(root, reflect.TypeFor[Config](), "")
-
-	cfg := &Config{File: name, lines: w.lines}
-	if len(w.errs) == 0 {
-		src := data
-		if w.normalized {
-			var err error
-			if src, err = yaml.Marshal(&doc); err != nil {
-				return fail(&Error{Msg: "cannot re-encode the config: " + err.Error()})
-			}
-		}
-		dec := yaml.NewDecoder(bytes.NewReader(src))
-		dec.KnownFields(true)
-		if err := dec.Decode(cfg); err != nil {
-			// The walker has checked keys, shapes and tags, so this is a
-			// backstop that should not fire.
-			return fail(w.decodeErrors(err)...)
-		}
-	} else {
-		// Best effort, so that validation can report the other problems in the
-		// same run; what cannot be decoded is already reported by the walker.
-		fill(root, reflect.ValueOf(cfg).Elem())
+	// The strict decode finds unknown keys, duplicate keys and values of
+	// the wrong shape; the tree turns each of its line-numbered messages
+	// into an *Error naming the field, and neutralizes the node at fault.
+	t := newTree(root)
+	strict := yaml.NewDecoder(bytes.NewReader(data))
+	strict.KnownFields(true)
+	if err := strict.Decode(new(Config)); err != nil {
+		t.decodeError(err)
+	}
+	// Decoding the neutralized tree (leniently: unknown keys were reported
+	// above) keeps every list item at its position, so that validation can
+	// report the other problems in the same run with the right fields. Its
+	// errors are those of mappings the strict decode skipped for a key
+	// given twice.
+	cfg := &Config{File: name, lines: t.lines}
+	if err := doc.Decode(cfg); err != nil {
+		t.decodeError(err)
 	}
 	for i := range cfg.Libraries {
-		cfg.Libraries[i].Line = w.lines[fmt.Sprintf("libraries[%d]", i)]
+		cfg.Libraries[i].Line = t.lines[fmt.Sprintf("libraries[%d]", i)]
 	}
 	cfg.slashGlobs()
 
-	errs := w.errs
-	rootBroken := false
-	for _, e := range w.errs {
-		rootBroken = rootBroken || e.Field == ""
+	errs := t.errs
+	reported := map[string]bool{}
+	for _, e := range t.errs {
+		reported[e.Field] = true
 	}
-	if !rootBroken {
+	// A problem with no field is one of the whole file: the decoded config
+	// may then be too far from the file for validation to name fields.
+	if !reported[""] {
 		for _, e := range cfg.problems() {
-			if !w.covers(e.Field) {
+			if !covered(reported, e.Field) {
 				errs = append(errs, e)
 			}
 		}
@@ -196,6 +190,21 @@ func parse(data []byte, name string) (*Config, error) {
 		return fail(errs...)
 	}
 	return cfg, nil
+}
+
+// covered reports whether a problem at field, or at a value containing it
+// ("libraries[0]" contains "libraries[0].id"), is among the reported fields.
+func covered(reported map[string]bool, field string) bool {
+	for {
+		if reported[field] {
+			return true
+		}
+		i := strings.LastIndexAny(field, ".[")
+		if i < 0 {
+			return false
+		}
+		field = field[:i]
+	}
 }
 
 // slashGlobs rewrites every glob of the config (docs, exclude, topics'
@@ -367,9 +376,10 @@ func tooDeep(n *yaml.Node, path string, depth int) *Error {
 	return nil
 }
 
-// findUnsupported reports every anchor, alias and explicit tag in the tree, at
-// most 10: the config has no use for them, refusing aliases before decoding
-// rules out alias bombs, and refusing tags keeps values plain text.
+// findUnsupported reports every anchor, alias, merge key and explicit tag in
+// the tree, at most 10: the config has no use for them, refusing aliases
+// before decoding rules out alias bombs, and refusing tags keeps values
+// plain text.
 func findUnsupported(n *yaml.Node, path string, errs []*Error) []*Error {
 	if len(errs) >= 10 {
 		return errs
@@ -390,6 +400,11 @@ func findUnsupported(n *yaml.Node, path string, errs []*Error) []*Error {
 	case yaml.MappingNode:
 		for i := 0; i+1 < len(n.Content); i += 2 {
 			k, v := n.Content[i], n.Content[i+1]
+			if k.ShortTag() == "!!merge" && v.Kind != yaml.AliasNode && len(errs) < 10 {
+				// The decoder would merge the mapping in silently.
+				errs = append(errs, &Error{Line: k.Line, Field: joinPath(path, k.Value),
+					Msg: "merge key <<; YAML merge keys are not supported in codex7.yaml, write the keys out in full"})
+			}
 			errs = findUnsupported(k, path, errs)
 			errs = findUnsupported(v, joinPath(path, k.Value), errs)
 		}
@@ -410,272 +425,4 @@ func joinPath(path, key string) string {
 		return key
 	}
 	return path + "." + key
-}
-
-// walker checks the YAML tree against the Go types before decoding: unknown
-// and duplicate keys, and values of the wrong shape, each with its line and
-// field path. It records the line of every field for later validation.
-type walker struct {
-	errs []*Error
-	// lines maps field paths ("libraries[0].versions[1].ref") to lines.
-	lines map[string]int
-	// byLine maps a line to the deepest field path on it.
-	byLine map[int]string
-	// normalized is set when the tree was changed (an empty mapping taken
-	// as an empty list), so decoding must use the re-encoded tree.
-	normalized bool
-	// reported holds the fields of errs, built by covers.
-	reported map[string]bool
-}
-
-func (w *walker) errorf(n *yaml.Node, field, format string, args ...any) {
-	w.errs = append(w.errs, &Error{Line: n.Line, Field: field, Msg: fmt.Sprintf(format, args...)})
-}
-
-func (w *walker) record(path string, line int) {
-	w.lines[path] = line
-	if old, ok := w.byLine[line]; !ok || len(path) > len(old) {
-		w.byLine[line] = path
-	}
-}
-
-// covers reports whether the walker already reported a problem at field or
-// at a value containing it ("libraries[0]" covers "libraries[0].id").
-func (w *walker) covers(field string) bool {
-	if w.reported == nil {
-		w.reported = map[string]bool{}
-		for _, e := range w.errs {
-			w.reported[e.Field] = true
-		}
-	}
-	for {
-		if w.reported[field] {
-			return true
-		}
-		i := strings.LastIndexAny(field, ".[")
-		if i < 0 {
-			return false
-		}
-		field = field[:i]
-	}
-}
-
-func isNull(n *yaml.Node) bool {
-	return n.Kind == yaml.ScalarNode && n.Tag == "!!null"
-}
-
-func kindName(n *yaml.Node) string {
-	switch n.Kind {
-	case yaml.MappingNode:
-		return "a mapping"
-	case yaml.SequenceNode:
-		return "a list"
-	case yaml.ScalarNode:
-		return "a single value"
-	}
-	return "something else"
-}
-
-type structFields struct {
-	names []string
-	index map[string]int
-}
-
-// fieldCache maps a reflect.Type to its structFields.
-var fieldCache sync.Map
-
-// yamlFields returns the YAML keys of struct type t, in field order, with
-// their field indexes. The results are shared: do not modify them.
-func yamlFields(t reflect.Type) (names []string, index map[string]int) {
-	if f, ok := fieldCache.Load(t); ok {
-		sf := f.(structFields)
-		return sf.names, sf.index
-	}
-	defer func() { fieldCache.Store(t, structFields{names, index}) }()
-	index = map[string]int{}
-	for i := range t.NumField() {
-		f := t.Field(i)
-		if !f.IsExported() {
-			continue
-		}
-		name, _, _ := strings.Cut(f.Tag.Get("yaml"), ",")
-		if name == "-" {
-			continue
-		}
-		if name == "" {
-			name = strings.ToLower(f.Name)
-		}
-		names = append(names, name)
-		index[name] = i
-	}
-	return names, index
-}
-
-func (w *walker) walk(n *yaml.Node, t reflect.Type, path string) {
-	switch t.Kind() {
-	case reflect.Struct:
-		w.walkStruct(n, t, path)
-	case reflect.Slice:
-		switch {
-		case isNull(n):
-		case n.Kind == yaml.MappingNode && len(n.Content) == 0:
-			// "topics: {}" (as in the design's example) means none.
-			n.Kind, n.Tag, n.Style = yaml.SequenceNode, "!!seq", yaml.FlowStyle
-			w.normalized = true
-		case n.Kind != yaml.SequenceNode:
-			example := ""
-			if t.Elem().Kind() == reflect.String {
-				example = fmt.Sprintf(`, e.g. ["%s"]`, strings.ReplaceAll(n.Value, `"`, `\"`))
-				if n.Kind != yaml.ScalarNode {
-					example = ""
-				}
-			}
-			w.errorf(n, path, "must be a list, not %s; write each item on its own line after \"- \"%s", kindName(n), example)
-		default:
-			for i, c := range n.Content {
-				p := fmt.Sprintf("%s[%d]", path, i)
-				w.record(p, c.Line)
-				w.walk(c, t.Elem(), p)
-			}
-		}
-	case reflect.String:
-		if n.Kind != yaml.ScalarNode {
-			w.errorf(n, path, "must be a single value, not %s; quote it if it contains \": \" or starts with [ or {", kindName(n))
-		}
-	}
-}
-
-func (w *walker) walkStruct(n *yaml.Node, t reflect.Type, path string) {
-	where := "in " + path
-	if path == "" {
-		where = "at the top level"
-	}
-	if n.Kind != yaml.MappingNode {
-		hint := ""
-		if t == reflect.TypeFor[Library]() {
-			hint = "; each library needs at least id: and repo:"
-		}
-		w.errorf(n, path, "must be a mapping of keys to values, not %s%s", kindName(n), hint)
-		return
-	}
-	names, index := yamlFields(t)
-	seen := map[string]int{}
-	for i := 0; i+1 < len(n.Content); i += 2 {
-		k, v := n.Content[i], n.Content[i+1]
-		if k.Kind != yaml.ScalarNode {
-			w.errorf(k, path, "keys must be plain names %s; valid keys: %s", where, strings.Join(names, ", "))
-			continue
-		}
-		p := joinPath(path, k.Value)
-		if first, dup := seen[k.Value]; dup {
-			w.errorf(k, p, "key %q appears twice %s (first at line %d); keep one", k.Value, where, first)
-			continue
-		}
-		seen[k.Value] = k.Line
-		fi, ok := index[k.Value]
-		if !ok {
-			msg := fmt.Sprintf("unknown key %q %s; valid keys: %s", k.Value, where, strings.Join(names, ", "))
-			if s := closest(k.Value, names); s != "" {
-				msg += fmt.Sprintf(" (did you mean %q?)", s)
-			}
-			w.errorf(k, p, "%s", msg)
-			continue
-		}
-		w.record(p, k.Line)
-		w.walk(v, t.Field(fi).Type, p)
-	}
-}
-
-// fill decodes n into v as far as it has the expected shape, keeping list
-// items at their positions (so field paths stay right) and the first of
-// duplicate keys. It is used only when the walker found problems, and never
-// fails: what does not fit is left zero.
-func fill(n *yaml.Node, v reflect.Value) {
-	switch v.Kind() {
-	case reflect.Struct:
-		if n.Kind != yaml.MappingNode {
-			return
-		}
-		_, index := yamlFields(v.Type())
-		done := map[string]bool{}
-		for i := 0; i+1 < len(n.Content); i += 2 {
-			k := n.Content[i]
-			fi, ok := index[k.Value]
-			if k.Kind != yaml.ScalarNode || !ok || done[k.Value] {
-				continue
-			}
-			done[k.Value] = true
-			fill(n.Content[i+1], v.Field(fi))
-		}
-	case reflect.Slice:
-		if n.Kind != yaml.SequenceNode {
-			return
-		}
-		s := reflect.MakeSlice(v.Type(), len(n.Content), len(n.Content))
-		for i, c := range n.Content {
-			fill(c, s.Index(i))
-		}
-		v.Set(s)
-	case reflect.String:
-		if n.Kind == yaml.ScalarNode && !isNull(n) {
-			v.SetString(n.Value)
-		}
-	}
-}
-
-// decodeErrors maps the errors of a strict decode to *Error values.
-func (w *walker) decodeErrors(err error) []*Error {
-	var te *yaml.TypeError
-	if !errors.As(err, &te) {
-		return []*Error{syntaxError(err, nil)}
-	}
-	var out []*Error
-	for _, msg := range te.Errors {
-		e := &Error{Msg: msg}
-		if m := lineRE.FindStringSubmatchIndex(msg); m != nil && m[0] == 0 {
-			e.Line, _ = strconv.Atoi(msg[m[2]:m[3]])
-			e.Msg = msg[m[1]:]
-			e.Field = w.byLine[e.Line]
-		}
-		// Values may hold secrets: yaml quotes them in backticks.
-		e.Msg = "cannot read value: " + quotedRE.ReplaceAllString(e.Msg, "the value")
-		out = append(out, e)
-	}
-	return out
-}
-
-// closest returns the name nearest to s if it is a plausible typo or
-// variant, else "".
-func closest(s string, names []string) string {
-	ls := strings.ToLower(s)
-	best, bestD := "", len(s)+1
-	for _, n := range names {
-		if ls == n || (len(n) >= 3 && strings.HasPrefix(ls, n)) || (len(ls) >= 3 && strings.HasPrefix(n, ls)) {
-			return n
-		}
-		if d := editDistance(ls, n); d <= max(2, len(n)/3) && d < bestD {
-			best, bestD = n, d
-		}
-	}
-	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

@@ -44,10 +44,18 @@ func (l Library) VersionName(v Version) string {
 	return strings.ReplaceAll(ref, "/", "-")
 }
 
-// Slug returns the identity of a topic name: lowercase, with every run of
-// characters other than letters and digits replaced by one '-', and no
-// leading or trailing '-'. The topics package names its generated topics
-// the same way, so an override replaces the generated topic of its name.
+// Slug returns the identity of a topic name, its id in topics.json:
+// lowercase, with every run of characters other than letters and digits
+// replaced by one '-', and no leading or trailing '-' ("Data Fetching" and
+// "data_fetching" are both "data-fetching"). It is the one implementation
+// of topic slugs: topics.Slug, which names the generated topics, is this
+// function (it lives here because topics imports config), so an override
+// replaces the generated topic of its name. The ids of existing artifacts
+// depend on it: topics' golden tests pin its output.
+//
+// It is deliberately not markdown.Slug, GitHub's rule for heading anchors,
+// which keeps '_', does not collapse or trim '-' and must match the links
+// GitHub renders; a topic id instead must not depend on punctuation.
 func Slug(name string) string {
 	var b strings.Builder
 	dash := false

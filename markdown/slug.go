@@ -11,6 +11,10 @@ import (
 // that is not a letter, a digit, a combining mark, '-', '_' or a space is
 // removed, and each space becomes '-' (runs of spaces are not collapsed).
 // It does not make the slug unique; Split does that per document.
+//
+// Slug makes anchors only: topic ids use config.Slug (as topics.Slug),
+// which collapses and trims separators instead, so that an id does not
+// depend on punctuation. The two rules are different on purpose.
 func Slug(s string) string {
 	s = strings.ToLower(s)
 	var b strings.Builder

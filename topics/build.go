@@ -601,9 +601,11 @@ func primaryLocale(locale []string) string {
 	return best
 }
 
-// Slug normalizes a name to a topic slug: lower case, runs of anything but
-// letters and digits become one '-', trimmed. It is config.Slug, by which
-// the config identifies override topics.
+// Slug normalizes a name to a topic slug, a topic's or category's id:
+// lower case, runs of anything but letters and digits become one '-',
+// trimmed. It is config.Slug, by which the config identifies override
+// topics, and not markdown.Slug, which makes heading anchors by GitHub's
+// rule; see config.Slug for why they differ.
 func Slug(s string) string { return config.Slug(s) }
 
 // stripOrder removes ordering prefixes such as "1.", "01-" and "2_" from a
