@@ -281,6 +281,13 @@ func TestDocKeyNormalization(t *testing.T) {
 			t.Errorf("key %q: %v, want ErrInvalidRequest and request.ErrInvalidKey", bad, err)
 		}
 	}
+	// Control and invisible characters are refused, in ids, versions and
+	// topics alike, as by the local engine.
+	for _, req := range []DocRequest{{LibraryKey: "/vercel/next.js\x00"}, {LibraryKey: "/vercel/next.js@v15\u200b"}, {LibraryKey: "/vercel/next.js", Topic: "routing\u202e"}} {
+		if _, err := c.Doc(bg, req); !errors.Is(err, ErrInvalidRequest) || !errors.Is(err, request.ErrInvalidCharacter) {
+			t.Errorf("%+v: %v, want ErrInvalidRequest and request.ErrInvalidCharacter", req, err)
+		}
+	}
 	if f.count() != n {
 		t.Error("invalid keys reached the network")
 	}

@@ -124,6 +124,9 @@ func checkDoc(req DocRequest) (docParams, error) {
 	if p.key, err = request.ParseKey(req.LibraryKey); err != nil {
 		return p, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
 	}
+	if err := request.CheckText("topic", req.Topic); err != nil {
+		return p, fmt.Errorf("%w: %w", ErrInvalidRequest, err)
+	}
 	p.topic = request.NormalizeTopic(req.Topic)
 	if len(p.topic) > maxTopicLen {
 		p.topic = truncate(p.topic, maxTopicLen)

@@ -13,6 +13,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/context7/context7test"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
 )
 
@@ -228,6 +229,12 @@ func FuzzDoc(f *testing.F) {
 		}
 		req := DocRequest{LibraryKey: "/acme/lib", Topic: topic, Mode: mode, Page: page, Limit: limit, Tokens: toks}
 		doc, err := client(legacy).Doc(context.Background(), req)
+		if request.CheckText("topic", topic) != nil {
+			// Refused before any request, whatever Context7 would say.
+			checkError(t, err, request.ErrInvalidCharacter)
+			checkError(t, err, ErrInvalidRequest)
+			return
+		}
 		if err != nil {
 			switch a.status {
 			case 200:

@@ -135,7 +135,8 @@ func hostileAPICases() []apiCase {
 		{name: "v1 path version %2e%2e", target: "/api/v1/acme/widgets/%2e%2e?topic=x", status: 400, code: "invalid_library_id", says: `".." is not a name`},
 		{name: "v1 path ..%2f..%2fetc", target: "/api/v1/acme/widgets/..%2f..%2fetc?topic=x", status: 400, code: "invalid_library_id", says: "at most 3"},
 		{name: "v1 path ..%5c..%5cetc (backslashes)", target: "/api/v1/acme/..%5c..%5cetc?topic=x", status: 400, code: "invalid_library_id", says: `character '\\'`},
-		{name: "v1 path with NUL", target: "/api/v1/acme/wid%00gets?topic=x", status: 400, code: "invalid_library_id", says: `character '\x00'`},
+		{name: "v1 path with NUL", target: "/api/v1/acme/wid%00gets?topic=x", status: 400, code: "invalid_library_id", says: "U+0000 (a control character)"},
+		{name: "v1 path with NUL at the end", target: "/api/v1/acme/widgets%00?topic=x", status: 400, code: "invalid_library_id", says: "U+0000 (a control character)"},
 		{name: "v1 path %2fetc/passwd", target: "/api/v1/%2fetc/passwd?topic=x", status: 404, code: "library_not_found", says: "resolve-library-id"},
 		{name: "v1 path etc/passwd (a file beside the artifacts)", target: "/api/v1/etc/passwd?topic=x", status: 404, code: "library_not_found"},
 		{name: "api path %2e%2e/%2e%2e/etc/passwd", target: "/api/%2e%2e/%2e%2e/etc/passwd", status: 404, code: "not_found"},
@@ -145,7 +146,10 @@ func hostileAPICases() []apiCase {
 		{name: "libraryId /acme/widgets@../../x", target: "/api/v2/context?libraryId=/acme/widgets@../../x&query=x", status: 400, code: "invalid_library_id"},
 		{name: `libraryId \acme\widgets`, target: "/api/v2/context?libraryId=%5cacme%5cwidgets&query=x", status: 400, code: "invalid_library_id", says: `character '\\'`},
 		{name: "libraryId file:///etc/passwd", target: "/api/v2/context?libraryId=file:///etc/passwd&query=x", status: 400, code: "invalid_library_id"},
-		{name: "libraryId with NUL inside", target: "/api/v2/context?libraryId=/acme/wid%00gets&query=x", status: 400, code: "invalid_library_id", says: `character '\x00'`},
+		{name: "libraryId with NUL inside", target: "/api/v2/context?libraryId=/acme/wid%00gets&query=x", status: 400, code: "invalid_library_id", says: "U+0000 (a control character)"},
+		{name: "libraryId with NUL at the end", target: "/api/v2/context?libraryId=/acme/widgets%00&query=x", status: 400, code: "invalid_library_id", says: "U+0000 (a control character)"},
+		{name: "libraryId with a zero-width space", target: "/api/v2/context?libraryId=%E2%80%8B/acme/widgets&query=x", status: 400, code: "invalid_library_id", says: "U+200B (an invisible character)"},
+		{name: "libraryId with a bidi override in the version", target: "/api/v2/context?libraryId=/acme/widgets@v1.0.0%E2%80%AE&query=x", status: 400, code: "invalid_library_id", says: "U+202E"},
 		{name: "libraryId of 100 KiB", target: "/api/v2/context?libraryId=/acme/" + strings.Repeat("w", 100<<10) + "&query=x", status: 400, code: "invalid_library_id", says: "longer than 1024 bytes"},
 
 		// Enormous and empty queries.

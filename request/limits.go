@@ -46,6 +46,9 @@ func CheckLimits(query string, topicList []string, mode string) error {
 		return fmt.Errorf("%w: %d topics given, at most %d (only the first 20 distinct ones are used)", ErrInvalidRequest, len(topicList), MaxTopicsGiven)
 	}
 	for i, t := range topicList {
+		if err := CheckText("topic", t); err != nil {
+			return fmt.Errorf("%w: topic %d: %w", ErrInvalidRequest, i+1, err)
+		}
 		if len(t) > MaxTopicBytes {
 			return fmt.Errorf("%w: topic %d (%q) is %d bytes, at most %d: give topic slugs from the library's topic tree, and put a question in the query", ErrInvalidRequest, i+1, Clip(t, 40), len(t), MaxTopicBytes)
 		}

@@ -68,10 +68,15 @@ func (k Key) String() string {
 // and says what form to use instead: for empty input, input longer than
 // 1024 bytes, more than three path segments (org/project/version), an
 // @version after a three-segment path, URLs of other hosts, and
-// characters outside that set.
+// characters outside that set; control and invisible characters anywhere
+// also wrap ErrInvalidCharacter (see CheckText). Spaces and quotes around
+// the id are trimmed.
 func ParseKey(s string) (Key, error) {
 	if len(s) > maxKeyLen {
 		return Key{}, keyError(s, fmt.Sprintf("it is longer than %d bytes", maxKeyLen))
+	}
+	if why := badCharacter(s); why != "" {
+		return Key{}, fmt.Errorf("%w %q: %w: it %s; remove control and invisible characters; %s", ErrInvalidKey, shortKey(strings.ToValidUTF8(s, "\ufffd")), ErrInvalidCharacter, why, keyForms)
 	}
 	c := cleanKey(s)
 	if c == "" {
@@ -193,10 +198,9 @@ func shortKey(s string) string {
 	return s
 }
 
-// cleanKey drops invalid UTF-8 and format characters anywhere, and trims
-// whitespace, control characters, quotes and backslashes from both ends.
+// cleanKey trims whitespace, quotes and backslashes from both ends of s,
+// which CheckText passed.
 func cleanKey(s string) string {
-	s = dropJunk(s)
 	return strings.TrimFunc(s, func(r rune) bool {
 		return unicode.IsSpace(r) || unicode.IsControl(r) || isQuote(r) || r == '\\'
 	})
@@ -265,19 +269,6 @@ func keySegments(path string) []string {
 		}
 	}
 	return segs
-}
-
-// dropJunk removes invalid UTF-8, U+FFFD and invisible format characters
-// (category Cf: zero-width spaces and joiners, byte order marks, soft
-// hyphens, direction marks).
-func dropJunk(s string) string {
-	s = strings.ToValidUTF8(s, "")
-	return strings.Map(func(r rune) rune {
-		if r == utf8.RuneError || unicode.Is(unicode.Cf, r) {
-			return -1
-		}
-		return r
-	}, s)
 }
 
 func isQuote(r rune) bool { return isDoubleQuote(r) || isSingleQuote(r) }
@@ -350,7 +341,9 @@ var slugPrefixes = map[string]bool{
 // string stops changing, so that NormalizeTopic is idempotent:
 //
 //  1. Junk: invalid UTF-8, U+FFFD and invisible format characters are
-//     dropped; other control characters count as spaces.
+//     dropped; other control characters count as spaces. (Requests never
+//     get here with them: CheckLimits refuses a topic that has any, see
+//     CheckText. The rule keeps NormalizeTopic total.)
 //  2. Quotes: escaped quotes (\" \') and double quotes and backticks
 //     (" ` “ ” „) are removed anywhere; single quotes (' ‘ ’) are removed
 //     where they start or end a word, so apostrophes as in "what's" stay.

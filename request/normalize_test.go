@@ -44,13 +44,8 @@ func TestParseKey(t *testing.T) {
 		{"mixed quotes and spaces", ` " '/vercel/next.js' " `, next},
 		{"escaped quotes", `\"vercel/next.js\"`, next},
 		{"typographic quotes", "“vercel/next.js”", next},
-		{"whitespace", "  \t/vercel/next.js\n", next},
 		{"spaces around segments", "vercel / next.js", next},
-		{"zero width space", "\u200b/vercel/\u200bnext.js\u200b", next},
-		{"byte order mark", "\ufeffvercel/next.js", next},
 		{"no-break space", "\u00a0vercel/next.js\u00a0", next},
-		{"invalid utf-8", "\xffvercel/next.js\xfe", next},
-		{"soft hyphen", "vercel/next\u00ad.js", next},
 
 		{"github www", "https://www.github.com/vercel/next.js", next},
 		{"github http", "http://github.com/vercel/next.js", next},
@@ -97,7 +92,14 @@ func TestParseKeyErrors(t *testing.T) {
 		{"spaces", "   ", "empty"},
 		{"quotes only", `""`, "empty"},
 		{"slashes only", "///", "no org or project"},
-		{"junk only", "\u200b\ufeff", "empty"},
+		{"junk only", "\u200b\ufeff", "U+200B (an invisible character)"},
+		{"tab and newline around", "  \t/vercel/next.js\n", "U+0009 (a control character)"},
+		{"zero width space", "/vercel/\u200bnext.js", "U+200B (an invisible character) at byte 8"},
+		{"byte order mark", "\ufeffvercel/next.js", "U+FEFF"},
+		{"bidi override", "/vercel/next.js\u202e", "U+202E"},
+		{"NUL at the end", "/tiangolo/fastapi\x00", "U+0000 (a control character)"},
+		{"invalid utf-8", "\xffvercel/next.js\xfe", "not valid UTF-8"},
+		{"soft hyphen", "vercel/next\u00ad.js", "U+00AD"},
 		{"four segments", "/a/b/c/d", "4 path segments"},
 		{"version after three segments", "/a/b/c@d", "@version must follow org/project"},
 		{"empty version", "/vercel/next.js@", "version after @ is empty"},
@@ -111,7 +113,7 @@ func TestParseKeyErrors(t *testing.T) {
 		{"emoji", "/vercel/next.js🚀", `character '🚀'`},
 		{"dots only", "/vercel/..", `".." is not a name`},
 		{"dot version", "/vercel/next.js/.", `"." is not a name`},
-		{"control char", "/vercel/ne\x00xt.js", `character '\x00'`},
+		{"control char", "/vercel/ne\x00xt.js", "U+0000"},
 		{"query without url", "/vercel/next.js?x=1", `character '?'`},
 		{"gitlab url", "https://gitlab.com/org/project", `URLs of "gitlab.com"`},
 		{"github org only", "https://github.com/vercel", "GitHub URL must name the org and the project"},
@@ -136,6 +138,9 @@ func TestParseKeyErrors(t *testing.T) {
 			}
 			if !strings.HasPrefix(msg, "invalid library id ") || !strings.Contains(msg, `use "/org/project", "/org/project@version"`) {
 				t.Errorf("ParseKey(%q) error %q does not say which forms to use", tt.in, msg)
+			}
+			if bad := strings.Contains(tt.wantMsg, "U+") || strings.Contains(tt.wantMsg, "UTF-8"); errors.Is(err, ErrInvalidCharacter) != bad {
+				t.Errorf("ParseKey(%q) error %v: wraps ErrInvalidCharacter %v, want %v", tt.in, err, !bad, bad)
 			}
 			if got != (Key{}) {
 				t.Errorf("ParseKey(%q) = %+v with an error, want the zero Key", tt.in, got)

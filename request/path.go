@@ -17,22 +17,20 @@ func CleanPath(p string) (string, error) {
 	if len(p) > MaxPathBytes {
 		return "", fmt.Errorf("%w %q: it is %d bytes, at most %d; give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, Clip(p, 40), len(p), MaxPathBytes)
 	}
+	if err := CheckText("path", p); err != nil {
+		return "", fmt.Errorf("%w: %w", ErrInvalidPath, err)
+	}
 	p = strings.Trim(strings.TrimSpace(p), "\"'`")
 	p = strings.ReplaceAll(p, `\`, "/")
 	if p == "" || p == "." || p == "./" {
 		return ".", nil
 	}
-	if strings.HasPrefix(p, "/") || strings.ContainsRune(p, 0) || strings.Contains(p, ":") {
+	if strings.HasPrefix(p, "/") || strings.Contains(p, ":") {
 		return "", fmt.Errorf("%w %q: give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, p)
 	}
 	for _, seg := range strings.Split(p, "/") {
 		if seg == ".." {
 			return "", fmt.Errorf("%w %q: paths may not contain \"..\"", ErrInvalidPath, p)
-		}
-		for _, c := range seg {
-			if c < 0x20 {
-				return "", fmt.Errorf("%w %q: control characters", ErrInvalidPath, p)
-			}
 		}
 	}
 	clean := strings.TrimPrefix(path.Clean(p), "./")

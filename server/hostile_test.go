@@ -314,7 +314,15 @@ func hostileMCPCases() []mcpCase {
 		{name: `path ..\..\secret.md`, tool: docs, args: lib("path", `..\..\secret.md`), want: toolError, says: "invalid path"},
 		{name: `path \\server\share\secret.md`, tool: docs, args: lib("path", `\\server\share\secret.md`), want: toolError, says: "invalid path"},
 		{name: "path with NUL", tool: docs, args: lib("path", "docs/guides/data-sources.md\x00.png"), want: toolError, says: "invalid path"},
-		{name: "path with ESC", tool: docs, args: lib("path", "docs/\x1b[2J.md"), want: toolError, says: "control characters"},
+		{name: "path with ESC", tool: docs, args: lib("path", "docs/\x1b[2J.md"), want: toolError, says: "U+001B (a control character)"},
+		{name: "path with a zero-width space", tool: docs, args: lib("path", "docs/guides/data-sources.md\u200b"), want: toolError, says: "U+200B (an invisible character)"},
+		// Control and invisible characters in an id, a version or a topic
+		// are refused wherever they are, never stripped.
+		{name: "library id with NUL at the end", tool: docs, args: lib("libraryId", "/acme/widgets\x00"), want: toolError, says: "U+0000 (a control character)"},
+		{name: "library id with a newline at the start", tool: docs, args: lib("libraryId", "\n/acme/widgets"), want: toolError, says: "U+000A (a control character)"},
+		{name: "library id with a byte order mark", tool: docs, args: lib("libraryId", "\ufeff/acme/widgets"), want: toolError, says: "U+FEFF (an invisible character)"},
+		{name: "version with a bidi override", tool: docs, args: lib("libraryId", "/acme/widgets@v1.0.0\u202e"), want: toolError, says: "U+202E (an invisible character)"},
+		{name: "topic with a tab", tool: docs, args: lib("topics", []any{"polling\t"}), want: toolError, says: "U+0009 (a control character)"},
 		{name: "path %2e%2e/%2e%2e/secret.md (never decoded)", tool: docs, args: lib("path", "%2e%2e/%2e%2e/secret.md"), want: toolError, says: "document not found"},
 		{name: "path docs/..%2f..%2fsecret.md", tool: docs, args: lib("path", "docs/..%2f..%2fsecret.md"), want: toolError, says: "document not found"},
 		{name: "path ....//....//secret.md", tool: docs, args: lib("path", "....//....//secret.md"), want: toolError, says: "document not found"},
