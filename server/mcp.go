@@ -15,6 +15,8 @@ import (
 	"reflect"
 	"slices"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -51,47 +53,67 @@ func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 
 // toolServer is the MCP server New builds, with what the HTTP fast path
 // (fastCalls) needs to answer a tools/call exactly as the SDK would: each
-// tool's handler and the receiving middleware, in the order added. Tools
-// and middleware are added through addTool and use only, so that both
-// paths have them; all before the fast path is made (callTool).
+// tool's handler, and the receiving middleware composed as the SDK
+// composes it. Tools are added through addTool and middleware through use
+// only, so that both paths have them; use may be called at any time, even
+// while serving, and the fast path runs what it added from its next call
+// on (see callTool). The HTTP handler, the SDK's with the fast path in
+// front, is built by the toolServer itself (httpHandler), so no caller
+// can wire one path without the other.
 type toolServer struct {
-	server     *mcp.Server
-	tools      map[string]mcp.ToolHandler
-	middleware [][]mcp.Middleware
+	server *mcp.Server
+	tools  map[string]mcp.ToolHandler
+	// mu serializes use; call is read without it.
+	mu sync.Mutex
+	// call is dispatch inside every middleware added with use, in the
+	// SDK's order; nil until the first use.
+	call atomic.Pointer[mcp.MethodHandler]
 }
 
-// use adds receiving middleware, as mcp.Server.AddReceivingMiddleware does.
+// use adds receiving middleware to both paths: to the SDK's, with
+// mcp.Server.AddReceivingMiddleware, and to the fast path's, composed the
+// same way (each call wraps what was there before; in one call, the first
+// middleware is the outermost). It is the one place middleware is added.
 func (s *toolServer) use(mw ...mcp.Middleware) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.server.AddReceivingMiddleware(mw...)
-	s.middleware = append(s.middleware, mw)
+	h := mcp.MethodHandler(s.dispatch)
+	if p := s.call.Load(); p != nil {
+		h = *p
+	}
+	for _, m := range slices.Backward(mw) {
+		h = m(h)
+	}
+	s.call.Store(&h)
 }
 
-// callTool is what the SDK does with a tools/call once it is decoded: its
-// receiving middleware around the tool's handler, whose result gets an
-// empty content list rather than none (see mcp.Server's callTool).
-func (s *toolServer) callTool() mcp.MethodHandler {
-	h := mcp.MethodHandler(func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		r := req.(*mcp.CallToolRequest)
-		th, ok := s.tools[r.Params.Name]
-		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
-		}
-		res, err := th(ctx, r)
-		if err == nil && res != nil && res.Content == nil {
-			res2 := *res
-			res2.Content = []mcp.Content{}
-			res = &res2
-		}
-		return res, err
-	})
-	// Each call of AddReceivingMiddleware wraps what was there before; in
-	// one call, the first middleware is the outermost.
-	for _, mws := range s.middleware {
-		for _, mw := range slices.Backward(mws) {
-			h = mw(h)
-		}
+// callTool runs a decoded tools/call as the SDK does: through the
+// receiving middleware added with use so far, to dispatch. It is safe for
+// concurrent use, also with use.
+func (s *toolServer) callTool(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+	if p := s.call.Load(); p != nil {
+		return (*p)(ctx, method, req)
 	}
-	return h
+	return s.dispatch(ctx, method, req)
+}
+
+// dispatch is what the SDK does with a tools/call under its middleware
+// (mcp.Server's callTool): the tool's handler, whose result gets an empty
+// content list rather than none.
+func (s *toolServer) dispatch(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+	r := req.(*mcp.CallToolRequest)
+	th, ok := s.tools[r.Params.Name]
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
+	}
+	res, err := th(ctx, r)
+	if err == nil && res != nil && res.Content == nil {
+		res2 := *res
+		res2.Content = []mcp.Content{}
+		res = &res2
+	}
+	return res, err
 }
 
 func newServer(engine *search.Engine, version string, opts ...Option) *toolServer {
