@@ -14,6 +14,7 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -25,6 +26,7 @@ import (
 
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/wholenum"
 )
 
 // Option configures New.
@@ -185,10 +187,15 @@ func addTool[In, Out any](s *toolServer, t *mcp.Tool, h func(context.Context, *m
 	}
 	t.OutputSchema = out
 	names := paramNames(reflect.TypeFor[In]())
+	ints := wholeParams(reflect.TypeFor[In]())
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 && string(args) != "null" {
 			if err := checkArguments(args, names); err != nil {
+				return errorResult(fmt.Errorf("invalid arguments: %w; see the tool's input schema", err)), nil
+			}
+			args, err := wholeArguments(args, ints)
+			if err != nil {
 				return errorResult(fmt.Errorf("invalid arguments: %w; see the tool's input schema", err)), nil
 			}
 			dec := json.NewDecoder(bytes.NewReader(args))
@@ -216,6 +223,55 @@ func addTool[In, Out any](s *toolServer, t *mcp.Tool, h func(context.Context, *m
 	}
 	s.server.AddTool(t, th)
 	s.tools[t.Name] = th
+}
+
+// wholeParams returns the JSON names of the int fields of the struct type
+// t: a tool's whole-number parameters.
+func wholeParams(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && f.Type.Kind() == reflect.Int {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// wholeArguments reads the whole-number parameters ints of args, a JSON
+// value checkArguments passed, by package wholenum's rule (the REST API's
+// too), and returns args with each written as the int it means, for the
+// decoder: "2", 2.0 and 2e0 become 2, 1e12 becomes 2147483647 (which the
+// parameter's bounds then clamp), null 0 (left out). A value that is not
+// a whole number is an error naming the parameter. args is returned as it
+// is when nothing changes.
+func wholeArguments(args []byte, ints []string) ([]byte, error) {
+	present := false
+	for _, name := range ints {
+		present = present || bytes.Contains(args, []byte(`"`+name+`"`))
+	}
+	var obj map[string]json.RawMessage
+	if !present || json.Unmarshal(args, &obj) != nil {
+		return args, nil // no such parameter, or not an object: the decoder says so
+	}
+	changed := false
+	for _, name := range ints {
+		raw, ok := obj[name]
+		if !ok {
+			continue
+		}
+		n, err := wholenum.ParseJSON(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		if canon := strconv.Itoa(n); string(raw) != canon {
+			obj[name] = json.RawMessage(canon)
+			changed = true
+		}
+	}
+	if !changed {
+		return args, nil
+	}
+	return json.Marshal(obj)
 }
 
 // maxQuoted bounds how much of an argument an error message quotes back.
