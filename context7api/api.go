@@ -60,8 +60,9 @@
 // request.MaxQueryBytes bytes). type defaults to txt, as the hosted API's
 // does (the MCP server sends none; the SDK sends json by default; ctx7
 // sends txt, or json with --json). Two extensions: tokens (the answer's
-// budget, clamped to request.MinTokens..request.MaxTokens, default
-// request.DefaultTokens) and page (from 1).
+// budget, clamped to request.MinTokens..request.MaxTokens with a note,
+// default request.DefaultTokens) and page (from 1), whole numbers read as
+// the MCP tools read them (package wholenum: 3000, 3000.0 and 3e3 alike).
 //
 // With type=txt the body is text/plain: the answer exactly as Codex7's MCP
 // tool get-library-docs renders it (search.Answer.Markdown): a title line
@@ -122,7 +123,6 @@ import (
 	"fmt"
 	"log/slog"
 	"maps"
-	"math"
 	"net/http"
 	"net/url"
 	"slices"
@@ -137,6 +137,7 @@ import (
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/wholenum"
 )
 
 // Searcher is what the API needs of the search engine; *search.Engine
@@ -156,8 +157,6 @@ const DefaultTimeout = 30 * time.Second
 const (
 	// MaxNameRunes bounds libraryName, as the hosted API does.
 	MaxNameRunes = 500
-	// MaxPage bounds page: far beyond any answer's last page.
-	MaxPage = 10000
 )
 
 // retryAfterSeconds is what a 503 for a server without artifacts asks the
@@ -503,20 +502,18 @@ func (a *api) docs(ctx context.Context, q url.Values, id, param, query string) (
 	if err := checkQuery(param, query); err != nil {
 		return nil, err
 	}
-	// Any budget is clamped, none refused, as get-library-docs does; 0 is
-	// the default.
-	tokens, err := intParam(q, "tokens", 0, math.MaxInt)
+	// Numbers are read as get-library-docs reads them (package wholenum),
+	// and mean what they mean there: the engine clamps a budget out of
+	// range, with a note, and refuses a page it has not.
+	tokens, err := wholeParam(q, "tokens")
 	if err != nil {
 		var e *apiError
 		if errors.As(err, &e) {
-			e.message += fmt.Sprintf(" (%d by default; budgets outside %d to %d are clamped)", request.DefaultTokens, request.MinTokens, request.MaxTokens)
+			e.message += fmt.Sprintf(" (%d by default; budgets outside %d to %d are clamped to them)", request.DefaultTokens, request.MinTokens, request.MaxTokens)
 		}
 		return nil, err
 	}
-	if tokens != 0 {
-		tokens = min(max(tokens, request.MinTokens), request.MaxTokens)
-	}
-	page, err := intParam(q, "page", 1, MaxPage)
+	page, err := wholeParam(q, "page")
 	if err != nil {
 		return nil, err
 	}
@@ -589,19 +586,13 @@ func checkQuery(param, s string) error {
 	return nil
 }
 
-// intParam reads an optional integer parameter within lo..hi; 0 when
-// absent.
-func intParam(q url.Values, name string, lo, hi int) (int, error) {
-	s := strings.TrimSpace(q.Get(name))
-	if s == "" {
-		return 0, nil
-	}
-	n, err := strconv.Atoi(s)
-	if err != nil || n < lo || n > hi {
-		if hi == math.MaxInt {
-			return 0, badRequest("%s must be a whole number from %d, got %q", name, lo, truncate(s, 40))
-		}
-		return 0, badRequest("%s must be a whole number from %d to %d, got %q", name, lo, hi, truncate(s, 40))
+// wholeParam reads an optional whole-number parameter by package
+// wholenum's rule, the MCP tools' too: 0 when absent or empty, a
+// validation error naming it when not a whole number.
+func wholeParam(q url.Values, name string) (int, error) {
+	n, err := wholenum.Parse(name, q.Get(name))
+	if err != nil {
+		return 0, badRequest("%s", err.Error())
 	}
 	return n, nil
 }

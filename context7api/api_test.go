@@ -185,9 +185,10 @@ func TestEndpoints(t *testing.T) {
 		{"", "GET", "/api/v2/context?libraryId=/a/b/c/d&query=layout", 400, "invalid_library_id", []string{"/org/project"}},
 		{"", "GET", "/api/v2/context?libraryId=/acme/wid%20gets!&query=layout", 400, "invalid_library_id", nil},
 		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&tokens=lots", 400, "validation_error", []string{"tokens must be a whole number"}},
-		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&tokens=-5", 400, "validation_error", []string{"tokens"}},
-		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&tokens=99999999999999999999999", 400, "validation_error", []string{"tokens"}},
-		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&page=0", 400, "validation_error", []string{"page must be a whole number from 1"}},
+		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&tokens=-5", 200, "", []string{"tokens -5 raised to the minimum of 200"}},
+		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&tokens=99999999999999999999999", 200, "", []string{"lowered to the maximum of 50000"}},
+		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&page=0", 200, "", []string{"page 1 of"}},
+		{"", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&page=-1", 400, "validation_error", []string{"pages start at 1"}},
 		{"v2-context-page-past-last", "GET", "/api/v2/context?libraryId=/acme/widgets&query=layout&page=500", 404, "page_not_found", []string{"page"}},
 		// v1.
 		{"v1-search", "GET", "/api/v1/search?query=widgets", 200, "", []string{`{"results":[{"id":"/acme/widgets"`}},

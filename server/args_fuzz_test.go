@@ -303,11 +303,11 @@ func TestToolArgumentErrors(t *testing.T) {
 	}{
 		{"get-library-docs", `[1, 2]`, "the arguments must be an object of parameters, got an array"},
 		{"resolve-library-id", `"widgets"`, "the arguments must be an object of parameters, got a string"},
-		{"resolve-library-id", `{"libraryName": "widgets", "maxResults": 1e9}`, "maxResults must be a whole number, got a number 1e9"},
+		{"resolve-library-id", `{"libraryName": "widgets", "maxResults": 1.5}`, "maxResults must be a whole number, got 1.5"},
 		{"resolve-library-id", `{"libraryName": ["widgets"]}`, "libraryName must be a string, got an array"},
 		{"get-library-docs", `{"libraryId": "/acme/widgets", "topics": ["a", 1]}`, "topics must be an array of strings, got an item that is a number"},
 		{"get-library-docs", `{"libraryId": "/acme/widgets", "outline": "yes"}`, "outline must be true or false, got a string"},
-		{"get-library-docs", `{"libraryId": "/acme/widgets", "tokens": 1` + strings.Repeat("0", 500) + `}`, "tokens must be a whole number, got a number 1000"},
+		{"get-library-docs", `{"libraryId": "/acme/widgets", "tokens": 1.` + strings.Repeat("0", 500) + `1}`, "tokens must be a whole number, got 1.000"},
 	} {
 		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: tc.tool, Arguments: json.RawMessage(tc.args)})
 		if err != nil {

@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"math"
-	"strconv"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -32,6 +31,7 @@ Parameters:
 - page: 1 to 10, for more snippets on the same topic and mode; the answer says when there are more.
 - limit: snippets per page, 1 to 10 (default 10).
 - tokens: the most to return, default 5000 (200 to 50000). Snippets are kept whole; the answer says what did not fit.
+Numbers are whole numbers, written as JSON numbers (3000, 3000.0, 3e3) or as strings holding one ("3000"); page, limit and tokens outside their ranges are clamped to them, with a note.
 
 Examples:
 {"libraryId": "/vercel/next.js", "topic": "nested dynamic routes"}
@@ -45,53 +45,21 @@ const remoteResolveTimeout = 10 * time.Second
 // Context7Input is get-context7-docs' input. Context7's parameter names
 // are accepted as aliases.
 type Context7Input struct {
-	LibraryID                   string   `json:"libraryId,omitempty" jsonschema:"the library id from resolve-library-id, e.g. /vercel/next.js, or /vercel/next.js/v15.1.8 for a version it listed"`
-	Context7CompatibleLibraryID string   `json:"context7CompatibleLibraryID,omitempty" jsonschema:"alias of libraryId"`
-	LibraryIDAlt                string   `json:"libraryID,omitempty" jsonschema:"alias of libraryId"`
-	Topic                       string   `json:"topic,omitempty" jsonschema:"what you need, as one descriptive string, e.g. nested dynamic routes; omit for general documentation"`
-	Query                       string   `json:"query,omitempty" jsonschema:"alias of topic"`
-	Mode                        string   `json:"mode,omitempty" jsonschema:"info (default) for guides and explanations, code for API references and code examples"`
-	Page                        pageArg  `json:"page,omitempty" jsonschema:"the page, 1 to 10 (default 1); the answer says when there are more"`
-	Limit                       limitArg `json:"limit,omitempty" jsonschema:"snippets per page, 1 to 10 (default 10)"`
-	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000; 200 to 50000)"`
+	LibraryID                   string `json:"libraryId,omitempty" jsonschema:"the library id from resolve-library-id, e.g. /vercel/next.js, or /vercel/next.js/v15.1.8 for a version it listed"`
+	Context7CompatibleLibraryID string `json:"context7CompatibleLibraryID,omitempty" jsonschema:"alias of libraryId"`
+	LibraryIDAlt                string `json:"libraryID,omitempty" jsonschema:"alias of libraryId"`
+	Topic                       string `json:"topic,omitempty" jsonschema:"what you need, as one descriptive string, e.g. nested dynamic routes; omit for general documentation"`
+	Query                       string `json:"query,omitempty" jsonschema:"alias of topic"`
+	Mode                        string `json:"mode,omitempty" jsonschema:"info (default) for guides and explanations, code for API references and code examples"`
+	Page                        int    `json:"page,omitempty" jsonschema:"the page: a whole number (2 or \"2\") from 1 to 10, default 1, others clamped to them; the answer says when there are more"`
+	Limit                       int    `json:"limit,omitempty" jsonschema:"snippets per page: a whole number from 1 to 10, default 10, others clamped to them"`
+	Tokens                      int    `json:"tokens,omitempty" jsonschema:"the most tokens to return: a whole number (3000, 3e3 or \"3000\"), default 5000; values outside 200 to 50000, negative or huge ones too, are clamped to them with a note"`
 }
 
 // Context7Output is get-context7-docs' structured output: what was asked
 // of Context7 and what came back. The snippets' text is in the text
 // content only, as for get-library-docs.
 type Context7Output = context7.Doc
-
-// pageArg and limitArg are whole numbers that agents also send as
-// strings ("2"); anything else is refused with the valid values.
-type (
-	pageArg  int
-	limitArg int
-)
-
-func (p *pageArg) UnmarshalJSON(data []byte) error {
-	n, err := wholeNumber(data, "page")
-	*p = pageArg(n)
-	return err
-}
-
-func (l *limitArg) UnmarshalJSON(data []byte) error {
-	n, err := wholeNumber(data, "limit")
-	*l = limitArg(n)
-	return err
-}
-
-// wholeNumber reads a JSON number or numeric string with no fraction.
-func wholeNumber(data []byte, name string) (int, error) {
-	s := strings.TrimSpace(string(data))
-	if uq, err := strconv.Unquote(s); err == nil {
-		s = strings.TrimSpace(uq)
-	}
-	f, err := strconv.ParseFloat(s, 64)
-	if err != nil || f != math.Trunc(f) || math.Abs(f) > 1e6 {
-		return 0, fmt.Errorf("%s must be a whole number from 1 to 10, as in \"%s\": 2; got %s", name, name, clipText(string(data), 40))
-	}
-	return int(f), nil
-}
 
 // clipText shortens s to at most n bytes, on a rune boundary.
 func clipText(s string, n int) string {
@@ -137,7 +105,7 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 			return nil, Context7Output{}, fmt.Errorf("Context7 library %s: %w: call resolve-library-id first to find the library's id", key.ID, context7.ErrNotFound)
 		}
 	}
-	doc, err := h.c7.Doc(ctx, context7.DocRequest{LibraryKey: id, Topic: topic, Mode: in.Mode, Page: int(in.Page), Limit: int(in.Limit), Tokens: in.Tokens})
+	doc, err := h.c7.Doc(ctx, context7.DocRequest{LibraryKey: id, Topic: topic, Mode: in.Mode, Page: in.Page, Limit: in.Limit, Tokens: in.Tokens})
 	if err != nil {
 		return nil, Context7Output{}, err
 	}

@@ -146,9 +146,9 @@ func TestGetContext7Docs(t *testing.T) {
 	}{
 		{map[string]any{"topic": "routing"}, "libraryId is required"},
 		{map[string]any{"libraryId": "/vercel/next.js", "mode": "poetry"}, `use "info" (guides and explanations, the default) or "code"`},
-		{map[string]any{"libraryId": "/vercel/next.js", "page": "two"}, "page must be a whole number from 1 to 10"},
-		{map[string]any{"libraryId": "/vercel/next.js", "limit": 2.5}, "limit must be a whole number from 1 to 10"},
-		{map[string]any{"libraryId": "/vercel/next.js", "limit": true}, "limit must be a whole number from 1 to 10"},
+		{map[string]any{"libraryId": "/vercel/next.js", "page": "two"}, `page must be a whole number, got "two"`},
+		{map[string]any{"libraryId": "/vercel/next.js", "limit": 2.5}, "limit must be a whole number, got 2.5"},
+		{map[string]any{"libraryId": "/vercel/next.js", "limit": true}, "limit must be a whole number, got true"},
 		{map[string]any{"libraryId": "/vercel/next.js", "version": "1"}, `unknown field "version"`},
 		{map[string]any{"libraryId": "a/b/c/d"}, "invalid library id"},
 		// A library indexed here: the get-library-docs call to make.

@@ -23,6 +23,7 @@ Parameters:
 - mode: "info" for explanations and guides, "code" for code examples with the text that explains them; omit for both.
 - tokens: the most to return, default 5000 (200 to 50000; other values are clamped, with a note). It covers the whole answer you read.
 - page: 1, 2, … for more of the same answer; the answer says when more pages exist.
+Numbers are whole numbers, written as JSON numbers (3000, 3000.0, 3e3) or as strings holding one ("3000").
 - path: a document path ("docs/guide.md") to read it whole, page by page, or a folder ("docs/api", "." for all) to list its documents with titles.
 - outline: with path naming a document, its heading tree with each part's size in tokens, to pick what to read.
 
@@ -42,8 +43,8 @@ type DocsInput struct {
 	Topic                       string   `json:"topic,omitempty" jsonschema:"alias of customQuery"`
 	Topics                      []string `json:"topics,omitempty" jsonschema:"topic slugs from the library's topic tree; keeps sections in any of them"`
 	Mode                        string   `json:"mode,omitempty" jsonschema:"info for explanations (prose), code for code examples with the text that explains them; default both"`
-	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return (default 5000; 200 to 50000)"`
-	Page                        int      `json:"page,omitempty" jsonschema:"the page of the answer, from 1; the answer says when there are more"`
+	Tokens                      int      `json:"tokens,omitempty" jsonschema:"the most tokens to return: a whole number (3000, 3e3 or \"3000\"), default 5000; values outside 200 to 50000, negative or huge ones too, are clamped to them with a note"`
+	Page                        int      `json:"page,omitempty" jsonschema:"the page of the answer: a whole number (2 or \"2\") from 1 to 10000; the answer says when there are more"`
 	Path                        string   `json:"path,omitempty" jsonschema:"a document path (e.g. docs/guide.md) to read it whole, or a folder (e.g. docs/api, or . for all) to list its documents"`
 	Outline                     bool     `json:"outline,omitempty" jsonschema:"with path naming a document: its heading tree with token sizes instead of its text"`
 }

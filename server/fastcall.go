@@ -1,3 +1,59 @@
+// What the fast path (fastCalls) copies from the MCP go-sdk, and must
+// stay in step with it. Each was checked against the release in
+// checkedSDKVersion; TestFastCallsPinnedSDK fails when go.mod moves the
+// SDK, and before raising checkedSDKVersion each line below is checked
+// again against the new release's source (paths are in the module
+// github.com/modelcontextprotocol/go-sdk), then TestFastCallsMatchSDK and
+// TestFastCallsByteIdentical are run.
+//
+//   - Protocol versions (fastVersion): a subset of supportedProtocolVersions
+//     in mcp/shared.go, all before protocolVersion20260728, whose requests
+//     mcp/streamable.go checks further (servePOST's SEP-2575 metadata, the
+//     headers of streamable_headers.go); no header is taken as 2025-03-26
+//     (ephemeralConnectOpts). It holds while newServer passes no
+//     ServerOptions.SupportedProtocolVersions.
+//   - DNS rebinding (rebinding, IsLoopback): StreamableHTTPHandler.ServeHTTP
+//     in mcp/streamable.go with internal/util's IsLoopback, on while
+//     StreamableHTTPOptions.DisableLocalhostProtection is false.
+//   - POST only, Content-Type application/json (isJSON) and an Accept of
+//     both JSON and an event stream (acceptsBoth): serveStateless,
+//     baseMediaType and streamableAccepts in mcp/streamable.go.
+//   - No Last-Event-ID on a POST: streamableServerConn.servePOST.
+//   - The body limit and its 413 wording ("request body exceeds %d
+//     bytes"), and "failed to read body: ": serveStateless and
+//     ephemeralConnectOpts, with StreamableHTTPOptions.MaxRequestBodyBytes
+//     set to maxBodyBytes by httpHandler.
+//   - The nesting limit (sdkMaxDepth, deeperThan): defaultMaxDepth and
+//     checkMaxDepth in internal/json/json.go.
+//   - The message (parse): "jsonrpc" "2.0" and a method make a request
+//     (internal/jsonrpc2's DecodeMessage); member names match in their case
+//     only (internal/json's DontMatchCaseInsensitiveStructFields); a
+//     tools/call's params are CallToolParamsRaw's name, arguments and _meta,
+//     where only progressToken is taken (other _meta is the SDK's, such as
+//     servePOST's protocol version).
+//   - Ids (validID, and parse re-encoding strings): internal/jsonrpc2's
+//     MakeID (numbers read as float64, written as int64) and jsonMarshal.
+//   - Middleware order (toolServer.use): Server.AddReceivingMiddleware in
+//     mcp/server.go and addMiddleware in mcp/shared.go.
+//   - The call (toolServer.dispatch): Server.callTool in mcp/server.go: an
+//     unknown tool's error, an empty content list for none. Its
+//     multi-round-trip handling (handleMultiRoundTripResult) is not copied:
+//     these tools never ask the client for input.
+//   - What a handler sees (the CallToolRequest ServeHTTP makes): Extra's
+//     TokenInfo and Header as servePOST sets them; Session is nil and
+//     Extra.CloseSSEStream is not set, so no middleware or tool may use
+//     them.
+//   - Errors (ServeHTTP): toWireError in internal/jsonrpc2/messages.go,
+//     encoded as its jsonMarshal encodes (sdkMarshal: <, > and & as they
+//     are).
+//   - Results (appendResult): TextContent.MarshalJSON in mcp/content.go and
+//     CallToolResult.MarshalJSON in mcp/protocol.go (json.Marshal: <, > and
+//     & escaped), inside internal/jsonrpc2's EncodeMessage; the headers
+//     Cache-Control and Content-Type of servePOST's JSON answers.
+//   - Compatibility settings (MCPGODEBUG, internal/mcpgodebug) at their
+//     defaults: with allowsessionsinstateless=1, say, the SDK would answer
+//     with a session id the fast path does not send.
+
 package server
 
 import (
@@ -6,6 +62,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"log/slog"
 	"mime"
 	"net"
 	"net/http"
@@ -15,6 +72,7 @@ import (
 	"sync"
 	"unicode/utf8"
 
+	"github.com/modelcontextprotocol/go-sdk/auth"
 	"github.com/modelcontextprotocol/go-sdk/jsonrpc"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
@@ -28,9 +86,9 @@ import (
 // (each json.Marshaler's output is compacted again by the encoder around
 // it): for a 5,000-token answer, that cost more CPU than the search. Here
 // the body is decoded once, the tool runs through the same receiving
-// middleware as under the SDK (metrics, timeout, audit, unknown tools),
-// and the answer is written once, as JSON, which the streamable HTTP
-// transport allows for any request.
+// middleware as under the SDK (toolServer.callTool: all that was added with
+// toolServer.use, whenever it was), and the answer is written once, as
+// JSON, which the streamable HTTP transport allows for any request.
 //
 // Only requests whose every detail is understood take this path: a single
 // JSON-RPC request with an id, method tools/call, a tool this server has,
@@ -42,26 +100,46 @@ import (
 // cannot disagree on what is valid; TestFastCallsMatchSDK checks that they
 // agree on every answer.
 //
-// What it copies from the SDK, and must stay in step with it, was checked
-// against go-sdk checkedSDKVersion: the protocol versions it takes
-// (fastVersion), the nesting limit of a message (sdkMaxDepth, the SDK's
-// internal/json defaultMaxDepth), the ids echoed back as sent (validID),
-// the Content-Type and Accept the SDK requires of a POST, its
-// DNS-rebinding rule for loopback servers (rebinding), the Accept values (acceptsBoth), and how it
-// words errors and marshals results (appendResult). TestFastCallsPinnedSDK
-// fails when go.mod moves the SDK, so that each is checked again before
-// the version in checkedSDKVersion is raised.
+// What it copies from the SDK, and must stay in step with it, is listed at
+// the top of this file.
 type fastCalls struct {
-	tools map[string]mcp.ToolHandler
-	call  mcp.MethodHandler
-	next  http.Handler
+	srv  *toolServer
+	next http.Handler
 	// buffers holds the *bytes.Buffer answers are written in: an answer
 	// is tens of kilobytes, and a buffer grown for one serves the next.
 	buffers sync.Pool
 }
 
+// newFastCalls returns the fast path for s's tool calls, handing every
+// other request to next, the SDK's handler of s.server. Only
+// toolServer.httpHandler and tests call it.
 func newFastCalls(s *toolServer, next http.Handler) *fastCalls {
-	return &fastCalls{tools: s.tools, call: s.callTool(), next: next, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+	return &fastCalls{srv: s, next: next, buffers: sync.Pool{New: func() any { return new(bytes.Buffer) }}}
+}
+
+// httpHandler returns the handler of s's streamable HTTP endpoint: the
+// SDK's, stateless, with the fast path in front of it unless sdkOnly (for
+// tests that compare the two). It is the one place either is built, so
+// that the two paths always serve the same tools through the same
+// middleware (see toolServer). HTTP middleware (access control, audit
+// lines, rate and in-flight limits, request metrics) wraps what this
+// returns, and so both paths; receiving middleware is added with use, at
+// any time. log receives the SDK's own log lines.
+func (s *toolServer) httpHandler(log *slog.Logger, sdkOnly bool) http.Handler {
+	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{
+		Logger:              log,
+		MaxRequestBodyBytes: maxBodyBytes,
+		// The tools keep no state between calls and the server sends
+		// nothing unprompted, so each request is served on its own: no
+		// session table to grow with every client that never says
+		// goodbye, any replica can answer any request, and clients of the
+		// sessionless protocol versions are served too.
+		Stateless: true,
+	})
+	if sdkOnly {
+		return sdk
+	}
+	return newFastCalls(s, sdk)
 }
 
 // fastVersion reports whether the fast path serves a protocol version
@@ -101,7 +179,10 @@ func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		f.next.ServeHTTP(w, r)
 		return
 	}
-	res, err := f.call(r.Context(), "tools/call", &mcp.CallToolRequest{Params: params})
+	// As the SDK's transport fills it in (streamableServerConn.servePOST),
+	// but for CloseSSEStream: this answer is no stream.
+	extra := &mcp.RequestExtra{TokenInfo: auth.TokenInfoFromContext(r.Context()), Header: r.Header}
+	res, err := f.srv.callTool(r.Context(), "tools/call", &mcp.CallToolRequest{Params: params, Extra: extra})
 	out := f.buffers.Get().(*bytes.Buffer)
 	defer f.putBuffer(out)
 	out.Reset()
@@ -131,7 +212,7 @@ func (f *fastCalls) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 				wire.Code = wrapped.Code
 			}
 		}
-		data, merr := json.Marshal(wire)
+		data, merr := sdkMarshal(wire)
 		if merr != nil {
 			http.Error(w, "internal server error", http.StatusInternalServerError)
 			return
@@ -173,6 +254,15 @@ func (f *fastCalls) parse(body []byte) (json.RawMessage, *mcp.CallToolParamsRaw,
 	if !validID(id) {
 		return nil, nil, false
 	}
+	if id[0] == '"' {
+		// The SDK writes back the string it read, not the JSON text sent:
+		// "caf\u00e9" comes back as "café".
+		var s string
+		json.Unmarshal(id, &s)
+		if id, _ = sdkMarshal(s); id == nil {
+			return nil, nil, false
+		}
+	}
 	var fields map[string]json.RawMessage
 	if json.Unmarshal(msg["params"], &fields) != nil || fields == nil {
 		return nil, nil, false
@@ -203,14 +293,14 @@ func (f *fastCalls) parse(body []byte) (json.RawMessage, *mcp.CallToolParamsRaw,
 			return nil, nil, false
 		}
 	}
-	if _, ok := f.tools[p.Name]; !ok {
+	if _, ok := f.srv.tools[p.Name]; !ok {
 		return nil, nil, false
 	}
 	return id, p, true
 }
 
 // checkedSDKVersion is the go-sdk release fastCalls' copied rules were
-// last checked against (see fastCalls).
+// last checked against (see the list at the top of this file).
 const checkedSDKVersion = "v1.8.0"
 
 // sdkMaxDepth is the deepest nesting of arrays and objects the SDK decodes
@@ -249,10 +339,11 @@ func deeperThan(data []byte, max int) bool {
 	return false
 }
 
-// validID reports whether a JSON-RPC id is one the SDK echoes back as
-// sent: a string of valid UTF-8 (the SDK would replace bad bytes), or a
-// whole number of at most 15 digits, other than -0 (the SDK reads numbers
-// as float64, which holds those exactly, and writes -0 as 0).
+// validID reports whether the fast path writes a JSON-RPC id back as the
+// SDK does: a string of valid UTF-8 (the SDK would replace bad bytes; parse
+// re-encodes the string as the SDK does), or a whole number of at most 15
+// digits, other than -0, written back as sent (the SDK reads numbers as
+// float64, which holds those exactly, and writes -0 as 0).
 func validID(id json.RawMessage) bool {
 	if len(id) == 0 {
 		return false
@@ -273,10 +364,11 @@ func validID(id json.RawMessage) bool {
 	return true
 }
 
-// appendResult writes res as the SDK would, once: text content is escaped
-// straight into the buffer and structured content, already JSON (addTool
-// sets it from json.Marshal), copied. A result of any other shape is
-// marshalled as the SDK does.
+// appendResult writes res as the SDK would, byte for byte, once: text
+// content is escaped straight into the buffer and structured content,
+// already compact JSON with <, > and & escaped (addTool sets it from
+// json.Marshal, as the SDK would re-encode it), copied. A result of any
+// other shape is marshalled as the SDK does.
 func appendResult(buf *bytes.Buffer, res *mcp.CallToolResult) error {
 	raw, isRaw := res.StructuredContent.(json.RawMessage)
 	simple := res.Meta == nil && (res.StructuredContent == nil || isRaw && len(raw) > 0)
@@ -293,8 +385,10 @@ func appendResult(buf *bytes.Buffer, res *mcp.CallToolResult) error {
 		buf.Write(data)
 		return nil
 	}
+	// Text is escaped as mcp.TextContent's MarshalJSON escapes it (with
+	// json.Marshal: <, > and & too); the SDK's encoder around it keeps
+	// that as it is.
 	enc := json.NewEncoder(buf)
-	enc.SetEscapeHTML(false)
 	buf.WriteString(`{"content":[`)
 	for i, c := range res.Content {
 		if i > 0 {
@@ -317,6 +411,19 @@ func appendResult(buf *bytes.Buffer, res *mcp.CallToolResult) error {
 	}
 	buf.WriteByte('}')
 	return nil
+}
+
+// sdkMarshal encodes v as the SDK's JSON-RPC layer encodes a message
+// (internal/jsonrpc2's jsonMarshal): as json.Marshal does, but leaving <,
+// > and & unescaped.
+func sdkMarshal(v any) ([]byte, error) {
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	if err := enc.Encode(v); err != nil {
+		return nil, err
+	}
+	return bytes.TrimSuffix(buf.Bytes(), []byte("\n")), nil
 }
 
 // isJSON reports whether a Content-Type is application/json.

@@ -8,9 +8,8 @@ import (
 
 // TestFastCallsPinnedSDK fails when go.mod moves the MCP SDK away from the
 // release fastCalls' copied rules were checked against: re-check each
-// rule fastCalls' doc comment lists against the new release's source
-// (protocol versions, nesting depth, ids, headers, DNS rebinding, error
-// wording and result encoding), run TestFastCallsMatchSDK, then raise
+// rule listed at the top of fastcall.go against the new release's source,
+// run TestFastCallsMatchSDK and TestFastCallsByteIdentical, then raise
 // checkedSDKVersion. (A test binary's build information lists no
 // dependencies, so go.mod is read.)
 func TestFastCallsPinnedSDK(t *testing.T) {
@@ -26,7 +25,7 @@ func TestFastCallsPinnedSDK(t *testing.T) {
 		}
 		v := strings.Fields(strings.TrimPrefix(line, mod))[0]
 		if v != checkedSDKVersion {
-			t.Fatalf("go.mod requires the MCP SDK at %s, fastCalls' copied rules were checked against %s: re-check them (see fastCalls' doc comment), then set checkedSDKVersion", v, checkedSDKVersion)
+			t.Fatalf("go.mod requires the MCP SDK at %s, fastCalls' copied rules were checked against %s: re-check them (see the list at the top of fastcall.go), then set checkedSDKVersion", v, checkedSDKVersion)
 		}
 		return
 	}

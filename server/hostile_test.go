@@ -366,19 +366,21 @@ func hostileMCPCases() []mcpCase {
 		{name: "mode 900 KiB", tool: docs, args: lib("customQuery", "polling", "mode", big), want: toolError, says: "invalid mode"},
 		{name: "get-context7-docs mode 900 KiB (local library)", tool: c7, args: lib("mode", big), want: toolError, says: "invalid mode"},
 
-		// tokens and page: out of range is clamped with a note (tokens)
-		// or refused (page); what is not a whole number is refused.
+		// tokens and page: read by package wholenum's rule (2, 2.0, 2e0
+		// and "2" alike; beyond int32 as the nearest int32); out of range
+		// is clamped with a note (tokens) or refused (page); what is not a
+		// whole number is refused.
 		{name: "tokens -1", tool: docs, args: lib("customQuery", "polling", "tokens", -1), want: answered, says: "raised to the minimum of 200"},
 		{name: "tokens 0 (the default)", tool: docs, args: lib("customQuery", "polling", "tokens", 0), want: answered, says: "of 5000 tokens"},
 		{name: "tokens 1e18 as an integer", tool: docs, args: lib("customQuery", "polling", "tokens", int64(1e18)), want: answered, says: "lowered to the maximum of 50000"},
 		{name: "tokens math.MinInt64", tool: docs, args: lib("customQuery", "polling", "tokens", json.Number("-9223372036854775808")), want: answered, says: "raised to the minimum of 200"},
-		{name: "tokens 1e308", tool: docs, args: lib("customQuery", "polling", "tokens", 1e308), want: toolError, says: "tokens must be a whole number, got a number 1e+308"},
-		{name: "tokens 1e19 (past int64)", tool: docs, args: lib("customQuery", "polling", "tokens", json.Number("10000000000000000000")), want: toolError, says: "tokens"},
+		{name: "tokens 1e308", tool: docs, args: lib("customQuery", "polling", "tokens", 1e308), want: answered, says: "lowered to the maximum of 50000"},
+		{name: "tokens 1e19 (past int64)", tool: docs, args: lib("customQuery", "polling", "tokens", json.Number("10000000000000000000")), want: answered, says: "lowered to the maximum of 50000"},
 		{name: "tokens 1.5", tool: docs, args: lib("customQuery", "polling", "tokens", 1.5), want: toolError, says: "tokens"},
-		{name: `tokens "NaN"`, tool: docs, args: lib("customQuery", "polling", "tokens", "NaN"), want: toolError, says: "tokens must be a whole number, got a string"},
+		{name: `tokens "NaN"`, tool: docs, args: lib("customQuery", "polling", "tokens", "NaN"), want: toolError, says: `tokens must be a whole number, got "NaN"`},
 		{name: `tokens "Infinity"`, tool: docs, args: lib("customQuery", "polling", "tokens", "Infinity"), want: toolError, says: "tokens"},
-		{name: `tokens "5000" (a number as a string)`, tool: docs, args: lib("customQuery", "polling", "tokens", "5000"), want: toolError, says: "tokens"},
-		{name: "tokens 500,000 digits", raw: toolCall(docs, `{"libraryId":"/acme/widgets","customQuery":"polling","tokens":`+strings.Repeat("9", 500000)+`}`), want: toolError, says: "tokens"},
+		{name: `tokens "5000" (a number as a string)`, tool: docs, args: lib("customQuery", "polling", "tokens", "5000"), want: answered, says: "of 5000 tokens"},
+		{name: "tokens 500,000 digits", raw: toolCall(docs, `{"libraryId":"/acme/widgets","customQuery":"polling","tokens":`+strings.Repeat("9", 500000)+`}`), want: answered, says: "lowered to the maximum of 50000"},
 		{name: "page -1", tool: docs, args: lib("customQuery", "polling", "page", -1), want: toolError, says: "pages start at 1"},
 		{name: "page 0 (the first)", tool: docs, args: lib("customQuery", "polling", "page", 0), want: answered, says: "page 1 of 1"},
 		{name: "page 10,001", tool: docs, args: lib("customQuery", "widget", "page", 10001), want: toolError, says: "no answer has more than 10000 pages"},
@@ -388,15 +390,16 @@ func hostileMCPCases() []mcpCase {
 		{name: "page math.MaxInt64 of a document", tool: docs, args: lib("path", "docs/guides/data-sources.md", "page", json.Number("9223372036854775807")), want: toolError, says: "page"},
 		{name: "page 1e308", tool: docs, args: lib("customQuery", "polling", "page", 1e308), want: toolError, says: "page"},
 		{name: `page "NaN"`, tool: docs, args: lib("customQuery", "polling", "page", "NaN"), want: toolError, says: "page"},
-		{name: "get-context7-docs page 1e18", tool: c7, args: react("page", int64(1e18)), want: toolError, says: "page must be a whole number from 1 to 10"},
-		{name: `get-context7-docs page "NaN"`, tool: c7, args: react("page", "NaN"), want: toolError, says: "page must be a whole number from 1 to 10"},
+		{name: "get-context7-docs page -1e18", tool: c7, args: react("page", int64(-1e18)), want: answered, says: "raised to 1"},
+		{name: `get-context7-docs page "NaN"`, tool: c7, args: react("page", "NaN"), want: toolError, says: `page must be a whole number, got "NaN"`},
 		{name: "get-context7-docs page -3", tool: c7, args: react("page", -3), want: answered, says: "page -3 raised to 1"},
-		{name: "get-context7-docs limit 1e308", tool: c7, args: react("limit", 1e308), want: toolError, says: "limit must be a whole number"},
+		{name: "get-context7-docs limit 1e308", tool: c7, args: react("limit", 1e308), want: answered, says: "lowered to 10"},
 		{name: "get-context7-docs tokens 1e18", tool: c7, args: react("tokens", int64(1e18)), want: answered, says: "lowered to 50000"},
 		{name: "get-context7-docs tokens -1", tool: c7, args: react("tokens", -1), want: answered, says: "raised to 200"},
 		{name: "resolve maxResults 1e18", tool: resolve, args: map[string]any{"libraryName": "widgets", "maxResults": int64(1e18)}, want: answered, says: "lowered to the maximum of 50"},
 		{name: "resolve maxResults -1", tool: resolve, args: map[string]any{"libraryName": "widgets", "maxResults": -1}, want: answered, says: "/acme/widgets"},
-		{name: "resolve maxResults 1e308", tool: resolve, args: map[string]any{"libraryName": "widgets", "maxResults": 1e308}, want: toolError, says: "maxResults"},
+		{name: "resolve maxResults 1e308", tool: resolve, args: map[string]any{"libraryName": "widgets", "maxResults": 1e308}, want: answered, says: "lowered to the maximum of 50"},
+		{name: "resolve maxResults 1.5", tool: resolve, args: map[string]any{"libraryName": "widgets", "maxResults": 1.5}, want: toolError, says: "maxResults must be a whole number, got 1.5"},
 
 		// Text that is not UTF-8: raw bytes (invalid JSON text, which
 		// encoding/json would decode to U+FFFD) and lone surrogates.

@@ -146,20 +146,8 @@ func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPO
 	// The SDK refuses a loopback connection with a foreign Host header (DNS
 	// rebinding) by itself; guard refuses pages of origins not allowed, and
 	// cross-origin browser requests are refused here.
-	var sdk http.Handler = mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return srv.server }, &mcp.StreamableHTTPOptions{
-		Logger:              log,
-		MaxRequestBodyBytes: maxBodyBytes,
-		// The tools keep no state between calls and the server sends
-		// nothing unprompted, so each request is served on its own: no
-		// session table to grow with every client that never says
-		// goodbye, any replica can answer any request, and clients of the
-		// sessionless protocol versions are served too.
-		Stateless: true,
-	})
-	if !opts.sdkOnly {
-		sdk = newFastCalls(srv, sdk)
-	}
-	mux.Handle("/mcp", cop.Handler(sdk))
+	mcpHandler := srv.httpHandler(log, opts.sdkOnly)
+	mux.Handle("/mcp", cop.Handler(mcpHandler))
 	// GET opens the optional stream for messages the server sends
 	// unprompted. This server sends none, and an open stream would hold an
 	// in-flight slot and outlive the write timeout, so it answers 405 as the

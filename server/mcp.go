@@ -14,7 +14,10 @@ import (
 	"maps"
 	"reflect"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unicode/utf8"
 
 	"github.com/google/jsonschema-go/jsonschema"
@@ -25,6 +28,7 @@ import (
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/wholenum"
 )
 
 // Option configures New.
@@ -53,47 +57,67 @@ func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
 
 // toolServer is the MCP server New builds, with what the HTTP fast path
 // (fastCalls) needs to answer a tools/call exactly as the SDK would: each
-// tool's handler and the receiving middleware, in the order added. Tools
-// and middleware are added through addTool and use only, so that both
-// paths have them; all before the fast path is made (callTool).
+// tool's handler, and the receiving middleware composed as the SDK
+// composes it. Tools are added through addTool and middleware through use
+// only, so that both paths have them; use may be called at any time, even
+// while serving, and the fast path runs what it added from its next call
+// on (see callTool). The HTTP handler, the SDK's with the fast path in
+// front, is built by the toolServer itself (httpHandler), so no caller
+// can wire one path without the other.
 type toolServer struct {
-	server     *mcp.Server
-	tools      map[string]mcp.ToolHandler
-	middleware [][]mcp.Middleware
+	server *mcp.Server
+	tools  map[string]mcp.ToolHandler
+	// mu serializes use; call is read without it.
+	mu sync.Mutex
+	// call is dispatch inside every middleware added with use, in the
+	// SDK's order; nil until the first use.
+	call atomic.Pointer[mcp.MethodHandler]
 }
 
-// use adds receiving middleware, as mcp.Server.AddReceivingMiddleware does.
+// use adds receiving middleware to both paths: to the SDK's, with
+// mcp.Server.AddReceivingMiddleware, and to the fast path's, composed the
+// same way (each call wraps what was there before; in one call, the first
+// middleware is the outermost). It is the one place middleware is added.
 func (s *toolServer) use(mw ...mcp.Middleware) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
 	s.server.AddReceivingMiddleware(mw...)
-	s.middleware = append(s.middleware, mw)
+	h := mcp.MethodHandler(s.dispatch)
+	if p := s.call.Load(); p != nil {
+		h = *p
+	}
+	for _, m := range slices.Backward(mw) {
+		h = m(h)
+	}
+	s.call.Store(&h)
 }
 
-// callTool is what the SDK does with a tools/call once it is decoded: its
-// receiving middleware around the tool's handler, whose result gets an
-// empty content list rather than none (see mcp.Server's callTool).
-func (s *toolServer) callTool() mcp.MethodHandler {
-	h := mcp.MethodHandler(func(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
-		r := req.(*mcp.CallToolRequest)
-		th, ok := s.tools[r.Params.Name]
-		if !ok {
-			return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
-		}
-		res, err := th(ctx, r)
-		if err == nil && res != nil && res.Content == nil {
-			res2 := *res
-			res2.Content = []mcp.Content{}
-			res = &res2
-		}
-		return res, err
-	})
-	// Each call of AddReceivingMiddleware wraps what was there before; in
-	// one call, the first middleware is the outermost.
-	for _, mws := range s.middleware {
-		for _, mw := range slices.Backward(mws) {
-			h = mw(h)
-		}
+// callTool runs a decoded tools/call as the SDK does: through the
+// receiving middleware added with use so far, to dispatch. It is safe for
+// concurrent use, also with use.
+func (s *toolServer) callTool(ctx context.Context, method string, req mcp.Request) (mcp.Result, error) {
+	if p := s.call.Load(); p != nil {
+		return (*p)(ctx, method, req)
 	}
-	return h
+	return s.dispatch(ctx, method, req)
+}
+
+// dispatch is what the SDK does with a tools/call under its middleware
+// (mcp.Server's callTool): the tool's handler, whose result gets an empty
+// content list rather than none.
+func (s *toolServer) dispatch(ctx context.Context, _ string, req mcp.Request) (mcp.Result, error) {
+	r := req.(*mcp.CallToolRequest)
+	th, ok := s.tools[r.Params.Name]
+	if !ok {
+		return nil, &jsonrpc.Error{Code: jsonrpc.CodeInvalidParams, Message: fmt.Sprintf("unknown tool %q", r.Params.Name)}
+	}
+	res, err := th(ctx, r)
+	if err == nil && res != nil && res.Content == nil {
+		res2 := *res
+		res2.Content = []mcp.Content{}
+		res = &res2
+	}
+	return res, err
 }
 
 func newServer(engine *search.Engine, version string, opts ...Option) *toolServer {
@@ -165,10 +189,15 @@ func addTool[In, Out any](s *toolServer, t *mcp.Tool, h func(context.Context, *m
 	}
 	t.OutputSchema = out
 	names := paramNames(reflect.TypeFor[In]())
+	ints := wholeParams(reflect.TypeFor[In]())
 	th := func(ctx context.Context, req *mcp.CallToolRequest) (*mcp.CallToolResult, error) {
 		var in In
 		if args := req.Params.Arguments; len(args) > 0 && string(args) != "null" {
 			if err := checkArguments(args, names); err != nil {
+				return errorResult(fmt.Errorf("invalid arguments: %w; see the tool's input schema", err)), nil
+			}
+			args, err := wholeArguments(args, ints)
+			if err != nil {
 				return errorResult(fmt.Errorf("invalid arguments: %w; see the tool's input schema", err)), nil
 			}
 			dec := json.NewDecoder(bytes.NewReader(args))
@@ -196,6 +225,55 @@ func addTool[In, Out any](s *toolServer, t *mcp.Tool, h func(context.Context, *m
 	}
 	s.server.AddTool(t, th)
 	s.tools[t.Name] = th
+}
+
+// wholeParams returns the JSON names of the int fields of the struct type
+// t: a tool's whole-number parameters.
+func wholeParams(t reflect.Type) []string {
+	var names []string
+	for f := range t.Fields() {
+		if name, _, _ := strings.Cut(f.Tag.Get("json"), ","); name != "" && name != "-" && f.Type.Kind() == reflect.Int {
+			names = append(names, name)
+		}
+	}
+	return names
+}
+
+// wholeArguments reads the whole-number parameters ints of args, a JSON
+// value checkArguments passed, by package wholenum's rule (the REST API's
+// too), and returns args with each written as the int it means, for the
+// decoder: "2", 2.0 and 2e0 become 2, 1e12 becomes 2147483647 (which the
+// parameter's bounds then clamp), null 0 (left out). A value that is not
+// a whole number is an error naming the parameter. args is returned as it
+// is when nothing changes.
+func wholeArguments(args []byte, ints []string) ([]byte, error) {
+	present := false
+	for _, name := range ints {
+		present = present || bytes.Contains(args, []byte(`"`+name+`"`))
+	}
+	var obj map[string]json.RawMessage
+	if !present || json.Unmarshal(args, &obj) != nil {
+		return args, nil // no such parameter, or not an object: the decoder says so
+	}
+	changed := false
+	for _, name := range ints {
+		raw, ok := obj[name]
+		if !ok {
+			continue
+		}
+		n, err := wholenum.ParseJSON(name, raw)
+		if err != nil {
+			return nil, err
+		}
+		if canon := strconv.Itoa(n); string(raw) != canon {
+			obj[name] = json.RawMessage(canon)
+			changed = true
+		}
+	}
+	if !changed {
+		return args, nil
+	}
+	return json.Marshal(obj)
 }
 
 // maxQuoted bounds how much of an argument an error message quotes back.

@@ -22,7 +22,7 @@ const resolveDescription = `Finds the Codex7 library id for a library, package o
 Parameters:
 - libraryName (required): the name as the user wrote it: "fastapi", "next.js", "Next JS", "react-router". An org ("tiangolo") lists its libraries; an id or a GitHub URL finds that library.
 - query: the user's question, optional. It breaks ties between similar libraries and, with detail "full", lists the documents it names first.
-- maxResults: how many matches to return, 1-50 (default 10).
+- maxResults: how many matches to return, a whole number from 1 to 50 (default 10; more is lowered to 50). Numbers may also be written 3.0, 3e0 or "3".
 - detail: "summary" (default): id, title, description, versions. "topics": also each library's topic tree, whose slugs get-library-docs takes as topics. "full": also its documents, whose paths get-library-docs takes as path. Trees and document lists are capped, best match first, with counts of what was left out.
 
 Each match has: id (pass it to get-library-docs as libraryId; append @version for a version other than the latest), title, description, source ("local": indexed on this server; "remote": from Context7, when this server is configured for it), tool (the tool to call next: "get-library-docs" for local libraries, "get-context7-docs" for remote ones), versions, latest, relevance (1 for the best match) and match (how it matched: "id", "name", "org", "partial", or "text" when only its description or topics mention the name, so it is probably not the library asked for; "remote" for Context7's matches). Exact matches of an id, name or alias come first; remote matches follow the local ones and have no topics or documents (pass a remote id to get-context7-docs as libraryId, with /version appended for one of its versions). No match means the library is not indexed here (nor on Context7, when configured).
@@ -37,7 +37,7 @@ const maxNameRunes = 200
 type ResolveInput struct {
 	LibraryName string `json:"libraryName" jsonschema:"the library, package or product name as the user wrote it, e.g. fastapi, next.js or Next JS; an org such as tiangolo, an id such as /vitejs/vite or a GitHub URL also work"`
 	Query       string `json:"query,omitempty" jsonschema:"optional: the user's question, to break ties between similar libraries and, with detail full, to list the documents it names first"`
-	MaxResults  int    `json:"maxResults,omitempty" jsonschema:"how many matches to return, 1-50 (default 10)"`
+	MaxResults  int    `json:"maxResults,omitempty" jsonschema:"how many matches to return: a whole number (3 or \"3\") from 1 to 50, default 10 (also for 0 or less); more is lowered to 50"`
 	Detail      string `json:"detail,omitempty" jsonschema:"summary (default): names, descriptions and versions; topics: also each library's topic tree with slugs; full: also its documents (path and title)"`
 }
 
