@@ -521,9 +521,13 @@ func textResult(s string) *mcp.CallToolResult {
 	return &mcp.CallToolResult{Content: []mcp.Content{&mcp.TextContent{Text: s}}}
 }
 
+// firstNonEmpty returns the first of ss that is not blank, as it is: an
+// id's control characters must reach request.ParseKey, which refuses
+// them, rather than be trimmed here (plain spaces around it are trimmed
+// there).
 func firstNonEmpty(ss ...string) string {
 	for _, s := range ss {
-		if s = strings.TrimSpace(s); s != "" {
+		if strings.TrimSpace(s) != "" {
 			return s
 		}
 	}
