@@ -18,7 +18,6 @@ import (
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/context7api"
 	"github.com/codex7/codex7/metrics"
-	"github.com/codex7/codex7/search"
 )
 
 // DefaultAddr is where the HTTP server listens unless told otherwise:
@@ -106,7 +105,7 @@ type HTTPOptions struct {
 // bodies over 1 MiB with 413; requests beyond opts.MaxInFlight with 503.
 // Errors are answered with a short text/plain line (under /api, the JSON
 // body Context7's clients read), never a stack trace.
-func Handler(engine *search.Engine, version string, log *slog.Logger, opts HTTPOptions) http.Handler {
+func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) http.Handler {
 	reg := opts.Metrics
 	if reg == nil {
 		reg = metrics.NewRegistry()

@@ -51,7 +51,7 @@ func WithAudit(log *slog.Logger) Option {
 
 // New returns an MCP server whose tools answer from engine. version is
 // reported to clients as the server's version.
-func New(engine *search.Engine, version string, opts ...Option) *mcp.Server {
+func New(engine Engine, version string, opts ...Option) *mcp.Server {
 	return newServer(engine, version, opts...).server
 }
 
@@ -120,7 +120,7 @@ func (s *toolServer) dispatch(ctx context.Context, _ string, req mcp.Request) (m
 	return res, err
 }
 
-func newServer(engine *search.Engine, version string, opts ...Option) *toolServer {
+func newServer(engine Engine, version string, opts ...Option) *toolServer {
 	s := &toolServer{server: mcp.NewServer(&mcp.Implementation{Name: "codex7", Version: version}, nil), tools: map[string]mcp.ToolHandler{}}
 	h := &handlers{engine: engine}
 	for _, o := range opts {
@@ -482,7 +482,7 @@ func inputSchema[In any]() *jsonschema.Schema {
 }
 
 type handlers struct {
-	engine *search.Engine
+	engine Engine
 	// c7 answers get-context7-docs and adds remote matches; nil without
 	// Context7.
 	c7 *context7.Client

@@ -12,7 +12,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/metrics"
-	"github.com/codex7/codex7/search"
 )
 
 // CatalogStats is what /metrics reports about the loaded catalog.
@@ -29,7 +28,7 @@ type CatalogStats struct {
 }
 
 // catalogStats reports the engine's status.
-func catalogStats(engine *search.Engine) CatalogStats {
+func catalogStats(engine Engine) CatalogStats {
 	st := engine.Status()
 	return CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, Reloads: st.Reloads,
 		AnswerHits: st.AnswerHits, AnswerMisses: st.AnswerMisses}
