@@ -16,6 +16,7 @@ import (
 	"github.com/codex7/codex7/fixtures"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -160,13 +161,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 		t.Fatalf("before SIGHUP, with polling off: answer from %s, want marker1", m)
 	}
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(10 * time.Second)
-	for marker() != "marker2" {
-		if time.Now().After(deadline) {
-			t.Fatal("SIGHUP did not load the new build")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.True(t, 10*time.Second, "SIGHUP to load the new build (marker2)", func() bool { return marker() == "marker2" })
 }
 
 func freeAddr(t testing.TB) string {
@@ -181,18 +176,15 @@ func freeAddr(t testing.TB) string {
 
 func waitReady(t testing.TB, base string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitfor.Nil(t, 10*time.Second, base+"/readyz to answer 200", func() error {
 		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not ready: %v", err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }
