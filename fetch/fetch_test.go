@@ -139,7 +139,7 @@ func TestCloneCancelled(t *testing.T) {
 	res, _ := refs.Resolve("main")
 	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
 	defer cancel()
-	time.Sleep(time.Millisecond)
+	<-ctx.Done() // expired, not merely about to
 	if _, err := Clone(ctx, r.Dir, res, nil); err == nil {
 		t.Fatal("Clone with an expired context succeeded")
 	}

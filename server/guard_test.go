@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"io"
 	"log/slog"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/syncbuf"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/search"
 )
 
@@ -513,17 +515,12 @@ func TestReadyzUnderAuth(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts, _ := guarded(t, openEngine(t, dir, search.Options{VerifyInBackground: true}))
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		_, _, body := send(t, "GET", ts.URL+"/readyz", "Bearer "+allToken, "", nil)
-		if strings.Contains(body, "refused /beta/cli@main") {
-			break
+	waitfor.Nil(t, 10*time.Second, "/readyz to name the damaged version", func() error {
+		if _, _, body := send(t, "GET", ts.URL+"/readyz", "Bearer "+allToken, "", nil); !strings.Contains(body, "refused /beta/cli@main") {
+			return fmt.Errorf("/readyz says %q", body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz never named the damaged version: %s", body)
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 	for _, auth := range []string{"", "Bearer c7_guess", "Bearer " + widgetsToken} {
 		code, _, body := send(t, "GET", ts.URL+"/readyz", auth, "", nil)
 		if code != http.StatusOK || !strings.Contains(body, "1 refused") {

@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/metrics"
 	"github.com/codex7/codex7/search"
 )
@@ -73,17 +74,15 @@ func scrape(t *testing.T, base string) map[string]float64 {
 // returns that scrape.
 func settle(t *testing.T, base string) map[string]float64 {
 	t.Helper()
-	deadline := time.Now().Add(5 * time.Second)
-	for {
-		m := scrape(t, base)
-		if m["codex7_http_requests_in_flight"] == 0 {
-			return m
+	var m map[string]float64
+	waitfor.Nil(t, 5*time.Second, "no request in flight", func() error {
+		m = scrape(t, base)
+		if n := m["codex7_http_requests_in_flight"]; n != 0 {
+			return fmt.Errorf("%v requests in flight", n)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("still %v requests in flight", m["codex7_http_requests_in_flight"])
-		}
-		time.Sleep(time.Millisecond)
-	}
+		return nil
+	})
+	return m
 }
 
 // moved returns the samples whose name starts with one of prefixes and
@@ -253,13 +252,9 @@ func TestInFlightCap(t *testing.T) {
 		firstDone <- resp.StatusCode
 	}()
 	feed.Write([]byte(`{"jsonrpc":"2.0",`)) // the server is now reading the body
-	deadline := time.Now().Add(5 * time.Second)
-	for scrape(t, ts.URL)["codex7_http_requests_in_flight"] != 1 {
-		if time.Now().After(deadline) {
-			t.Fatal("the first request never counted as in flight")
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	waitfor.True(t, 5*time.Second, "the first request to count as in flight", func() bool {
+		return scrape(t, ts.URL)["codex7_http_requests_in_flight"] == 1
+	})
 
 	resp, err := http.Post(ts.URL+"/mcp", "application/json", strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"ping"}`))
 	if err != nil {
@@ -524,9 +519,9 @@ func TestNoSessionsKept(t *testing.T) {
 			t.Fatalf("initialize: status %d, session %q; want 200 and no session", resp.StatusCode, resp.Header.Get("Mcp-Session-Id"))
 		}
 	}
-	time.Sleep(50 * time.Millisecond)
-	if after := runtime.NumGoroutine(); after > before+20 {
-		t.Errorf("%d goroutines after 300 initializes, %d before: sessions kept", after, before)
+	// The last answers' goroutines end just after their responses.
+	if !waitfor.Poll(5*time.Second, func() bool { return runtime.NumGoroutine() <= before+20 }) {
+		t.Errorf("%d goroutines 5 s after 300 initializes, %d before: sessions kept", runtime.NumGoroutine(), before)
 	}
 }
 

@@ -21,6 +21,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/internal/loadgen"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/search"
 )
 
@@ -235,6 +236,10 @@ func halfBody(t *testing.T, base, body string) {
 	defer conn.Close()
 	fmt.Fprintf(conn, "POST /mcp HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\nAccept: application/json, text/event-stream\r\nContent-Length: %d\r\n\r\n%s",
 		strings.TrimPrefix(base, "http://"), 2*len(body), body[:len(body)/2])
+	// The pause is the stall of the careless client this plays, so the
+	// server is mid-body when it hangs up; among 16 clients at once no
+	// condition seen from here says the server has started reading this
+	// one, so it stays a sleep.
 	time.Sleep(20 * time.Millisecond)
 }
 
@@ -321,16 +326,14 @@ var goroutineID = regexp.MustCompile(`^goroutine (\d+) `)
 // 100 ms (up to 5 s: what earlier tests left is winding down) and returns
 // the goroutines and their count.
 func settledGoroutines() (map[string]string, int) {
-	deadline := time.Now().Add(5 * time.Second)
-	n := runtime.NumGoroutine()
-	for time.Now().Before(deadline) {
-		time.Sleep(100 * time.Millisecond)
-		m := runtime.NumGoroutine()
-		if m == n {
-			break
+	n, since := runtime.NumGoroutine(), time.Now()
+	waitfor.Poll(5*time.Second, func() bool {
+		if m := runtime.NumGoroutine(); m != n {
+			n, since = m, time.Now()
+			return false
 		}
-		n = m
-	}
+		return time.Since(since) >= 100*time.Millisecond
+	})
 	return goroutineStacks(), runtime.NumGoroutine()
 }
 
@@ -339,19 +342,18 @@ func settledGoroutines() (map[string]string, int) {
 // stacks of the goroutines started since base that are still alive then
 // (none if it succeeded), sorted, and the goroutine count.
 func leakedSince(base map[string]string, baseN int, wait time.Duration) ([]string, int) {
-	deadline := time.Now().Add(wait)
-	for {
-		var left []string
+	var left []string
+	var n int
+	waitfor.Poll(wait, func() bool {
+		left = left[:0]
 		for id, stack := range goroutineStacks() {
 			if _, ok := base[id]; !ok {
 				left = append(left, stack)
 			}
 		}
-		n := runtime.NumGoroutine()
-		if (len(left) == 0 && n <= baseN) || time.Now().After(deadline) {
-			slices.Sort(left)
-			return left, n
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		n = runtime.NumGoroutine()
+		return len(left) == 0 && n <= baseN
+	})
+	slices.Sort(left)
+	return left, n
 }

@@ -2,14 +2,17 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"net/http/httptest"
+	"slices"
 	"testing"
 	"time"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/internal/loadgen"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/search"
 )
 
@@ -78,14 +81,20 @@ func TestHotReloadUnderLoad(t *testing.T) {
 	for n := 2; n <= 1+reloadPublishes; n++ {
 		// Publish at uneven intervals, some faster than the watcher polls,
 		// so that requests meet directories republished under the catalog
-		// they loaded as well as new catalogs.
+		// they loaded as well as new catalogs. This sleep is no wait for
+		// an event but the spacing under test: it stays.
 		time.Sleep(time.Duration(n%4) * 10 * time.Millisecond)
 		if err := gens.Publish(ctx, n); err != nil {
 			t.Fatal(err)
 		}
 	}
 	published := time.Since(start)
-	time.Sleep(50 * time.Millisecond)
+	// The load goes on until it has met the last build.
+	lastGen := 1 + reloadPublishes
+	sawLast := waitfor.Poll(10*time.Second, func() bool {
+		_, seen := check.Observed()
+		return slices.Contains(seen, lastGen)
+	})
 	stopLoad()
 	r := <-results
 
@@ -103,16 +112,15 @@ func TestHotReloadUnderLoad(t *testing.T) {
 	}
 
 	// The server ends on the last build.
-	last := loadgen.GenerationCommit(1 + reloadPublishes)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		a, err := engine.Docs(ctx, search.DocsRequest{Library: "/soak/alpha", Query: "create a widget"})
-		if err == nil && a.Commit == last {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("10 s after the last publish: %v, %+v; want commit %s", err, a, last)
-		}
-		time.Sleep(10 * time.Millisecond)
+	if !sawLast {
+		t.Errorf("no answer of the load came from the last build (generation %d) within 10 s", lastGen)
 	}
+	last := loadgen.GenerationCommit(lastGen)
+	waitfor.Nil(t, 10*time.Second, "the server to answer from the last build", func() error {
+		a, err := engine.Docs(ctx, search.DocsRequest{Library: "/soak/alpha", Query: "create a widget"})
+		if err == nil && a.Commit != last {
+			err = fmt.Errorf("answer %+v, want commit %s", a, last)
+		}
+		return err
+	})
 }

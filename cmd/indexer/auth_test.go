@@ -10,6 +10,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/codex7/codex7/internal/syncbuf"
+	"github.com/codex7/codex7/internal/waitfor"
 )
 
 // TestToken checks that indexer token prints a token and an entry that
@@ -77,6 +80,8 @@ func TestServeAuth(t *testing.T) {
 
 	addr := freeAddr(t)
 	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--auth", authFile, "--audit-log", auditFile)
+	var logs syncbuf.Buffer
+	cmd.Stderr = &logs
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -112,23 +117,19 @@ func TestServeAuth(t *testing.T) {
 	requireSignals(t)
 	writeAuth("tokens: [")
 	cmd.Process.Signal(syscall.SIGHUP)
-	time.Sleep(300 * time.Millisecond)
+	waitfor.True(t, 10*time.Second, "the server to log that the broken file was not loaded", func() bool {
+		return strings.Contains(logs.String(), "access policy not reloaded")
+	})
 	if code, _ := get(search, widgets); code != 200 {
 		t.Errorf("after SIGHUP with a broken file: %d, want the old policy kept", code)
 	}
 	// Removing a token and SIGHUP revokes it.
 	writeAuth("tokens:\n" + oEntry)
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if code, _ := get(search, widgets); code == http.StatusUnauthorized {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("the removed token still works after SIGHUP")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.True(t, 10*time.Second, "the removed token to be refused after SIGHUP", func() bool {
+		code, _ := get(search, widgets)
+		return code == http.StatusUnauthorized
+	})
 	if code, _ := get(search, other); code != 200 {
 		t.Errorf("the kept token after SIGHUP: %d, want 200", code)
 	}

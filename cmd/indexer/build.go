@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/fixtures"
 	"github.com/codex7/codex7/pipeline"
 )
 
@@ -37,7 +38,8 @@ artifact directory per library version plus catalog.json. Versions whose
 commit, config and indexer are unchanged are skipped.
 
 Without --config it reads ./codex7.yaml, else fixtures/codex7.yaml (the
-bundled example libraries). Private HTTPS repos take a token from
+bundled example libraries, whose git repository fixtures/.repo it first
+makes from fixtures/docs as they are on disk, committed or not). Private HTTPS repos take a token from
 $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent
 once the config's allow.transports lists ssh.`, stdout, stderr)
 	cfgPath := fs.String("config", "", "config file (default ./codex7.yaml, else "+fixtureConfig+")")
@@ -67,6 +69,12 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer build: %v\n", err)
 		return exitUsage
+	}
+	if isFixtureConfig(path) {
+		if _, err := fixtures.Prepare(cfg.Dir); err != nil {
+			fmt.Fprintf(stderr, "indexer build: %v\n", err)
+			return exitFailed
+		}
 	}
 	terminal := isTerminal(stderr)
 	log := newLogger(stderr, *verbose, terminal)
@@ -157,6 +165,17 @@ func startProfiles(cpu, mem string) (stop func() error, err error) {
 		}
 		return errors.Join(errs...)
 	}, nil
+}
+
+// isFixtureConfig reports whether path is the bundled fixture config
+// of the working directory (fixtureConfig), whose repository build makes.
+func isFixtureConfig(path string) bool {
+	a, err := os.Stat(path)
+	if err != nil {
+		return false
+	}
+	b, err := os.Stat(fixtureConfig)
+	return err == nil && os.SameFile(a, b)
 }
 
 func findConfig(flagValue string) (string, error) {

@@ -19,6 +19,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codex7/codex7/fixtures"
 )
 
 // The MCP clients TestClients runs are pinned in testdata/clients
@@ -68,7 +70,7 @@ func TestClients(t *testing.T) {
 			{"http", map[string]any{"transport": "http", "url": url}},
 		} {
 			t.Run(tr.name, func(t *testing.T) {
-				testSDKClient(t, clients, tr.spec, fixtureVersion(t, "../.."))
+				testSDKClient(t, clients, tr.spec, fixtures.Branch)
 			})
 		}
 	})

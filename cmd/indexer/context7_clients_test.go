@@ -11,6 +11,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codex7/codex7/fixtures"
 )
 
 // Context7's own clients, which TestContext7Clients points at indexer
@@ -38,7 +40,7 @@ func TestContext7Clients(t *testing.T) {
 	t.Logf("npm packages ready in %v", time.Since(start).Round(time.Millisecond))
 	bin, out := serveFixtures(t)
 	api := strings.TrimSuffix(serveHTTP(t, bin, out), "/mcp") + "/api"
-	version := fixtureVersion(t, "../..")
+	version := fixtures.Branch
 
 	t.Run("mcp", func(t *testing.T) { testContext7MCP(t, inspector, c7, api, version) })
 	t.Run("sdk", func(t *testing.T) { testContext7SDK(t, c7, api, version) })

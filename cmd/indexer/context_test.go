@@ -4,25 +4,22 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/contextitems"
+	"github.com/codex7/codex7/fixtures"
+	"github.com/codex7/codex7/internal/buildtest"
 )
 
 // contextFixtures builds the fixture libraries (/acme/widgets, /acme/cli)
 // in-process and returns the artifact directory and catalog.
 func contextFixtures(t *testing.T) (string, *artifacts.Catalog) {
 	t.Helper()
-	root, _ := filepath.Abs("../..")
-	if err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Run(); err != nil {
-		t.Skip("not a git checkout with commits: the fixture config indexes this repository")
-	}
 	out := t.TempDir()
-	if code, _, stderr := runCLI(t, "build", "--config", filepath.Join(root, "fixtures", "codex7.yaml"), "--out", out); code != exitOK {
+	if code, _, stderr := runCLI(t, "build", "--config", buildtest.Fixtures(t, "../..", nil), "--out", out); code != exitOK {
 		t.Fatalf("build exit %d: %s", code, stderr)
 	}
 	cat, err := artifacts.ReadCatalog(out)
@@ -36,7 +33,7 @@ const contextPrompt = "How do I deploy to production with the Acme CLI? I also s
 
 func TestContextJSON(t *testing.T) {
 	out, cat := contextFixtures(t)
-	version := fixtureVersion(t, "../..")
+	version := fixtures.Branch
 	code, stdout, stderr := runCLI(t, "context", "--artifacts", out, "--json", contextPrompt)
 	if code != exitOK || stderr != "" {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
@@ -87,7 +84,7 @@ func TestContextJSON(t *testing.T) {
 
 func TestContextMarkdown(t *testing.T) {
 	out, cat := contextFixtures(t)
-	version := fixtureVersion(t, "../..")
+	version := fixtures.Branch
 	commit := cat.Library("/acme/cli").Version(version).Commit
 	for _, args := range [][]string{{"--markdown"}, nil} {
 		code, stdout, stderr := runCLI(t, append(append([]string{"context", "--artifacts", out}, args...), contextPrompt)...)

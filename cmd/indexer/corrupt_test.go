@@ -24,6 +24,7 @@ import (
 	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
 )
@@ -262,16 +263,13 @@ func checkHTTPRefuses(t *testing.T, out, lib, ver, reasonHas string) {
 	defer ts.Close()
 	wantLine := fmt.Sprintf("refused %s@%s: ", lib, ver)
 	var body string
-	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+	waitfor.Nil(t, 10*time.Second, "/readyz to report the damaged version", func() error {
 		var code int
-		code, body = httpGet(t, ts.URL+"/readyz")
-		if code == http.StatusOK && strings.Contains(body, "1 refused") {
-			break
+		if code, body = httpGet(t, ts.URL+"/readyz"); code != http.StatusOK || !strings.Contains(body, "1 refused") {
+			return fmt.Errorf("%d %q", code, body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz did not report the damaged version within 10 s: %d %q", code, body)
-		}
-	}
+		return nil
+	})
 	var line string
 	for _, l := range strings.Split(body, "\n") {
 		if strings.HasPrefix(l, "refused ") {

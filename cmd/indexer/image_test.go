@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/internal/registrytest"
+	"github.com/codex7/codex7/internal/waitfor"
 )
 
 // podman returns a function running podman with this machine's
@@ -158,19 +159,17 @@ func TestImage(t *testing.T) {
 	}
 	ready := func(name, base string) {
 		t.Helper()
-		deadline := time.Now().Add(30 * time.Second)
-		for {
-			if resp, err := http.Get(base + "/readyz"); err == nil {
-				resp.Body.Close()
-				if resp.StatusCode == http.StatusOK {
-					return
-				}
+		ok := waitfor.Poll(30*time.Second, func() bool {
+			resp, err := http.Get(base + "/readyz")
+			if err != nil {
+				return false
 			}
-			if time.Now().After(deadline) {
-				logs, _ := pm("logs", name)
-				t.Fatalf("%s never ready:\n%s", name, logs)
-			}
-			time.Sleep(100 * time.Millisecond)
+			resp.Body.Close()
+			return resp.StatusCode == http.StatusOK
+		})
+		if !ok {
+			logs, _ := pm("logs", name)
+			t.Fatalf("waited 30s for %s to be ready:\n%s", name, logs)
 		}
 	}
 

@@ -26,6 +26,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/search"
 )
 
@@ -354,6 +355,8 @@ func (f *killFixture) buildAndKill(target string, delay time.Duration) bool {
 			return
 		case <-events:
 			if delay > 0 {
+				// The delay is when to kill, the point in the build under
+				// test, not a wait for anything: it stays a sleep.
 				time.Sleep(delay)
 			}
 		case <-wait:
@@ -623,11 +626,10 @@ func (f *killFixture) checkUnlocked() {
 	err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
 	if err != nil {
 		holders := lockHolders(p)
-		for err != nil && time.Since(start) < time.Second {
-			time.Sleep(time.Millisecond)
+		if !waitfor.Poll(time.Second, func() bool {
 			err = syscall.Flock(int(lf.Fd()), syscall.LOCK_EX|syscall.LOCK_NB)
-		}
-		if err != nil {
+			return err == nil
+		}) {
 			f.t.Fatalf("the output directory is still locked a second after the build died (%v), by %v", err, holders)
 		}
 		f.lockWaits = append(f.lockWaits, time.Since(start))

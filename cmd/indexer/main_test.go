@@ -5,13 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/fixtures"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -71,16 +72,10 @@ func TestBuildConfigErrorNamesLine(t *testing.T) {
 }
 
 // TestNoFlagBuildUsesFixtures runs what the README's first command runs:
-// `indexer build` from the repository root, with no flags.
+// `indexer build` with no flags, in a copy of the repository's fixtures
+// that is no git checkout: build makes their repository itself.
 func TestNoFlagBuildUsesFixtures(t *testing.T) {
-	root, _ := filepath.Abs("../..")
-	if err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Run(); err != nil {
-		t.Skip("not a git checkout with commits: the fixture config indexes this repository")
-	}
-	t.Chdir(root)
-	if _, err := os.Stat(defaultConfig); err == nil {
-		t.Skip("./codex7.yaml exists and would be used instead of the fixtures")
-	}
+	t.Chdir(buildtest.CopyFixtures(t, "../.."))
 	out := t.TempDir()
 	code, _, stderr := runCLI(t, "build", "--out", out)
 	if code != exitOK {
@@ -88,6 +83,10 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	}
 	if !strings.Contains(stderr, "fixtures/codex7.yaml") || !strings.Contains(stderr, "built 2") {
 		t.Errorf("stderr %q: want the fixture config used and a summary of 2 versions built", stderr)
+	}
+	// Unchanged docs give the same commit: nothing to rebuild.
+	if code, _, stderr := runCLI(t, "build", "--out", out); code != exitOK || !strings.Contains(stderr, "built 0, up to date 2") {
+		t.Errorf("second build: exit %d, %q; want both versions up to date", code, stderr)
 	}
 	if code, stdout, _ := runCLI(t, "verify", out); code != exitOK || !strings.Contains(stdout, "ok") {
 		t.Errorf("verify exit %d: %s", code, stdout)
@@ -107,7 +106,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 		t.Fatal("no results")
 	}
 	r := got.Results[0]
-	if r.Library != "/acme/widgets" || r.Version != fixtureVersion(t, root) || r.Heading != "Environment variables" || r.Relevance != 1 ||
+	if r.Library != "/acme/widgets" || r.Version != fixtures.Branch || r.Heading != "Environment variables" || r.Relevance != 1 ||
 		!strings.HasPrefix(r.Path, "fixtures/docs/acme-widgets/docs/getting-started/") || len(r.HeadingPath) != 2 || r.Tokens <= 0 {
 		t.Errorf("first result = %+v", r)
 	}
@@ -120,7 +119,7 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	if code != exitOK || !strings.Contains(stdout, "brew install acme/tap/acme") || strings.Contains(stdout, "<Tab") {
 		t.Errorf("--text: exit %d, output %s; want the section's cleaned markdown", code, stdout)
 	}
-	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--version", "v9", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "built versions: "+fixtureVersion(t, root)) {
+	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--version", "v9", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "built versions: "+fixtures.Branch) {
 		t.Errorf("unknown version: exit %d, %q", code, stderr)
 	}
 	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/nope", "--query", "x"); code != exitUsage || !strings.Contains(stderr, "closest: /acme/") {
@@ -141,9 +140,9 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	}
 
 	// Corrupt one file: verify names it and fails.
-	topics := filepath.Join(out, "acme", "cli", fixtureVersion(t, root), "topics.json")
+	topics := filepath.Join(out, "acme", "cli", fixtures.Branch, "topics.json")
 	os.WriteFile(topics, []byte("{}"), 0o644)
-	if code, stdout, _ := runCLI(t, "verify", out); code != exitFailed || !strings.Contains(stdout, "acme/cli/"+fixtureVersion(t, root)+"/topics.json") {
+	if code, stdout, _ := runCLI(t, "verify", out); code != exitFailed || !strings.Contains(stdout, "acme/cli/"+fixtures.Branch+"/topics.json") {
 		t.Errorf("verify after corruption: exit %d, %q", code, stdout)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/registrytest"
 	"github.com/codex7/codex7/internal/syncbuf"
+	"github.com/codex7/codex7/internal/waitfor"
 )
 
 // editions is a dist of libraries whose answers carry an edition marker,
@@ -199,8 +200,7 @@ func TestServeFromRegistry(t *testing.T) {
 	}
 	pushed := time.Now()
 	seen := map[string][]string{}
-	deadline := time.Now().Add(20 * time.Second)
-	for {
+	switched := waitfor.Poll(20*time.Second, func() bool {
 		done := true
 		for _, lib := range []string{"/acme/site", "/acme/other"} {
 			m, err := marker(t, base, lib)
@@ -212,13 +212,10 @@ func TestServeFromRegistry(t *testing.T) {
 			}
 			done = done && m == "marker2"
 		}
-		if done {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the server did not switch to the new push: %v\n%s", seen, logs)
-		}
-		time.Sleep(10 * time.Millisecond)
+		return done
+	})
+	if !switched {
+		t.Fatalf("waited 20s for the server to switch to the new push: %v\n%s", seen, logs)
 	}
 	t.Logf("push to new answers: %v", time.Since(pushed).Round(time.Millisecond))
 	for lib, s := range seen {
@@ -229,32 +226,22 @@ func TestServeFromRegistry(t *testing.T) {
 
 	// The registry goes away: answers go on, /readyz says so.
 	reg.Stop()
-	deadline = time.Now().Add(20 * time.Second)
-	for {
-		code, body := httpGet(t, base+"/readyz")
-		if code == http.StatusOK && strings.Contains(body, "failing since") && strings.Contains(body, "registry unreachable") {
-			break
+	waitfor.Nil(t, 20*time.Second, "/readyz to name the unreachable registry", func() error {
+		if code, body := httpGet(t, base+"/readyz"); code != http.StatusOK || !strings.Contains(body, "failing since") || !strings.Contains(body, "registry unreachable") {
+			return fmt.Errorf("%d %q", code, body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("/readyz never named the unreachable registry: %d %q", code, body)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if m, err := marker(t, base, "/acme/site"); m != "marker2" {
 		t.Errorf("with the registry down: %q %v, want marker2 still served", m, err)
 	}
 	reg.Restart(t)
-	deadline = time.Now().Add(30 * time.Second)
-	for {
-		_, body := httpGet(t, base+"/readyz")
-		if !strings.Contains(body, "failing") {
-			break
+	waitfor.Nil(t, 30*time.Second, "the registry's return to be noticed", func() error {
+		if _, body := httpGet(t, base+"/readyz"); strings.Contains(body, "failing") {
+			return fmt.Errorf("/readyz says %q", body)
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("the registry's return was not noticed: %q", body)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return nil
+	})
 	// Wait for the server's exit, which ends its writes to logs.
 	cmd.Process.Signal(syscall.SIGTERM)
 	cmd.Wait()
@@ -315,16 +302,12 @@ func TestServeSources(t *testing.T) {
 	}
 	defer cmd.Process.Kill()
 	base = "http://" + addr
-	deadline := time.Now().Add(10 * time.Second)
-	for {
-		if m, _ := marker(t, base, "/acme/remote"); m == "marker1" {
-			break
+	waitfor.Nil(t, 10*time.Second, "an earlier pull to be served while the registry is down", func() error {
+		if m, err := marker(t, base, "/acme/remote"); m != "marker1" {
+			return fmt.Errorf("answer from %q (%v), want marker1", m, err)
 		}
-		if time.Now().After(deadline) {
-			t.Fatal("an earlier pull was not served while the registry is down")
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		return nil
+	})
 	if code, body := httpGet(t, base+"/readyz"); code != http.StatusServiceUnavailable || !strings.Contains(body, "registry unreachable") {
 		t.Errorf("/readyz serving a cached pull of a registry never reached: %d %q; want 503 naming the registry", code, body)
 	}

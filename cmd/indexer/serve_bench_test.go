@@ -24,6 +24,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/loadgen"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
 )
@@ -396,14 +397,13 @@ func median(xs []float64) float64 {
 // settledGauge scrapes a gauge until it is back to at most want, for up to
 // two seconds (sessions end asynchronously), and returns the last value.
 func settledGauge(ctx context.Context, url, name string, want float64) (float64, error) {
-	deadline := time.Now().Add(2 * time.Second)
-	for {
-		v, err := loadgen.Gauge(ctx, http.DefaultClient, url, name)
-		if err != nil || v <= want || time.Now().After(deadline) {
-			return v, err
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	var v float64
+	var err error
+	waitfor.Poll(2*time.Second, func() bool {
+		v, err = loadgen.Gauge(ctx, http.DefaultClient, url, name)
+		return err != nil || v <= want
+	})
+	return v, err
 }
 
 // servePlan returns the artifact directory to serve (-artifacts-dir, or
@@ -604,6 +604,8 @@ func (s *serverProc) waitReady(ctx context.Context, timeout time.Duration) (time
 		if time.Now().After(deadline) {
 			return 0, fmt.Errorf("server not ready after %v: %v", timeout, err)
 		}
+		// A fixed 1 ms, not waitfor's backoff: the interval is the
+		// resolution of the start-up time this measures.
 		time.Sleep(time.Millisecond)
 	}
 }

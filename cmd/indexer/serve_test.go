@@ -13,7 +13,10 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codex7/codex7/fixtures"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
@@ -34,43 +37,23 @@ func TestServeStdio(t *testing.T) {
 		t.Fatal(err)
 	}
 	text := res.Content[0].(*mcp.TextContent).Text
-	if res.IsError || !strings.Contains(text, "# /acme/cli@"+fixtureVersion(t, "../..")+" (commit ") || !strings.Contains(text, "Source: fixtures/docs/acme-cli/") || !strings.Contains(text, "deploy:prod") {
+	if res.IsError || !strings.Contains(text, "# /acme/cli@"+fixtures.Branch+" (commit ") || !strings.Contains(text, "Source: fixtures/docs/acme-cli/") || !strings.Contains(text, "deploy:prod") {
 		t.Errorf("get-library-docs over stdio: isError %v\n%s", res.IsError, text)
 	}
 }
 
-// serveFixtures builds the binary and the fixture artifacts.
+// serveFixtures builds the binary and the fixture artifacts, from a copy
+// of the fixtures as they are on disk.
 func serveFixtures(t *testing.T) (bin, out string) {
 	t.Helper()
-	root, _ := filepath.Abs("../..")
-	if err := exec.Command("git", "-C", root, "rev-parse", "HEAD").Run(); err != nil {
-		t.Skip("not a git checkout with commits: the fixture config indexes this repository")
-	}
+	cfg := buildtest.Fixtures(t, "../..", nil)
 	bin = testBinary(t)
 	out = t.TempDir()
-	build := exec.Command(bin, "build", "--config", filepath.Join(root, "fixtures", "codex7.yaml"), "--out", out)
+	build := exec.Command(bin, "build", "--config", cfg, "--out", out)
 	if msg, err := build.CombinedOutput(); err != nil {
 		t.Fatalf("build: %v\n%s", err, msg)
 	}
 	return bin, out
-}
-
-// fixtureVersion is the version name the fixture config gives its
-// libraries: the branch checked out at root (the default branch of the
-// repository it indexes), '/' replaced by '-'. It is "main" on main but not
-// in a worktree on another branch.
-func fixtureVersion(t *testing.T, root string) string {
-	t.Helper()
-	out, err := exec.Command("git", "-C", root, "symbolic-ref", "--short", "HEAD").Output()
-	if err != nil {
-		// A detached HEAD (as CI checkouts often are): the build takes the
-		// default branch to be a branch at the same commit, as go-git does.
-		out, err = exec.Command("git", "-C", root, "for-each-ref", "--points-at", "HEAD", "--count", "1", "--format", "%(refname:short)", "refs/heads").Output()
-		if err != nil || len(strings.TrimSpace(string(out))) == 0 {
-			t.Skipf("HEAD is detached and no branch points at it: the fixture config needs a branch (%v)", err)
-		}
-	}
-	return strings.ReplaceAll(strings.TrimSpace(string(out)), "/", "-")
 }
 
 // TestServeHTTP runs the built binary as a streamable HTTP server and
@@ -178,13 +161,7 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 		t.Fatalf("before SIGHUP, with polling off: answer from %s, want marker1", m)
 	}
 	cmd.Process.Signal(syscall.SIGHUP)
-	deadline := time.Now().Add(10 * time.Second)
-	for marker() != "marker2" {
-		if time.Now().After(deadline) {
-			t.Fatal("SIGHUP did not load the new build")
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
+	waitfor.True(t, 10*time.Second, "SIGHUP to load the new build (marker2)", func() bool { return marker() == "marker2" })
 }
 
 func freeAddr(t testing.TB) string {
@@ -199,18 +176,15 @@ func freeAddr(t testing.TB) string {
 
 func waitReady(t testing.TB, base string) {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for {
+	waitfor.Nil(t, 10*time.Second, base+"/readyz to answer 200", func() error {
 		resp, err := http.Get(base + "/readyz")
-		if err == nil {
-			resp.Body.Close()
-			if resp.StatusCode == 200 {
-				return
-			}
+		if err != nil {
+			return err
 		}
-		if time.Now().After(deadline) {
-			t.Fatalf("server not ready: %v", err)
+		resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return fmt.Errorf("status %d", resp.StatusCode)
 		}
-		time.Sleep(20 * time.Millisecond)
-	}
+		return nil
+	})
 }

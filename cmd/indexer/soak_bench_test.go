@@ -17,6 +17,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/loadgen"
+	"github.com/codex7/codex7/internal/waitfor"
 )
 
 // The soak benchmark: `indexer serve` under sustained load, to find what
@@ -299,23 +300,20 @@ func servesBuild(ctx context.Context, endpoint, library string, n int, wait time
 	}
 	defer cs.Close()
 	want := loadgen.GenerationCommit(n)
-	deadline := time.Now().Add(wait)
 	var last string
-	for {
-		res, err := cs.CallTool(ctx, &mcp.CallToolParams{Name: loadgen.ToolDocs, Arguments: map[string]any{"libraryId": library, "customQuery": loadgen.GenerationQueries()[0]}})
+	if waitfor.Poll(wait, func() bool {
+		var res *mcp.CallToolResult
+		res, err = cs.CallTool(ctx, &mcp.CallToolParams{Name: loadgen.ToolDocs, Arguments: map[string]any{"libraryId": library, "customQuery": loadgen.GenerationQueries()[0]}})
 		if err == nil && !res.IsError {
 			if m, ok := res.StructuredContent.(map[string]any); ok {
 				last, _ = m["commit"].(string)
-				if last == want {
-					return nil
-				}
 			}
 		}
-		if time.Now().After(deadline) {
-			return fmt.Errorf("%s: %v after the last publish, the server answers from commit %.12s (%v), want %.12s", library, wait, last, err, want)
-		}
-		time.Sleep(50 * time.Millisecond)
+		return last == want
+	}) {
+		return nil
 	}
+	return fmt.Errorf("%s: %v after the last publish, the server answers from commit %.12s (%v), want %.12s", library, wait, last, err, want)
 }
 
 // rssSeries formats the samples' RSS in MiB, one per sample.

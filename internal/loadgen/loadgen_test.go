@@ -21,6 +21,7 @@ import (
 
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
@@ -473,8 +474,9 @@ func TestCloseReleases(t *testing.T) {
 	plan := fixturePlan(t, endpoint)
 	ctx := context.Background()
 	http.DefaultClient.CloseIdleConnections() // fixturePlan's session
-	time.Sleep(50 * time.Millisecond)
-	before := runtime.NumGoroutine()
+	// The closed connection's goroutines, client's and server's, end soon
+	// after: count from when they have.
+	before := quietGoroutines(t)
 	g, err := Connect(ctx, HTTP(endpoint), 8, plan)
 	if err != nil {
 		t.Fatal(err)
@@ -485,11 +487,22 @@ func TestCloseReleases(t *testing.T) {
 	if err := g.Close(); err != nil {
 		t.Fatal(err)
 	}
-	deadline := time.Now().Add(5 * time.Second)
-	for runtime.NumGoroutine() > before && time.Now().Before(deadline) {
-		time.Sleep(20 * time.Millisecond)
+	if !waitfor.Poll(5*time.Second, func() bool { return runtime.NumGoroutine() <= before }) {
+		t.Errorf("%d goroutines 5 s after Close, %d before Connect", runtime.NumGoroutine(), before)
 	}
-	if n := runtime.NumGoroutine(); n > before {
-		t.Errorf("%d goroutines after Close, %d before Connect", n, before)
-	}
+}
+
+// quietGoroutines waits until runtime.NumGoroutine has held still for
+// 50 ms, goroutines that were ending having ended, and returns it.
+func quietGoroutines(t *testing.T) int {
+	t.Helper()
+	n, since := runtime.NumGoroutine(), time.Now()
+	waitfor.True(t, 5*time.Second, "the goroutine count to hold still for 50 ms", func() bool {
+		if m := runtime.NumGoroutine(); m != n {
+			n, since = m, time.Now()
+			return false
+		}
+		return time.Since(since) >= 50*time.Millisecond
+	})
+	return n
 }
