@@ -18,11 +18,10 @@ import (
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/context7/context7test"
 	"github.com/codex7/codex7/libraries"
-	"github.com/codex7/codex7/search"
 )
 
 // connectWith is connect with server options.
-func connectWith(t *testing.T, engine *search.Engine, opts ...Option) *mcp.ClientSession {
+func connectWith(t *testing.T, engine Engine, opts ...Option) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()

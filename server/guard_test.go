@@ -76,13 +76,13 @@ func openEngine(t *testing.T, dir string, opts search.Options) *search.Engine {
 
 // guarded serves engine under guardPolicy, with its audit lines in the
 // returned buffer.
-func guarded(t *testing.T, engine *search.Engine) (*httptest.Server, *syncbuf.Buffer) {
+func guarded(t *testing.T, engine Engine) (*httptest.Server, *syncbuf.Buffer) {
 	return guardedVia(t, engine, false)
 }
 
 // guardedVia is guarded, answering every MCP request through the SDK if
 // sdkOnly (see HTTPOptions.sdkOnly).
-func guardedVia(t *testing.T, engine *search.Engine, sdkOnly bool) (*httptest.Server, *syncbuf.Buffer) {
+func guardedVia(t *testing.T, engine Engine, sdkOnly bool) (*httptest.Server, *syncbuf.Buffer) {
 	t.Helper()
 	pol := guardPolicy(t)
 	audit := &syncbuf.Buffer{}

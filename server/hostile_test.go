@@ -51,7 +51,7 @@ func hostileServer(t *testing.T) *hostileTarget {
 // serveHardened serves engine through Handler, with get-context7-docs
 // answered by fake, behind the http.Server ListenAndServe runs, and
 // returns its URL.
-func serveHardened(t *testing.T, engine *search.Engine, fake *context7test.Server, opts HTTPOptions) string {
+func serveHardened(t *testing.T, engine Engine, fake *context7test.Server, opts HTTPOptions) string {
 	t.Helper()
 	opts.Context7 = c7client(fake, context7.Options{})
 	h := Handler(engine, "test", slog.New(slog.DiscardHandler), opts)

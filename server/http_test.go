@@ -23,7 +23,6 @@ import (
 
 	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/metrics"
-	"github.com/codex7/codex7/search"
 )
 
 // scrape fetches /metrics, checks it is the Prometheus text format, and
@@ -129,7 +128,7 @@ func TestMetricsCountCalls(t *testing.T) {
 	}
 }
 
-func testMetricsCountCalls(t *testing.T, engine *search.Engine, version string) {
+func testMetricsCountCalls(t *testing.T, engine Engine, version string) {
 	start := time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)
 	ts := httptest.NewServer(Handler(engine, "test", slog.New(slog.DiscardHandler), HTTPOptions{Start: start}))
 	defer ts.Close()

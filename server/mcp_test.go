@@ -42,7 +42,7 @@ func fixtureEngine(t *testing.T) *search.Engine {
 
 // connect serves engine and returns a real MCP client session over the
 // SDK's in-memory transports.
-func connect(t *testing.T, engine *search.Engine) *mcp.ClientSession {
+func connect(t *testing.T, engine Engine) *mcp.ClientSession {
 	t.Helper()
 	ctx := context.Background()
 	st, ct := mcp.NewInMemoryTransports()
