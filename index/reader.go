@@ -29,6 +29,8 @@ var (
 
 // Reader searches one index read-only. It is safe for concurrent use.
 type Reader struct {
+	// r holds the index's one segment open for ranker; r, store and
+	// ranker are nil for an index of no sections.
 	r     *bluge.Reader
 	store *storeReader
 	prose *analysis.Analyzer
