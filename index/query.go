@@ -1,8 +1,14 @@
 package index
 
-import (
-	"github.com/blugelabs/bluge"
-)
+// weightedField is one field of the BM25F ranking: how much one
+// occurrence there counts against one in the body, and how much its length
+// matters (BM25's b: 0 ignores length, 1 divides by it relative to the
+// average).
+type weightedField struct {
+	field  string
+	weight float64
+	b      float64
+}
 
 // fields are the fields free text is ranked over, with their BM25F weights
 // (one occurrence in the body counts 1) and length normalization. The
@@ -23,33 +29,6 @@ var fields = []weightedField{
 // 1.2 because a BM25F frequency sums weighted fields: a word in a heading
 // alone already counts 4.5 occurrences.
 const k1 = 2.0
-
-// query builds the bluge query for q: BM25F over the weighted fields for
-// text (trimmed, may be empty), lowered for flagged sections (changelogs,
-// blog posts, empty headings), with topics, kind and path as filters that
-// do not score.
-func (r *Reader) query(text string, q Query) bluge.Query {
-	top := bluge.NewBooleanQuery()
-	if text != "" {
-		top.AddMust(priorQuery{&bm25fQuery{terms: r.terms(text), fields: fields, k1: k1}})
-	} else {
-		top.AddMust(bluge.NewMatchAllQuery())
-	}
-	if len(q.Topics) > 0 {
-		topics := bluge.NewBooleanQuery()
-		for _, t := range q.Topics {
-			topics.AddShould(bluge.NewTermQuery(t).SetField(FieldTopics))
-		}
-		top.AddMust(topics.SetBoost(0))
-	}
-	if q.Kind != "" {
-		top.AddMust(bluge.NewTermQuery(q.Kind).SetField(FieldKind).SetBoost(0))
-	}
-	if q.Path != "" {
-		top.AddMust(bluge.NewTermQuery(q.Path).SetField(FieldPath).SetBoost(0))
-	}
-	return top
-}
 
 // terms analyzes text as the fields are, keeping each term once.
 func (r *Reader) terms(text string) []string {

@@ -3,7 +3,6 @@ package index
 import (
 	"cmp"
 	"context"
-	"errors"
 	"fmt"
 	"math"
 	"slices"
@@ -12,14 +11,24 @@ import (
 
 	"github.com/RoaringBitmap/roaring"
 	"github.com/blugelabs/bluge"
-	blugeindex "github.com/blugelabs/bluge/index"
 	"github.com/blugelabs/bluge/search"
 	"github.com/blugelabs/bluge/search/searcher"
 	segment "github.com/blugelabs/bluge_segment_api"
 )
 
-// The ranker computes the same BM25F scores as bm25fQuery under
-// priorQuery, filtered as Reader.query filters, but finds the top k
+// The ranker is the package's one ranking: it ranks sections by BM25F
+// (Robertson and Zaragoza, "The Probabilistic Relevance Framework: BM25
+// and Beyond", 2009) over several fields that share one term space: for
+// each query term, its occurrences in every field are weighted,
+// normalized by that field's length and summed into one pseudo-frequency,
+// which is saturated once. A term found in a heading, the heading path and
+// the body therefore counts once, strongly, rather than three times, and a
+// section matching more of the query's distinct terms wins over one
+// repeating a single term in every field. Flagged sections' scores are
+// then multiplied by their priors.
+//
+// It computes the scores the exhaustive bluge query of oracle_test.go
+// computes (its test oracle, TestRankerMatchesBluge), but finds the top k
 // without scoring every matching section. bluge scores every document a
 // disjunction matches: on the largest libraries (38,000 sections) a
 // question's common words match most of them, and that was most of a
@@ -36,7 +45,8 @@ import (
 // sections that match in all are counted on the postings'
 // bitmaps, without reading frequencies. The result is the exhaustive
 // ranking's: the same sections in the same order (ties by index order),
-// with the same scores.
+// with the same scores. It reads the segment's postings through
+// segment.go, the package's one reach into bluge's internals.
 
 // noDoc marks an exhausted cursor.
 const noDoc = math.MaxUint64
@@ -45,11 +55,6 @@ const noDoc = math.MaxUint64
 // section is skipped only when its bound, so widened, is still no better
 // than the k-th score.
 const boundSlack = 1 + 1e-9
-
-// errNotRankable means the index is not one the ranker reads: not the one
-// segment without deletions that Write makes, or a segment whose postings
-// expose no bitmaps. The bluge query ranks instead.
-var errNotRankable = errors.New("index is not one segment with postings bitmaps")
 
 // rankIndex is what ranking needs of an index that does not change while
 // it is open: its one segment and its fields' statistics. It is safe for
@@ -81,42 +86,14 @@ type rankIndex struct {
 // their words: the dev questions have about 300 a library.
 const maxTFTerms = 1 << 11
 
-// captureQuery is a bluge query that matches nothing and hands over the
-// reader bluge searches, which is the reader's snapshot: fixed for the
-// life of a bluge.Reader opened read-only.
-type captureQuery struct{ r *search.Reader }
-
-func (c captureQuery) Searcher(r search.Reader, options search.SearcherOptions) (search.Searcher, error) {
-	*c.r = r
-	return searcher.NewMatchNoneSearcher(r, options)
-}
-
-// newRankIndex reads what ranking needs of r. It returns errNotRankable
-// when r is not an index Write made.
+// newRankIndex reads what ranking needs of r. Its error wraps
+// ErrUnrankable when r is not an index Write made (see openSegment).
 func newRankIndex(r *bluge.Reader) (*rankIndex, error) {
-	var snap search.Reader
-	it, err := r.Search(context.Background(), bluge.NewTopNSearch(0, captureQuery{&snap}))
+	snap, seg, err := openSegment(r)
 	if err != nil {
 		return nil, err
 	}
-	if _, err := it.Next(); err != nil {
-		return nil, err
-	}
-	withSegs, ok := snap.(interface {
-		Segments() []blugeindex.SegmentSnapshot
-	})
-	if !ok {
-		return nil, errNotRankable
-	}
-	segs := withSegs.Segments()
-	if len(segs) != 1 || segs[0].Deleted() != nil && !segs[0].Deleted().IsEmpty() {
-		return nil, errNotRankable
-	}
-	s, ok := segs[0].(interface{ Segment() segment.Segment })
-	if !ok {
-		return nil, errNotRankable
-	}
-	ri := &rankIndex{snap: snap, seg: s.Segment(), avgLen: make([]float64, len(fields)), maxTF: map[string]float64{}}
+	ri := &rankIndex{snap: snap, seg: seg, avgLen: make([]float64, len(fields)), maxTF: map[string]float64{}}
 	for i, f := range fields {
 		cs, err := snap.CollectionStats(f.field)
 		if err != nil {
@@ -171,22 +148,6 @@ func bitmap(dict segment.Dictionary, term string) (*roaring.Bitmap, error) {
 	return postingsBitmap(it)
 }
 
-// postingsBitmap returns the documents of a postings iterator that has not
-// moved yet. The caller must not modify the bitmap.
-func postingsBitmap(it segment.PostingsIterator) (*roaring.Bitmap, error) {
-	o, ok := it.(segment.OptimizablePostingsIterator)
-	if !ok {
-		return nil, errNotRankable
-	}
-	if d, ok := o.DocNum1Hit(); ok {
-		return roaring.BitmapOf(uint32(d)), nil
-	}
-	if bm := o.ActualBitmap(); bm != nil {
-		return bm, nil
-	}
-	return roaring.New(), nil
-}
-
 // filter returns the documents that q's topics, kind and path allow, nil
 // when q has none of them (every document is allowed).
 func (ri *rankIndex) filter(q *Query) (*roaring.Bitmap, error) {
@@ -232,6 +193,29 @@ func (ri *rankIndex) filter(q *Query) (*roaring.Bitmap, error) {
 		return all[0], nil
 	}
 	return roaring.FastAnd(all...), nil
+}
+
+// filtered returns the first k sections within q's filters, in index
+// order, each scored 1 (as bluge scores a filter's matches), and the
+// number of sections within them. With no filter, every section is.
+func (ri *rankIndex) filtered(ctx context.Context, q *Query, k int) ([]rankedDoc, int, error) {
+	if err := ctx.Err(); err != nil {
+		return nil, 0, err
+	}
+	filter, err := ri.filter(q)
+	if err != nil {
+		return nil, 0, err
+	}
+	if filter == nil {
+		filter = roaring.New()
+		filter.AddRange(0, ri.seg.Count())
+	}
+	n := int(filter.GetCardinality())
+	docs := make([]rankedDoc, 0, min(k, n))
+	for it := filter.Iterator(); it.HasNext() && len(docs) < k; {
+		docs = append(docs, rankedDoc{doc: uint64(it.Next()), score: 1})
+	}
+	return docs, n, nil
 }
 
 // rankedDoc is one section found by the ranker: its document number in
@@ -488,8 +472,8 @@ func (ri *rankIndex) rank(ctx context.Context, terms []string, q *Query, k int) 
 			return nil, nil
 		}
 		slices.SortStableFunc(qt.order, func(a, b int) int { return cmp.Compare(qt.counts[b], qt.counts[a]) })
-		// As bm25fQuery: the term's document frequency over all fields is
-		// at least its largest per-field one.
+		// As the oracle's bm25fQuery: the term's document frequency over
+		// all fields is at least its largest per-field one.
 		idf := math.Log(1 + (ri.docs-float64(df)+0.5)/(float64(df)+0.5))
 		qt.idf = weight * idf
 		return qt, nil

@@ -82,31 +82,57 @@ func randomEntries(rng *rand.Rand, n int, word func() string) []Entry {
 	return entries
 }
 
-// TestRankerMatchesBluge checks the ranker against the exhaustive BM25F
-// query bluge runs: for random questions (common and rare words, words
-// found nowhere and misspelled, with and without filters, for any number
-// of results), the same sections in the same order with the same scores,
-// and the same count of matching sections. The index is large enough that
-// common words' postings span several chunks, which skipping crosses, and
-// that the writer merged two batches.
+// TestRankerMatchesBluge checks the ranker against its oracle, the
+// exhaustive BM25F query bluge runs (oracleSearch): for random questions
+// (common and rare words, words found nowhere and misspelled, with and
+// without filters, for any number of results), and for filters without
+// text, the same sections in the same order with the same scores, and the
+// same count of matching sections. The index is large enough that common
+// words' postings span several chunks, which skipping crosses, and that
+// the writer merged two batches.
 func TestRankerMatchesBluge(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	words, word := zipfWords(rng, 800)
-	r, err := Open(writeIndex(t, randomEntries(rng, batchSize+500, word)))
+	entries := randomEntries(rng, batchSize+500, word)
+	r, err := Open(writeIndex(t, entries))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer r.Close()
-	if r.ranker == nil {
-		t.Fatal("the index's segments are not rankable")
-	}
-	ref := *r
-	ref.ranker = nil // bluge ranks
 	ctx := context.Background()
-	var typo = func(w string) string { return w[:1] + w[2:] } // one letter dropped
-	const queryCount = 250
 	queries := 0
-	for i := range queryCount {
+	compare := func(q Query) {
+		t.Helper()
+		want, wantN, err := oracleSearch(ctx, r, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got, gotN, err := r.SearchCount(ctx, q)
+		if err != nil {
+			t.Fatal(err)
+		}
+		queries++
+		if gotN != wantN {
+			t.Errorf("%+v: %d match, want %d", q, gotN, wantN)
+		}
+		if len(got) != len(want) {
+			t.Errorf("%+v: %d hits, want %d", q, len(got), len(want))
+			return
+		}
+		for j := range want {
+			g, w := got[j], want[j]
+			// bluge sums more than DisjunctionHeapTakeover terms in
+			// an order of its own: the last bits may differ there.
+			exact := len(r.terms(q.Text)) <= searcher.DisjunctionHeapTakeover
+			if g.ID != w.ID || exact && g.Score != w.Score || math.Abs(g.Score-w.Score) > 1e-12*w.Score || g.Relevance != w.Relevance && math.Abs(g.Relevance-w.Relevance) > 1e-12 || g.Text != w.Text {
+				t.Errorf("%+v: hit %d is %s (score %v), want %s (score %v)", q, j, g.ID, g.Score, w.ID, w.Score)
+				return
+			}
+		}
+	}
+	var typo = func(w string) string { return w[:1] + w[2:] } // one letter dropped
+	const questions = 250
+	for i := range questions {
 		var ws []string
 		for range 1 + rng.IntN(14) {
 			switch rng.IntN(12) {
@@ -129,35 +155,24 @@ func TestRankerMatchesBluge(t *testing.T) {
 		case 3:
 			q.Topics = []string{"nosuchtopic"}
 		}
-		want, wantN, err := ref.SearchCount(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, gotN, err := r.SearchCount(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		queries++
-		if gotN != wantN {
-			t.Errorf("%+v: %d match, want %d", q, gotN, wantN)
-		}
-		if len(got) != len(want) {
-			t.Errorf("%+v: %d hits, want %d", q, len(got), len(want))
-			continue
-		}
-		for j := range want {
-			g, w := got[j], want[j]
-			// bluge sums more than DisjunctionHeapTakeover terms in
-			// an order of its own: the last bits may differ there.
-			exact := len(r.terms(q.Text)) <= searcher.DisjunctionHeapTakeover
-			if g.ID != w.ID || exact && g.Score != w.Score || math.Abs(g.Score-w.Score) > 1e-12*w.Score || g.Relevance != w.Relevance && math.Abs(g.Relevance-w.Relevance) > 1e-12 || g.Text != w.Text {
-				t.Errorf("%+v: hit %d is %s (score %v), want %s (score %v)", q, j, g.ID, g.Score, w.ID, w.Score)
-				break
-			}
-		}
+		compare(q)
 	}
-	if queries != queryCount {
-		t.Errorf("%d queries compared, want %d", queries, queryCount)
+	// Filters without text.
+	path := entries[len(entries)/2].Path
+	filters := []Query{
+		{Topics: []string{"alpha"}},
+		{Topics: []string{"beta", "delta"}, Limit: 500},
+		{Topics: []string{"gamma"}, Kind: KindCode, Limit: 60, WithText: true},
+		{Topics: []string{"nosuchtopic"}},
+		{Path: path},
+		{Path: path, Kind: KindInfo, Topics: []string{"alpha", "epsilon"}},
+		{Path: "no/such/path.md"},
+	}
+	for _, q := range filters {
+		compare(q)
+	}
+	if want := questions + len(filters); queries != want {
+		t.Errorf("%d queries compared, want %d", queries, want)
 	}
 }
 
@@ -175,9 +190,9 @@ func TestRankerCancelled(t *testing.T) {
 }
 
 // BenchmarkRank compares the ranker with the exhaustive bluge query it
-// replaces, on 20,000 sections of Zipf-distributed words (as many as the
-// larger corpora) and questions of 2 to 10 of those words: common words
-// match most sections, as on tldr or withastro. One op is one search for
+// replaced (oracleSearch), on 20,000 sections of Zipf-distributed words
+// (as many as the larger corpora) and questions of 2 to 10 of those words:
+// common words match most sections, as on tldr or withastro. One op is one search for
 // the best 32 with the count of all matches, as a documentation answer
 // asks.
 func BenchmarkRank(b *testing.B) {
@@ -196,17 +211,15 @@ func BenchmarkRank(b *testing.B) {
 		}
 		queries = append(queries, Query{Text: strings.Join(ws, " "), Limit: 32})
 	}
-	ref := *r
-	ref.ranker = nil
 	for _, bc := range []struct {
-		name string
-		r    *Reader
-	}{{"maxscore", r}, {"bluge", &ref}} {
+		name   string
+		search func(context.Context, Query) ([]Hit, int, error)
+	}{{"maxscore", r.SearchCount}, {"bluge", func(ctx context.Context, q Query) ([]Hit, int, error) { return oracleSearch(ctx, r, q) }}} {
 		b.Run(bc.name, func(b *testing.B) {
 			matched := 0
 			i := 0
 			for b.Loop() {
-				_, n, err := bc.r.SearchCount(context.Background(), queries[i%len(queries)])
+				_, n, err := bc.search(context.Background(), queries[i%len(queries)])
 				if err != nil {
 					b.Fatal(err)
 				}

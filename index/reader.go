@@ -12,23 +12,35 @@ import (
 
 	"github.com/blugelabs/bluge"
 	"github.com/blugelabs/bluge/analysis"
-	"github.com/blugelabs/bluge/search"
 )
 
-// ErrEmptyQuery means a search had neither text nor topics to go on.
-var ErrEmptyQuery = errors.New("empty query: give query text or topics")
+// Errors callers branch on (errors.Is).
+var (
+	// ErrEmptyQuery means a search had neither text nor topics to go on.
+	ErrEmptyQuery = errors.New("empty query: give query text or topics")
+	// ErrUnrankable means Open found an index whose segment the ranker
+	// cannot read: not the one segment without deletions that Write
+	// makes, or written or read by a bluge or ice release other than the
+	// one segment.go names. The error says which. Serving it is not an
+	// option: the index has no other ranking. Rebuild the version with
+	// this indexer, or, after a bluge upgrade, update segment.go.
+	ErrUnrankable = errors.New("index not rankable")
+)
 
 // Reader searches one index read-only. It is safe for concurrent use.
 type Reader struct {
+	// r holds the index's one segment open for ranker; r, store and
+	// ranker are nil for an index of no sections.
 	r     *bluge.Reader
 	store *storeReader
 	prose *analysis.Analyzer
-	// ranker ranks free text; nil when the index's segments are not ones
-	// it reads, and bluge ranks (bm25fQuery).
+	// ranker finds sections: it ranks free text and applies filters.
 	ranker *rankIndex
 }
 
-// Open opens the index in dir read-only, with a cache of its own.
+// Open opens the index in dir read-only, with a cache of its own. Its
+// error wraps ErrUnrankable when the index is not one the ranker reads
+// (see ErrUnrankable), and ErrCorruptStore when its store is damaged.
 func Open(dir string) (*Reader, error) {
 	return OpenCached(dir, NewCache(0))
 }
@@ -64,9 +76,6 @@ func open(dir string, cache *Cache, release bool) (*Reader, error) {
 		return nil, fmt.Errorf("open index: %w", err)
 	}
 	ranker, err := newRankIndex(r)
-	if errors.Is(err, errNotRankable) {
-		ranker, err = nil, nil
-	}
 	if err != nil {
 		r.Close()
 		store.close()
@@ -121,7 +130,7 @@ type Hit struct {
 }
 
 // Search ranks sections for q. With topics or a path and no text, sections
-// all have relevance 1, in no particular order.
+// all have relevance 1, in index order.
 func (r *Reader) Search(ctx context.Context, q Query) ([]Hit, error) {
 	hits, _, err := r.SearchCount(ctx, q)
 	return hits, err
@@ -141,45 +150,14 @@ func (r *Reader) SearchCount(ctx context.Context, q Query) ([]Hit, int, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	if text != "" && r.ranker != nil {
-		return r.searchRanked(ctx, text, q, limit)
+	var docs []rankedDoc
+	var matched int
+	var err error
+	if text != "" {
+		docs, matched, err = r.ranker.rank(ctx, r.terms(text), &q, limit)
+	} else {
+		docs, matched, err = r.ranker.filtered(ctx, &q, limit)
 	}
-	top := r.query(text, q)
-	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, top).WithStandardAggregations())
-	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	var hits []Hit
-	for {
-		m, err := it.Next()
-		if err != nil {
-			return nil, 0, fmt.Errorf("search: %w", err)
-		}
-		if m == nil {
-			break
-		}
-		h, err := r.hit(m, q.WithText)
-		if err != nil {
-			return nil, 0, err
-		}
-		hits = append(hits, h)
-	}
-	if len(hits) > 0 {
-		best := hits[0].Score
-		for i := range hits {
-			if text == "" || best <= 0 {
-				hits[i].Relevance = 1
-			} else {
-				hits[i].Relevance = hits[i].Score / best
-			}
-		}
-	}
-	return hits, int(it.Aggregations().Count()), nil
-}
-
-// searchRanked is SearchCount for free text, ranked by the ranker.
-func (r *Reader) searchRanked(ctx context.Context, text string, q Query, limit int) ([]Hit, int, error) {
-	docs, matched, err := r.ranker.rank(ctx, r.terms(text), &q, limit)
 	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
@@ -201,25 +179,6 @@ func (r *Reader) searchRanked(ctx context.Context, text string, q Query, limit i
 		hits = append(hits, h)
 	}
 	return hits, matched, nil
-}
-
-func (r *Reader) hit(m *search.DocumentMatch, withText bool) (Hit, error) {
-	var id []byte
-	err := m.VisitStoredFields(func(field string, value []byte) bool {
-		if field == "_id" {
-			id = value
-			return false
-		}
-		return true
-	})
-	if err != nil {
-		return Hit{}, fmt.Errorf("read stored fields: %w", err)
-	}
-	record, err := parseRecord(id)
-	if err != nil {
-		return Hit{}, err
-	}
-	return r.hitOf(record, m.Score, withText, nil)
 }
 
 // parseRecord reads a section's record number from its stored id.
