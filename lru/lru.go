@@ -1,7 +1,7 @@
 // Package lru provides an in-memory cache bounded by the bytes its entries
-// hold, evicting the least recently used first. It is the one cache of
-// this kind in the project: the index's decoded text blocks, the engine's
-// recent answers and the in-memory Context7 answer cache all use it.
+// hold, evicting the least recently used first. It is the project's one
+// cache of this kind: keep recent things in memory with it rather than
+// with another list and map.
 //
 // Sizes are what the caller says an entry costs (its value's bytes, or an
 // estimate of the memory it holds), given once at Put; the cache never
