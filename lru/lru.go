@@ -25,8 +25,9 @@ type Options[V any] struct {
 
 // Cache maps keys to values within a total size in bytes, evicting the
 // least recently used entries (those least recently put or got) to make
-// room. It is safe for concurrent use. A nil *Cache keeps nothing: Get
-// misses and Put stores nothing, so callers may turn caching off with nil.
+// room. Make one with New. It is safe for concurrent use. A nil *Cache
+// keeps nothing: Get misses and Put stores nothing, so callers may turn
+// caching off with nil.
 //
 // Values are kept and returned as they are, never copied: callers that
 // may modify a value, or one they got, copy it themselves.
