@@ -1,9 +1,6 @@
 package index
 
-import (
-	"container/list"
-	"sync"
-)
+import "github.com/codex7/codex7/lru"
 
 // DefaultCacheBytes is the size of a Cache made by NewCache(0), and the
 // server's unless told otherwise. Over every corpus at 4 clients, 16 MiB
@@ -17,21 +14,14 @@ const DefaultCacheBytes = 16 << 20
 // shared by every index a process opens, so memory stays bounded however
 // many library versions are open. It is safe for concurrent use.
 type Cache struct {
-	mu    sync.Mutex
-	limit int
-	size  int
-	lru   *list.List // of *cacheEntry, most recent first
-	items map[cacheKey]*list.Element
+	blocks *lru.Cache[cacheKey, []byte]
 }
 
+// cacheKey names a block by its store, so that a closing store can drop
+// its own.
 type cacheKey struct {
 	s     *storeReader
 	block uint32
-}
-
-type cacheEntry struct {
-	key  cacheKey
-	data []byte
 }
 
 // NewCache returns a cache of at most limit bytes (DefaultCacheBytes when
@@ -40,60 +30,27 @@ func NewCache(limit int) *Cache {
 	if limit <= 0 {
 		limit = DefaultCacheBytes
 	}
-	return &Cache{limit: limit, lru: list.New(), items: map[cacheKey]*list.Element{}}
+	return &Cache{blocks: lru.New[cacheKey](lru.Options[[]byte]{MaxBytes: int64(limit)})}
 }
 
-func (c *Cache) get(s *storeReader, block uint32) ([]byte, bool) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.items[cacheKey{s, block}]
-	if !ok {
-		return nil, false
-	}
-	c.lru.MoveToFront(el)
-	return el.Value.(*cacheEntry).data, true
+// get returns block b of s, if kept; callers must not modify it.
+func (c *Cache) get(s *storeReader, b uint32) ([]byte, bool) {
+	return c.blocks.Get(cacheKey{s, b})
 }
 
-// put adds a block; one larger than the whole cache is not kept.
-func (c *Cache) put(s *storeReader, block uint32, data []byte) {
-	if len(data) > c.limit {
-		return
-	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	k := cacheKey{s, block}
-	if _, ok := c.items[k]; ok {
-		return
-	}
-	c.items[k] = c.lru.PushFront(&cacheEntry{key: k, data: data})
-	c.size += len(data)
-	for c.size > c.limit {
-		c.remove(c.lru.Back())
-	}
+// put keeps block b of s, which must not be modified afterwards; one
+// larger than the whole cache is not kept.
+func (c *Cache) put(s *storeReader, b uint32, data []byte) {
+	c.blocks.Put(cacheKey{s, b}, data, int64(len(data)))
 }
 
-// drop forgets every block of s (which is closing).
+// drop forgets every block of s (which is closing). It visits every
+// block kept, which a close, far rarer than a read, can afford.
 func (c *Cache) drop(s *storeReader) {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	for el := c.lru.Front(); el != nil; {
-		next := el.Next()
-		if el.Value.(*cacheEntry).key.s == s {
-			c.remove(el)
-		}
-		el = next
-	}
-}
-
-func (c *Cache) remove(el *list.Element) {
-	e := c.lru.Remove(el).(*cacheEntry)
-	delete(c.items, e.key)
-	c.size -= len(e.data)
+	c.blocks.RemoveFunc(func(k cacheKey, _ []byte) bool { return k.s == s })
 }
 
 // Size returns the bytes held.
 func (c *Cache) Size() int {
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	return c.size
+	return int(c.blocks.Size())
 }
