@@ -198,7 +198,8 @@ func permanent(err error, verifying bool) bool {
 		return verifying
 	}
 	return errors.Is(err, artifacts.ErrChecksum) || errors.Is(err, artifacts.ErrFormatVersion) ||
-		errors.Is(err, artifacts.ErrCorrupt) || errors.Is(err, index.ErrCorruptStore)
+		errors.Is(err, artifacts.ErrCorrupt) || errors.Is(err, index.ErrCorruptStore) ||
+		errors.Is(err, index.ErrUnrankable)
 }
 
 // transient reports whether err is a failure of the operating system

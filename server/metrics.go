@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"errors"
 	"net/http"
 	"runtime"
 	rtmetrics "runtime/metrics"
@@ -11,17 +12,23 @@ import (
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/metrics"
 )
 
 // CatalogStats is what /metrics reports about the loaded catalog.
 type CatalogStats struct {
-	Ready     bool  // a catalog is loaded
-	Libraries int   // libraries being served
-	Versions  int   // versions being served, over all libraries
-	Refused   int   // versions refused (damaged or unreadable artifacts)
-	Open      int   // versions whose index is open
-	Reloads   int64 // catalogs loaded since start, the first one excluded
+	Ready     bool // a catalog is loaded
+	Libraries int  // libraries being served
+	Versions  int  // versions being served, over all libraries
+	Refused   int  // versions refused (damaged or unreadable artifacts)
+	// Unrankable counts the refused versions whose index the ranker cannot
+	// read (index.ErrUnrankable): more than zero means a bluge or ice
+	// upgrade index/segment.go does not cover, or an index Write did not
+	// make.
+	Unrankable int
+	Open       int   // versions whose index is open
+	Reloads    int64 // catalogs loaded since start, the first one excluded
 	// AnswerHits and AnswerMisses count answers served from the answer
 	// cache and computed.
 	AnswerHits, AnswerMisses int64
@@ -30,8 +37,14 @@ type CatalogStats struct {
 // catalogStats reports the engine's status.
 func catalogStats(engine Engine) CatalogStats {
 	st := engine.Status()
-	return CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, Reloads: st.Reloads,
+	cs := CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, Reloads: st.Reloads,
 		AnswerHits: st.AnswerHits, AnswerMisses: st.AnswerMisses}
+	for _, r := range st.Refused {
+		if errors.Is(r.Cause, index.ErrUnrankable) {
+			cs.Unrankable++
+		}
+	}
+	return cs
 }
 
 // Tool call outcomes, the values of the outcome label.
@@ -102,6 +115,7 @@ func newServerMetrics(reg *metrics.Registry, stats func() CatalogStats, inFlight
 	reg.GaugeFunc("codex7_catalog_libraries", "Libraries in the loaded catalog.", func() float64 { return float64(stats().Libraries) })
 	reg.GaugeFunc("codex7_catalog_versions", "Library versions in the loaded catalog.", func() float64 { return float64(stats().Versions) })
 	reg.GaugeFunc("codex7_catalog_refused_versions", "Library versions refused because their artifacts failed verification or could not be read.", func() float64 { return float64(stats().Refused) })
+	reg.GaugeFunc("codex7_catalog_unrankable_versions", "Library versions refused because the ranker cannot read their index (a bluge or ice change index/segment.go does not cover).", func() float64 { return float64(stats().Unrankable) })
 	reg.GaugeFunc("codex7_catalog_open_versions", "Library versions whose index is open.", func() float64 { return float64(stats().Open) })
 	reg.GaugeFunc("codex7_catalog_reloads", "Catalogs loaded since start, the first one excluded.", func() float64 { return float64(stats().Reloads) })
 	reg.CounterFunc("codex7_answer_cache_hits_total", "get-library-docs answers served from the answer cache.", func() float64 { return float64(stats().AnswerHits) })
