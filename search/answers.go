@@ -1,12 +1,11 @@
 package search
 
 import (
-	"container/list"
 	"strconv"
 	"strings"
-	"sync"
 
 	"github.com/codex7/codex7/catalog"
+	"github.com/codex7/codex7/lru"
 )
 
 // DefaultAnswerCacheBytes is the answer cache's size unless
@@ -22,24 +21,15 @@ const DefaultAnswerCacheBytes = 4 << 20
 // on one library), and an answer costs far more to rank and pack than to
 // copy. It is safe for concurrent use; a nil cache keeps nothing.
 type answerCache struct {
-	mu    sync.Mutex
-	limit int
-	size  int
-	lru   *list.List // of *answerEntry, most recent first
-	items map[string]*list.Element
-}
-
-type answerEntry struct {
-	key  string
-	ans  *Answer
-	size int
+	limit   int
+	answers *lru.Cache[string, *Answer]
 }
 
 func newAnswerCache(limit int) *answerCache {
 	if limit <= 0 {
 		return nil
 	}
-	return &answerCache{limit: limit, lru: list.New(), items: map[string]*list.Element{}}
+	return &answerCache{limit: limit, answers: lru.New[string](lru.Options[*Answer]{MaxBytes: int64(limit)})}
 }
 
 // get returns the cached answer for key; callers must not modify it.
@@ -47,14 +37,7 @@ func (c *answerCache) get(key string) (*Answer, bool) {
 	if c == nil {
 		return nil, false
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	el, ok := c.items[key]
-	if !ok {
-		return nil, false
-	}
-	c.lru.MoveToFront(el)
-	return el.Value.(*answerEntry).ans, true
+	return c.answers.Get(key)
 }
 
 // put keeps ans, which must not be modified afterwards.
@@ -66,18 +49,7 @@ func (c *answerCache) put(key string, ans *Answer) {
 	if size > c.limit/4 {
 		return // one answer may not crowd out the rest
 	}
-	c.mu.Lock()
-	defer c.mu.Unlock()
-	if _, ok := c.items[key]; ok {
-		return
-	}
-	c.items[key] = c.lru.PushFront(&answerEntry{key: key, ans: ans, size: size})
-	c.size += size
-	for c.size > c.limit {
-		e := c.lru.Remove(c.lru.Back()).(*answerEntry)
-		delete(c.items, e.key)
-		c.size -= e.size
-	}
+	c.answers.Put(key, ans, int64(size))
 }
 
 // answerSize estimates the memory an answer holds.

@@ -29,8 +29,8 @@ func TestAnswerCacheEvictsLeastRecentlyUsed(t *testing.T) {
 			t.Errorf("get(%q) present = %v, want %v", key, ok, want)
 		}
 	}
-	if c.size > c.limit {
-		t.Errorf("size %d over the limit %d", c.size, c.limit)
+	if c.answers.Size() > int64(c.limit) {
+		t.Errorf("size %d over the limit %d", c.answers.Size(), c.limit)
 	}
 	var none *answerCache = newAnswerCache(-1)
 	none.put("a", ans(1))
