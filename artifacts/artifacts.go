@@ -46,7 +46,10 @@ import (
 //	6: sections.bin v4: the text blocks are S2 (with that dictionary)
 //	   instead of DEFLATE: returning a section decodes 2.5 to 3 times as
 //	   fast, for a store about a quarter larger.
-const FormatVersion = 6
+//	7: token counts (sections' and documents' tokens, which answers are
+//	   packed by) count whitespace: runs of it cost a token per four bytes
+//	   after the first, so a budget also bounds an answer's bytes.
+const FormatVersion = 7
 
 // File names inside a version directory.
 const (

@@ -126,3 +126,30 @@ func TestCachedAnswerFitsTheNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestIndentedAnswerBoundedInBytes is the defect that made whitespace
+// count: an answer from a deeply indented list was labelled 4,088 of
+// 5,000 tokens and held 137 KB. A budget now bounds the bytes as well.
+func TestIndentedAnswerBoundedInBytes(t *testing.T) {
+	repo := gittest.New(t, "main")
+	var doc strings.Builder
+	doc.WriteString("# Nested\n\n")
+	for i := range 3000 {
+		fmt.Fprintf(&doc, "%s- item %d\n", strings.Repeat("    ", i%40), i)
+	}
+	repo.Write(map[string]string{"docs/nested.md": doc.String()})
+	repo.Commit("nested")
+	e := openCatalog(t, "  - id: /acme/nested\n    repo: "+repo.Dir+"\n")
+	for _, req := range []DocsRequest{
+		{Library: "/acme/nested", Path: "docs/nested.md"},
+		{Library: "/acme/nested", Query: "item"},
+	} {
+		ans, err := e.Docs(context.Background(), req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if n := len(ans.Markdown()); ans.Tokens > ans.Budget || n > 5*ans.Budget+1 {
+			t.Errorf("%+v: %d tokens of %d, %d bytes: over the budget in bytes", req, ans.Tokens, ans.Budget, n)
+		}
+	}
+}

@@ -204,14 +204,9 @@ func roomFor(budget int) int {
 	return budget - noteCost(notes)
 }
 
-// noteCost is what notes add to an answer's head.
-func noteCost(notes []string) int {
-	n := 0
-	for _, note := range notes {
-		n += tokens.Count("Note: " + note + ".\n")
-	}
-	return n
-}
+// noteCost is what notes add to an answer's head: the whole block, whose
+// blank line costs too, counted as the head renders it.
+func noteCost(notes []string) int { return tokens.Count(notesBlock(notes)) }
 
 // searchPages packs ranked sections into pages and returns page number page.
 // room is the budget less the request's notes.
@@ -240,7 +235,7 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 	overhead := func(i int, trimmed bool) int {
 		if heads[i] == 0 {
 			h := &hits[i]
-			heads[i] = 1 + tokens.Count(sectionHead(&Section{HeadingPath: h.HeadingPath, Path: h.Path, Anchor: h.Anchor, Langs: h.Langs}))
+			heads[i] = 1 + tokens.Count(sectionHead(&Section{HeadingPath: h.HeadingPath, Path: h.Path, Anchor: h.Anchor, Langs: h.Langs})) + gapTokens()
 		}
 		n := heads[i] - 1
 		if trimmed {
@@ -495,7 +490,7 @@ func documentPages(ctx context.Context, r *catalog.Resolved, hits []index.Hit, r
 			if err := ctx.Err(); err != nil {
 				return nil, err
 			}
-			if n := tokens.Count(text); n <= left {
+			if n := tokens.Count(text) + gapTokens(); n <= left {
 				cur = append(cur, newSection(r, h, text))
 				left -= n
 				break
@@ -504,7 +499,7 @@ func documentPages(ctx context.Context, r *catalog.Resolved, hits []index.Hit, r
 				flush()
 				continue
 			}
-			head, tail := tokens.Cut(text, max(left, minTrim))
+			head, tail := tokens.Cut(text, max(left-gapTokens(), minTrim))
 			if len(tail) >= len(text) {
 				return nil, fmt.Errorf("%w: cannot cut %s#%s", request.ErrInvalidRequest, h.Path, h.Anchor) // tokens.Cut always makes progress
 			}

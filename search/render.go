@@ -22,10 +22,18 @@ func (a *Answer) Markdown() string {
 	return a.render()
 }
 
+// sectionGap ends each section of an answer's body: a blank line.
+const sectionGap = "\n\n"
+
+// gapTokens is what sectionGap adds to a section's text (which never ends
+// in whitespace): whitespace beyond a single separator costs tokens.
+func gapTokens() int { return tokens.Count(sectionGap) }
+
 // finish renders the answer and sets Tokens to the rendering's size. The
 // head states that size, so it is rendered again until the two agree; the
 // body and foot, which do not change, are counted once. Every part ends in
-// a newline, so the parts' counts add up to the whole's.
+// a newline and the next starts with none, so the parts' counts add up to
+// the whole's.
 func (a *Answer) finish() {
 	foot := a.foot()
 	n := tokens.Count(foot)
@@ -59,17 +67,18 @@ func (a *Answer) finish() {
 }
 
 // searchTokens returns tokens.Count(a.body()) for a search. Its body is
-// its sections' heads and texts, each ending in a blank line, and counts
-// add up across whitespace, so it is the sum of the heads' counts and the
-// texts': an untrimmed section's text is the whole section, whose count
-// the index holds (Section.Tokens, the splitter's tokens.Count of it).
+// its sections' heads and texts, each ending in a blank line (sectionGap),
+// and counts add up across a single newline, so it is the sum of the
+// heads', the texts' and the gaps' counts: an untrimmed section's text is
+// the whole section, whose count the index holds (Section.Tokens, the
+// splitter's tokens.Count of it).
 // Counting the ten or so sections of an answer again was a tenth of a
 // search's CPU.
 func (a *Answer) searchTokens() int {
 	n := 0
 	for i := range a.Sections {
 		s := &a.Sections[i]
-		n += tokens.Count(sectionHead(s))
+		n += tokens.Count(sectionHead(s)) + gapTokens()
 		if s.Trimmed {
 			n += tokens.Count(s.Text) + tokens.Count(trimHint(s.Path))
 		} else {
@@ -116,14 +125,14 @@ func (a *Answer) writeBody(b *strings.Builder) {
 	case KindDocument:
 		for _, s := range a.Sections {
 			b.WriteString(s.Text)
-			b.WriteString("\n\n")
+			b.WriteString(sectionGap)
 		}
 	default:
 		for i := range a.Sections {
 			s := &a.Sections[i]
 			b.WriteString(sectionHead(s))
 			b.WriteString(s.Text)
-			b.WriteString("\n\n")
+			b.WriteString(sectionGap)
 			if s.Trimmed {
 				b.WriteString(trimHint(s.Path))
 			}
@@ -131,15 +140,23 @@ func (a *Answer) writeBody(b *strings.Builder) {
 	}
 }
 
+// notesBlock is how notes open an answer: a line each, then a blank line.
+func notesBlock(notes []string) string {
+	if len(notes) == 0 {
+		return ""
+	}
+	var b strings.Builder
+	for _, n := range notes {
+		fmt.Fprintf(&b, "Note: %s.\n", n)
+	}
+	b.WriteString("\n")
+	return b.String()
+}
+
 // head is what comes before the sections: notes and a title line.
 func (a *Answer) head() string {
 	var b strings.Builder
-	for _, n := range a.Notes {
-		fmt.Fprintf(&b, "Note: %s.\n", n)
-	}
-	if len(a.Notes) > 0 {
-		b.WriteString("\n")
-	}
+	b.WriteString(notesBlock(a.Notes))
 	at := a.Library + "@" + a.Version
 	switch a.Kind {
 	case KindFolder:
