@@ -392,6 +392,9 @@ func (e *Loader) With(fn func(*Snapshot) error) error {
 			return ErrNotReady
 		}
 		err := fn(st)
+		if d := (*damaged)(nil); errors.As(err, &d) {
+			err = st.damagedError(d)
+		}
 		gen, outdated := st.generation, st.outdated.Load()
 		st.release()
 		if outdated {

@@ -50,7 +50,7 @@ func ask(e *Loader, id, query string) (*answer, error) {
 		if err != nil {
 			return err
 		}
-		hits, err := v.Index().Search(context.Background(), index.Query{Text: query, Limit: 1, WithText: true})
+		hits, err := v.Search(context.Background(), index.Query{Text: query, Limit: 1, WithText: true})
 		if err != nil {
 			return err
 		}
@@ -216,7 +216,7 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 		if _, err := v.Documents(); err != nil {
 			return err
 		}
-		doc, err = v.Index().Document("docs/guide.md", true)
+		doc, err = v.Document("docs/guide.md", true)
 		return err
 	})
 	if err != nil || len(doc) < 2 {

@@ -66,6 +66,7 @@ type checksumPass struct {
 // on first use, its documents. It is shared by the requests of every
 // Snapshot that serves it, and safe for concurrent use.
 type Version struct {
+	sl     *versionDir // the directory it was opened from
 	reader *index.Reader
 	tree   *topics.Tree
 	slugs  map[string]bool
@@ -80,9 +81,6 @@ type Version struct {
 	docs     []artifacts.DocumentInfo // sorted by path
 	docsErr  error                    // a lasting failure to read them
 }
-
-// Index returns the version's index.
-func (v *Version) Index() *index.Reader { return v.reader }
 
 // Tree returns the version's topic tree; it is shared and must not be
 // modified.
@@ -119,10 +117,8 @@ func (v *Version) Documents() ([]artifacts.DocumentInfo, error) {
 			return v.docs, nil
 		}
 	}
-	if v.stale() {
-		return nil, fmt.Errorf("%w: %v", ErrStale, err)
-	}
-	if permanent(err, false) {
+	err = v.check(err, artifacts.DocumentsFile)
+	if !errors.Is(err, ErrStale) {
 		v.docsErr = err
 	}
 	return nil, err
@@ -375,6 +371,9 @@ func (sl *versionDir) hashFile(name string) error {
 // builds. A failure that is not damage is returned without being recorded,
 // and the next call tries again.
 func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
+	if err := sl.refusal(); err != nil {
+		return nil, err // damaged since it opened (see check)
+	}
 	sl.mu.Lock()
 	v, closed := sl.v, sl.closed
 	sl.mu.Unlock()
@@ -410,7 +409,7 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 		reader.Close()
 		return nil, err
 	}
-	v = &Version{reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+	v = &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
 		stale: func() bool {
 			sum, err := manifestSum(sl.dir)
 			return err == nil && sum != sl.sum

@@ -247,7 +247,7 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 	var dups int
 	for limit := min(maxCandidates, candidatesPerPage*page); ; limit = min(maxCandidates, 2*limit) {
 		q.Limit = limit
-		if hits, ans.Matched, err = v.Index().SearchCount(ctx, q.Query); err != nil {
+		if hits, ans.Matched, err = v.SearchCount(ctx, q.Query); err != nil {
 			return nil, err
 		}
 		heads = make([]int, len(hits))
@@ -277,7 +277,7 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 	}
 	for _, item := range pages[page-1] {
 		h := &hits[item.hit]
-		text, err := v.Index().Text(h.Record)
+		text, err := v.Text(h.Record)
 		if err != nil {
 			return nil, err
 		}
@@ -403,7 +403,7 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 		ans.Outline, ans.Pages = entries[lo:hi], pages
 	case d != nil:
 		ans.Kind, ans.Title = KindDocument, d.Title
-		hits, err := v.Index().Document(clean, true)
+		hits, err := v.Document(clean, true)
 		if err != nil {
 			return nil, err
 		}

@@ -45,7 +45,7 @@ func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 			return err
 		}
 		q.Limit, q.WithText = min(req.Limit, request.MaxLimit), req.WithText
-		hits, err := v.Index().Search(ctx, q.Query)
+		hits, err := v.Search(ctx, q.Query)
 		if err != nil {
 			return err
 		}
