@@ -62,7 +62,7 @@
 // sends txt, or json with --json). Two extensions: tokens (the answer's
 // budget, clamped to request.MinTokens..request.MaxTokens with a note,
 // default request.DefaultTokens) and page (from 1), whole numbers read as
-// the MCP tools read them (package wholenum: 3000, 3000.0 and 3e3 alike).
+// the MCP tools read them (request.ParseWhole: 3000, 3000.0 and 3e3 alike).
 //
 // With type=txt the body is text/plain: the answer exactly as Codex7's MCP
 // tool get-library-docs renders it (search.Answer.Markdown): a title line
@@ -137,7 +137,6 @@ import (
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
-	"github.com/codex7/codex7/wholenum"
 )
 
 // Searcher is what the API needs of the search engine; *search.Engine
@@ -502,7 +501,7 @@ func (a *api) docs(ctx context.Context, q url.Values, id, param, query string) (
 	if err := checkQuery(param, query); err != nil {
 		return nil, err
 	}
-	// Numbers are read as get-library-docs reads them (package wholenum),
+	// Numbers are read as get-library-docs reads them (request.ParseWhole),
 	// and mean what they mean there: the engine clamps a budget out of
 	// range, with a note, and refuses a page it has not.
 	tokens, err := wholeParam(q, "tokens")
@@ -587,10 +586,10 @@ func checkQuery(param, s string) error {
 }
 
 // wholeParam reads an optional whole-number parameter by package
-// wholenum's rule, the MCP tools' too: 0 when absent or empty, a
+// request.ParseWhole's rule, the MCP tools' too: 0 when absent or empty, a
 // validation error naming it when not a whole number.
 func wholeParam(q url.Values, name string) (int, error) {
-	n, err := wholenum.Parse(name, q.Get(name))
+	n, err := request.ParseWhole(name, q.Get(name))
 	if err != nil {
 		return 0, badRequest("%s", err.Error())
 	}

@@ -8,7 +8,7 @@ import (
 )
 
 // TestNumbersReadAsTheToolsReadThem checks that tokens and page are read
-// by package wholenum's rule, as the MCP tools read them: however a whole
+// by request.ParseWhole's rule, as the MCP tools read them: however a whole
 // number is written it gets the same answer, a budget out of range
 // (negative, or 1e12 however written) is clamped with a note rather than
 // refused, and what is not a whole number is refused naming the parameter.

@@ -366,7 +366,7 @@ func hostileMCPCases() []mcpCase {
 		{name: "mode 900 KiB", tool: docs, args: lib("customQuery", "polling", "mode", big), want: toolError, says: "invalid mode"},
 		{name: "get-context7-docs mode 900 KiB (local library)", tool: c7, args: lib("mode", big), want: toolError, says: "invalid mode"},
 
-		// tokens and page: read by package wholenum's rule (2, 2.0, 2e0
+		// tokens and page: read by request.ParseWhole's rule (2, 2.0, 2e0
 		// and "2" alike; beyond int32 as the nearest int32); out of range
 		// is clamped with a note (tokens) or refused (page); what is not a
 		// whole number is refused.

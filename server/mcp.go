@@ -28,7 +28,6 @@ import (
 	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
-	"github.com/codex7/codex7/wholenum"
 )
 
 // Option configures New.
@@ -240,7 +239,7 @@ func wholeParams(t reflect.Type) []string {
 }
 
 // wholeArguments reads the whole-number parameters ints of args, a JSON
-// value checkArguments passed, by package wholenum's rule (the REST API's
+// value checkArguments passed, by request.ParseWhole's rule (the REST API's
 // too), and returns args with each written as the int it means, for the
 // decoder: "2", 2.0 and 2e0 become 2, 1e12 becomes 2147483647 (which the
 // parameter's bounds then clamp), null 0 (left out). A value that is not
@@ -261,7 +260,7 @@ func wholeArguments(args []byte, ints []string) ([]byte, error) {
 		if !ok {
 			continue
 		}
-		n, err := wholenum.ParseJSON(name, raw)
+		n, err := request.ParseWholeJSON(name, raw)
 		if err != nil {
 			return nil, err
 		}

@@ -1,7 +1,18 @@
-// Package wholenum reads the whole numbers clients send as parameters, by
-// one rule wherever they arrive: MCP tool arguments (package server) and
-// the REST API's query parameters (package context7api), so that a number
-// means the same on every tool and endpoint.
+package request
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Whole numbers: the one rule by which the whole numbers clients send as
+// parameters are read wherever they arrive, MCP tool arguments (package
+// server) and the REST API's query parameters (package context7api), so
+// that a number means the same on every tool and endpoint.
 //
 // The rule: a parameter's value is a decimal number whose value is whole,
 // written as JSON writes numbers: 200, -1, 200.0, 2e2 and 2.5E3 are 200,
@@ -13,53 +24,43 @@
 // that the parameter's own bounds clamp it as they clamp any value out of
 // range. Anything else (1.5, 1e-3, 0x10, NaN, Infinity, "two", true, an
 // array) is refused with an error naming the parameter.
-package wholenum
 
-import (
-	"encoding/json"
-	"errors"
-	"fmt"
-	"math"
-	"strconv"
-	"strings"
-	"unicode/utf8"
-)
-
-// ErrNotWhole is what every refusal wraps: the value is not a whole number.
+// ErrNotWhole is what every refusal of a number wraps: the value is not a
+// whole number.
 var ErrNotWhole = errors.New("not a whole number")
 
-// Error is a refused value: Param's value, quoted short in Got, is not a
-// whole number.
-type Error struct {
+// NumberError is a refused value: Param's value, quoted short in Got, is
+// not a whole number.
+type NumberError struct {
 	Param string // the parameter's name
 	Got   string // what was sent, as a client would write it, clipped
 }
 
-func (e *Error) Error() string {
+func (e *NumberError) Error() string {
 	return fmt.Sprintf("%s must be a whole number, got %s", e.Param, e.Got)
 }
 
 // Unwrap makes errors.Is(err, ErrNotWhole) hold.
-func (e *Error) Unwrap() error { return ErrNotWhole }
+func (e *NumberError) Unwrap() error { return ErrNotWhole }
 
 // maxQuoted bounds how much of a refused value an error quotes back.
 const maxQuoted = 40
 
-// Parse reads s, the text of parameter param's value (a query parameter,
-// or the content of a JSON string), by the package's rule. It returns 0
+// ParseWhole reads s, the text of parameter param's value (a query parameter,
+// or the content of a JSON string), by the rule above. It returns 0
 // for an empty s, which callers take as the parameter left out.
-func Parse(param, s string) (int, error) {
-	n, ok := parse(strings.TrimSpace(s))
+func ParseWhole(param, s string) (int, error) {
+	n, ok := parseWhole(strings.TrimSpace(s))
 	if !ok {
-		return 0, &Error{Param: param, Got: strconv.Quote(clip(s))}
+		return 0, &NumberError{Param: param, Got: strconv.Quote(Clip(s, maxQuoted))}
 	}
 	return n, nil
 }
 
-// ParseJSON reads data, a JSON value given for parameter param, by the
-// package's rule: a number, a string holding one, or null (0, the
+// ParseWholeJSON reads data, a JSON value given for parameter param, by the
+// rule above: a number, a string holding one, or null (0, the
 // parameter left out). data is valid JSON, as a decoder hands it over.
-func ParseJSON(param string, data []byte) (int, error) {
+func ParseWholeJSON(param string, data []byte) (int, error) {
 	text := strings.TrimSpace(string(data))
 	switch {
 	case text == "null":
@@ -67,25 +68,25 @@ func ParseJSON(param string, data []byte) (int, error) {
 	case strings.HasPrefix(text, `"`):
 		var s string
 		if err := json.Unmarshal(data, &s); err != nil {
-			return 0, &Error{Param: param, Got: "a string that is not JSON"}
+			return 0, &NumberError{Param: param, Got: "a string that is not JSON"}
 		}
-		n, ok := parse(strings.TrimSpace(s))
+		n, ok := parseWhole(strings.TrimSpace(s))
 		if !ok {
-			return 0, &Error{Param: param, Got: strconv.Quote(clip(s))}
+			return 0, &NumberError{Param: param, Got: strconv.Quote(Clip(s, maxQuoted))}
 		}
 		return n, nil
 	case text != "" && (text[0] == '-' || text[0] >= '0' && text[0] <= '9'):
-		n, ok := parse(text)
+		n, ok := parseWhole(text)
 		if !ok {
-			return 0, &Error{Param: param, Got: clip(text)}
+			return 0, &NumberError{Param: param, Got: Clip(text, maxQuoted)}
 		}
 		return n, nil
 	case strings.HasPrefix(text, "["):
-		return 0, &Error{Param: param, Got: "an array"}
+		return 0, &NumberError{Param: param, Got: "an array"}
 	case strings.HasPrefix(text, "{"):
-		return 0, &Error{Param: param, Got: "an object"}
+		return 0, &NumberError{Param: param, Got: "an object"}
 	}
-	return 0, &Error{Param: param, Got: clip(text)} // true, false
+	return 0, &NumberError{Param: param, Got: Clip(text, maxQuoted)} // true, false
 }
 
 // parse reads s, already trimmed: "" is 0; otherwise s must match JSON's
@@ -93,7 +94,7 @@ func ParseJSON(param string, data []byte) (int, error) {
 // clamped to the int32 range. It works on the digits, so that no float
 // rounding turns 200.0000000000000001 into 200 and no length of input
 // overflows.
-func parse(s string) (int, bool) {
+func parseWhole(s string) (int, bool) {
 	if s == "" {
 		return 0, true
 	}
@@ -165,16 +166,4 @@ func digits(s string) (string, string) {
 		i++
 	}
 	return s[:i], s[i:]
-}
-
-// clip shortens s for quoting, on a rune boundary.
-func clip(s string) string {
-	if len(s) <= maxQuoted {
-		return s
-	}
-	n := maxQuoted
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return strings.ToValidUTF8(s[:n], "") + "…"
 }

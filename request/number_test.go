@@ -1,4 +1,4 @@
-package wholenum
+package request
 
 import (
 	"errors"
@@ -44,9 +44,9 @@ func TestParseJSON(t *testing.T) {
 		{`""`, 0},
 		{`"  "`, 0},
 	} {
-		got, err := ParseJSON("tokens", []byte(tc.json))
+		got, err := ParseWholeJSON("tokens", []byte(tc.json))
 		if err != nil || got != tc.want {
-			t.Errorf("ParseJSON(%.40s) = %d, %v; want %d", tc.json, got, err, tc.want)
+			t.Errorf("ParseWholeJSON(%.40s) = %d, %v; want %d", tc.json, got, err, tc.want)
 		}
 	}
 }
@@ -73,9 +73,9 @@ func TestParseJSONRefuses(t *testing.T) {
 		{`[1]`, "got an array"},
 		{`{"n":1}`, "got an object"},
 	} {
-		_, err := ParseJSON("tokens", []byte(tc.json))
+		_, err := ParseWholeJSON("tokens", []byte(tc.json))
 		if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, ErrNotWhole) {
-			t.Errorf("ParseJSON(%.40s): got %v, want an ErrNotWhole saying %q", tc.json, err, tc.want)
+			t.Errorf("ParseWholeJSON(%.40s): got %v, want an ErrNotWhole saying %q", tc.json, err, tc.want)
 		}
 	}
 }
@@ -84,8 +84,8 @@ func TestParseJSONRefuses(t *testing.T) {
 // as the same text in a JSON string is.
 func TestParseMatchesParseJSON(t *testing.T) {
 	for _, s := range []string{"200", "200.0", "2e2", "-1", "1e12", "", " 7 ", "1.5", "NaN", "0x10", "two"} {
-		n, err := Parse("page", s)
-		m, jerr := ParseJSON("page", []byte(`"`+s+`"`))
+		n, err := ParseWhole("page", s)
+		m, jerr := ParseWholeJSON("page", []byte(`"`+s+`"`))
 		if n != m || (err == nil) != (jerr == nil) || err != nil && err.Error() != jerr.Error() {
 			t.Errorf("%q: Parse %d, %v; ParseJSON of the string %d, %v", s, n, err, m, jerr)
 		}
