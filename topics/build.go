@@ -2,8 +2,10 @@ package topics
 
 import (
 	"fmt"
+	"maps"
 	"path"
 	"regexp"
+	"slices"
 	"sort"
 	"strings"
 	"unicode"
@@ -73,7 +75,7 @@ func (c *candidate) covers(doc, sec int, headingSlugs [][][]string) bool {
 	if c.custom != nil {
 		return c.custom(doc, sec)
 	}
-	return c.docs[doc] || (c.heading != "" && contains(headingSlugs[doc][sec], c.heading))
+	return c.docs[doc] || (c.heading != "" && slices.Contains(headingSlugs[doc][sec], c.heading))
 }
 
 // Build derives the topic tree of docs (in path order) and tags every
@@ -130,7 +132,7 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 			}
 		}
 	}
-	cats := sortedKeys(catName)
+	cats := slices.Sorted(maps.Keys(catName))
 	if len(cats) > opts.MaxCategories {
 		sort.SliceStable(cats, func(i, j int) bool { return catTokens[cats[i]] > catTokens[cats[j]] })
 		keep := map[string]bool{}
@@ -216,7 +218,7 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 				}
 			}
 			sort.Strings(set)
-			tags[i][j] = dedupe(set)
+			tags[i][j] = slices.Compact(set)
 		}
 	}
 
@@ -227,7 +229,7 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 			continue
 		}
 		best, bestTokens := c.category, -1
-		for _, cat := range sortedKeys(topicCatTokens[c]) {
+		for _, cat := range slices.Sorted(maps.Keys(topicCatTokens[c])) {
 			if topicCatTokens[c][cat] > bestTokens {
 				best, bestTokens = cat, topicCatTokens[c][cat]
 			}
@@ -386,7 +388,7 @@ func candidates(docs []*markdown.Document, rel, locale []string, primary string,
 			continue
 		}
 		best, bestTokens := "", -1
-		for _, c := range sortedKeys(h.cat) {
+		for _, c := range slices.Sorted(maps.Keys(h.cat)) {
 			h.tokens += h.cat[c]
 			if h.cat[c] > bestTokens {
 				best, bestTokens = c, h.cat[c]
@@ -586,7 +588,7 @@ func primaryLocale(locale []string) string {
 		return ""
 	}
 	best := ""
-	for _, l := range sortedKeys(count) {
+	for _, l := range slices.Sorted(maps.Keys(count)) {
 		base := strings.ToLower(l)
 		if i := strings.LastIndexByte(base, '.'); i >= 0 {
 			base = base[i+1:]
@@ -643,32 +645,4 @@ func isNumeric(s string) bool {
 		}
 	}
 	return true
-}
-
-func sortedKeys[V any](m map[string]V) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	sort.Strings(out)
-	return out
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
-}
-
-func dedupe(sorted []string) []string {
-	out := sorted[:0]
-	for i, s := range sorted {
-		if i == 0 || s != sorted[i-1] {
-			out = append(out, s)
-		}
-	}
-	return out
 }

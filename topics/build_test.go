@@ -3,6 +3,7 @@ package topics
 import (
 	"fmt"
 	"reflect"
+	"slices"
 	"strings"
 	"testing"
 
@@ -87,10 +88,10 @@ func TestBuildTree(t *testing.T) {
 			}
 		}
 	}
-	if got := tags[1][2]; !contains(got, "environment-variables") || !contains(got, "getting-started") {
+	if got := tags[1][2]; !slices.Contains(got, "environment-variables") || !slices.Contains(got, "getting-started") {
 		t.Errorf("Caveats under Environment variables tagged %v", got)
 	}
-	if got := tags[3][1]; !contains(got, "routing") || !contains(got, "guide") {
+	if got := tags[3][1]; !slices.Contains(got, "routing") || !slices.Contains(got, "guide") {
 		t.Errorf("dynamic routes section tagged %v", got)
 	}
 	if tp := topics["environment-variables"]; tp.Sections != 3 || tp.Tokens != 30 {
@@ -162,7 +163,7 @@ func TestOverrides(t *testing.T) {
 	if want := []string{"core/routing2", "guides/env3"}; !reflect.DeepEqual(found, want) {
 		t.Errorf("override topics = %v, want %v", found, want)
 	}
-	if contains(tags[3][0], "routing") {
+	if slices.Contains(tags[3][0], "routing") {
 		t.Error("dynamic.md tagged routing although the override narrowed it to middleware.md")
 	}
 	if _, _, err := Build(testDocs(), Options{Overrides: []config.TopicOverride{{Name: "x", Paths: []string{"[bad"}}}}); err == nil || !strings.Contains(err.Error(), "[bad") {
