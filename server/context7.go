@@ -28,10 +28,10 @@ Parameters:
 - libraryId (required): the id from resolve-library-id, "/org/project", or "/org/project/version" for one of the versions it listed. Alias: context7CompatibleLibraryID.
 - topic: what you need, as one descriptive string: combine your search terms ("nested dynamic routes with middleware"). Omit it for general documentation. Alias: query.
 - mode: "info" (the default) for guides and explanations, "code" for API references and code examples. When a mode has nothing, the answer says to try the other.
-- page: 1 to 10, for more snippets on the same topic and mode; the answer says when there are more.
+- page: 1 to 10, for more snippets on the same topic and mode; the answer says when there are more. Pages start at 1 (0 or none is the first); one below is refused, as by get-library-docs.
 - limit: snippets per page, 1 to 10 (default 10).
 - tokens: the most to return, default 5000 (200 to 50000). Snippets are kept whole; the answer says what did not fit.
-Numbers are whole numbers, written as JSON numbers (3000, 3000.0, 3e3) or as strings holding one ("3000"); page, limit and tokens outside their ranges are clamped to them, with a note.
+Numbers are whole numbers, written as JSON numbers (3000, 3000.0, 3e3) or as strings holding one ("3000"); limit, tokens and a page past 10 are clamped to their ranges, with a note.
 
 Examples:
 {"libraryId": "/vercel/next.js", "topic": "nested dynamic routes"}
@@ -51,7 +51,7 @@ type Context7Input struct {
 	Topic                       string `json:"topic,omitempty" jsonschema:"what you need, as one descriptive string, e.g. nested dynamic routes; omit for general documentation"`
 	Query                       string `json:"query,omitempty" jsonschema:"alias of topic"`
 	Mode                        string `json:"mode,omitempty" jsonschema:"info (default) for guides and explanations, code for API references and code examples"`
-	Page                        int    `json:"page,omitempty" jsonschema:"the page: a whole number (2 or \"2\") from 1 to 10, default 1, others clamped to them; the answer says when there are more"`
+	Page                        int    `json:"page,omitempty" jsonschema:"the page: a whole number (2 or \"2\") from 1 to 10, default 1, past 10 clamped to it, below 1 refused; the answer says when there are more"`
 	Limit                       int    `json:"limit,omitempty" jsonschema:"snippets per page: a whole number from 1 to 10, default 10, others clamped to them"`
 	Tokens                      int    `json:"tokens,omitempty" jsonschema:"the most tokens to return: a whole number (3000, 3e3 or \"3000\"), default 5000; values outside 200 to 50000, negative or huge ones too, are clamped to them with a note"`
 }
@@ -104,6 +104,11 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 		if err == nil && !g.Allows(key.ID) {
 			return nil, Context7Output{}, fmt.Errorf("Context7 library %s: %w: call resolve-library-id first to find the library's id", key.ID, context7.ErrNotFound)
 		}
+	}
+	if in.Page < 0 {
+		// As get-library-docs and the REST API: 0 is the first page, and
+		// pages below it do not exist.
+		return nil, Context7Output{}, fmt.Errorf("%w: page %d: pages start at 1", request.ErrInvalidRequest, in.Page)
 	}
 	doc, err := h.c7.Doc(ctx, context7.DocRequest{LibraryKey: id, Topic: topic, Mode: in.Mode, Page: in.Page, Limit: in.Limit, Tokens: in.Tokens})
 	if err != nil {
