@@ -65,6 +65,10 @@ type Library struct {
 	Docs []string `yaml:"docs,omitempty"`
 	// Exclude are globs removed from Docs, added to the built-in defaults.
 	Exclude []string `yaml:"exclude,omitempty"`
+	// Formats lists the documentation formats read (markdown, and the
+	// others package formats knows); empty reads every one. A format left
+	// out is not discovered at all.
+	Formats []string `yaml:"formats,omitempty"`
 	// Topics overrides or extends the generated topic tree.
 	Topics []TopicOverride `yaml:"topics,omitempty"`
 	// TokenEnv names the environment variable holding an HTTPS token for

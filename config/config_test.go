@@ -173,7 +173,7 @@ func TestParseErrors(t *testing.T) {
 			lines("libraries:", "  - id: /a/b", "    repository: https://github.com/a/b"),
 			[]wantErr{
 				{2, "libraries[0].repo", "missing; set repo: to a git URL"},
-				{3, "libraries[0].repository", `unknown key "repository" in libraries[0]; valid keys: id, title, description, aliases, repo, versions, latest, docs, exclude, topics, token_env (did you mean "repo"?)`},
+				{3, "libraries[0].repository", `unknown key "repository" in libraries[0]; valid keys: id, title, description, aliases, repo, versions, latest, docs, exclude, formats, topics, token_env (did you mean "repo"?)`},
 			},
 		},
 		{
@@ -475,6 +475,11 @@ func TestParseErrors(t *testing.T) {
 				{4, "libraries[0].docs[4]", "empty glob"},
 				{5, "libraries[0].exclude[0]", `glob "docs/{a,b" is malformed`},
 			},
+		},
+		{
+			"unknown format",
+			lines("libraries:", "  - id: /a/b", valid, `    formats: [markdown, markdwn]`),
+			[]wantErr{{4, "libraries[0].formats[1]", `"markdwn": use markdown`}},
 		},
 		{
 			"bad topics",

@@ -10,6 +10,7 @@ import (
 	"unicode"
 
 	"github.com/bmatcuk/doublestar/v4"
+	"github.com/codex7/codex7/formats"
 )
 
 var (
@@ -179,6 +180,11 @@ func (v *validator) library() {
 	for i, g := range l.Exclude {
 		if msg := checkGlob(g); msg != "" {
 			v.fieldf(fmt.Sprintf("exclude[%d]", i), "%s", msg)
+		}
+	}
+	for i, f := range l.Formats {
+		if _, err := formats.Parse([]string{f}); err != nil {
+			v.fieldf(fmt.Sprintf("formats[%d]", i), "%s", strings.TrimPrefix(err.Error(), formats.ErrUnknown.Error()+" "))
 		}
 	}
 	v.topics()

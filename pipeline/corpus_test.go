@@ -78,7 +78,7 @@ func TestCorpus(t *testing.T) {
 		}
 		var want, excluded int
 		filepath.WalkDir(dirs[lib.ID], func(p string, d fs.DirEntry, err error) error {
-			if err != nil || d.IsDir() || !IsMarkdown(p) {
+			if err != nil || d.IsDir() || !(Selection{}).reads(p) {
 				return err
 			}
 			rel, _ := filepath.Rel(dirs[lib.ID], p)

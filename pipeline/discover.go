@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
-	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -14,6 +13,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/fetch"
+	"github.com/codex7/codex7/formats"
 )
 
 // Default limits of one library version's selection (see Selection).
@@ -35,7 +35,7 @@ var (
 	ErrTooManyBytes = errors.New("too much markdown")
 )
 
-// Source is one markdown file to index.
+// Source is one documentation file to index.
 type Source struct {
 	Path string
 	Data []byte
@@ -43,7 +43,10 @@ type Source struct {
 
 // Selection is what discovery keeps and skips.
 type Selection struct {
-	Include []string // globs; empty means every markdown file
+	Include []string // globs; empty means every documentation file
+	// Formats are the documentation formats discovered (every one when
+	// zero): a file is documentation when one of them reads its extension.
+	Formats formats.Set
 	Exclude []string // globs, applied after Include
 	// MaxFileBytes skips larger files (DefaultMaxFileBytes when 0).
 	MaxFileBytes int64
@@ -54,13 +57,10 @@ type Selection struct {
 	MaxTotalBytes int64
 }
 
-// IsMarkdown reports whether p names a markdown or MDX file.
-func IsMarkdown(p string) bool {
-	switch strings.ToLower(path.Ext(p)) {
-	case ".md", ".mdx", ".markdown":
-		return true
-	}
-	return false
+// reads reports whether one of sel's formats reads the file at p.
+func (sel Selection) reads(p string) bool {
+	_, ok := sel.Formats.Of(p)
+	return ok
 }
 
 // symlinker is implemented by file systems that leave symlinks out and can
@@ -102,7 +102,7 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 		}
 	} else if s, ok := fsys.(symlinker); ok {
 		for _, p := range s.Symlinks() {
-			if IsMarkdown(p) && sel.selects(p) {
+			if sel.reads(p) && sel.selects(p) {
 				skipped = append(skipped, artifacts.Skipped{Path: p, Reason: "symbolic link (not followed)"})
 			}
 		}
@@ -119,12 +119,12 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			return nil
 		}
 		if d.Type()&fs.ModeSymlink != 0 {
-			if IsMarkdown(p) && sel.selects(p) {
+			if sel.reads(p) && sel.selects(p) {
 				skipped = append(skipped, artifacts.Skipped{Path: p, Reason: "symbolic link (not followed)"})
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && IsMarkdown(p) && sel.selects(p) {
+		if d.Type().IsRegular() && sel.reads(p) && sel.selects(p) {
 			paths = append(paths, p)
 		}
 		return nil
@@ -196,7 +196,7 @@ func unusable(data []byte) string {
 func (sel Selection) mayHold(e fetch.Omitted) bool {
 	if !e.Dir {
 		p := strings.TrimSuffix(e.Path, `"`)
-		return IsMarkdown(p) && sel.selects(p)
+		return sel.reads(p) && sel.selects(p)
 	}
 	if sel.excludesDir(e.Path) {
 		return false

@@ -16,6 +16,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -31,6 +32,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/fetch"
+	"github.com/codex7/codex7/formats"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/markdown"
 	"github.com/codex7/codex7/topics"
@@ -529,12 +531,13 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	r.Omitted = len(omitted)
 	b.logOmitted(j, omitted)
 	sources, skipped, err := Discover(snap, sel)
-	snap = nil
 	if err != nil {
 		return fail(err)
 	}
 	progress(StageSplitting, len(sources), 0)
-	kept, failed := splitAll(sources, b.opts.Split, b.parallel)
+	// The snapshot is kept while splitting: readers resolve includes in it.
+	kept, failed := splitAll(sources, snap, b.opts.Split, b.parallel)
+	snap = nil
 	skipped = append(skipped, failed...)
 	for _, d := range kept {
 		r.SourceBytes += d.sourceBytes
@@ -616,7 +619,8 @@ func (b *builder) logOmitted(j *job, omitted []fetch.Omitted) {
 // selection combines the config's globs, the repo's context7.json (where the
 // config is silent) and the built-in excludes.
 func (b *builder) selection(lib config.Library, c7 *config.Context7) Selection {
-	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...),
+	set, _ := formats.Parse(lib.Formats) // validated with the config
+	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...), Formats: set,
 		MaxFileBytes: b.opts.MaxFileBytes, MaxFiles: b.opts.MaxFiles, MaxTotalBytes: b.opts.MaxTotalBytes}
 	if c7 != nil {
 		inc, exc := lib.Context7Globs(c7)
@@ -663,13 +667,15 @@ type splitDoc struct {
 	sourceBytes int64
 }
 
-// splitAll splits sources (in path order) with run's parallelism; a file
-// the splitter rejects is skipped with its reason, never fatal.
-func splitAll(sources []Source, opts markdown.Options, run func(n int, f func(int))) ([]splitDoc, []artifacts.Skipped) {
+// splitAll reads sources (in path order), files of repo, each with the
+// reader of its format, with run's parallelism; a file its reader rejects
+// (formats.ErrNotDocumentation among others) is skipped with its reason,
+// never fatal.
+func splitAll(sources []Source, repo fs.FS, opts markdown.Options, run func(n int, f func(int))) ([]splitDoc, []artifacts.Skipped) {
 	docs := make([]*markdown.Document, len(sources))
 	errs := make([]error, len(sources))
 	run(len(sources), func(i int) {
-		docs[i], errs[i] = markdown.Split(sources[i].Path, sources[i].Data, opts)
+		docs[i], errs[i] = formats.Read(sources[i].Path, sources[i].Data, repo, opts)
 	})
 	var kept []splitDoc
 	var skipped []artifacts.Skipped

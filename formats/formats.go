@@ -1,0 +1,126 @@
+// Package formats is the one place that maps a documentation file to the
+// reader of its format: discovery asks it which files are documentation,
+// and the build asks it to read each one into a markdown.Document, the
+// shape topics, the index and the tools work on whatever the source was.
+//
+// Formats are named as configs name them (a library's formats: list) and
+// told apart by extension. A file with a documentation extension that
+// holds none (a .txt that is not reStructuredText, a notebook without a
+// markdown cell) is ErrNotDocumentation: skipped with the reason, not
+// indexed as noise.
+package formats
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"slices"
+	"strings"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// Format names a documentation format.
+type Format string
+
+// The formats, as configs spell them.
+const (
+	Markdown Format = "markdown" // .md, .mdx, .markdown
+)
+
+// ErrNotDocumentation means a file with a documentation extension holds
+// no documentation its reader recognizes.
+var ErrNotDocumentation = errors.New("not documentation")
+
+// ErrUnknown means a config names a format no reader reads.
+var ErrUnknown = errors.New("unknown documentation format")
+
+// reader reads one file of repo, at the slash-separated path p.
+type reader func(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error)
+
+// format is one reader and the extensions it reads.
+type format struct {
+	name Format
+	exts []string // lower case, with the dot
+	read reader
+}
+
+// table lists the formats, markdown first. It is constant data.
+func table() []format {
+	return []format{
+		{Markdown, []string{".md", ".mdx", ".markdown"}, func(p string, src []byte, _ fs.FS, opts markdown.Options) (*markdown.Document, error) {
+			return markdown.Split(p, src, opts)
+		}},
+	}
+}
+
+// All returns every format, in a fixed order.
+func All() []Format {
+	var out []Format
+	for _, f := range table() {
+		out = append(out, f.name)
+	}
+	return out
+}
+
+// Set is the formats a library reads; the zero Set reads them all.
+type Set struct{ only []Format }
+
+// Parse reads a config's list of format names (case and space ignored);
+// an empty list is every format. An unknown name is an error wrapping
+// ErrUnknown that lists the known ones.
+func Parse(names []string) (Set, error) {
+	var s Set
+	for _, n := range names {
+		f := Format(strings.ToLower(strings.TrimSpace(n)))
+		if !slices.Contains(All(), f) {
+			return Set{}, fmt.Errorf("%w %q: use %s", ErrUnknown, n, list(All()))
+		}
+		if !slices.Contains(s.only, f) {
+			s.only = append(s.only, f)
+		}
+	}
+	return s, nil
+}
+
+func list(fs []Format) string {
+	var names []string
+	for _, f := range fs {
+		names = append(names, string(f))
+	}
+	return strings.Join(names, ", ")
+}
+
+// Has reports whether s reads f.
+func (s Set) Has(f Format) bool { return len(s.only) == 0 || slices.Contains(s.only, f) }
+
+// Of returns the format s reads the file at p with, by its extension, and
+// whether there is one.
+func (s Set) Of(p string) (Format, bool) {
+	if f, ok := lookup(p); ok && s.Has(f.name) {
+		return f.name, true
+	}
+	return "", false
+}
+
+func lookup(p string) (format, bool) {
+	ext := strings.ToLower(path.Ext(p))
+	for _, f := range table() {
+		if slices.Contains(f.exts, ext) {
+			return f, true
+		}
+	}
+	return format{}, false
+}
+
+// Read reads src, the file at the slash-separated path p of repo (for the
+// includes some formats resolve), with the reader of its format. A file no
+// reader reads is an error wrapping ErrNotDocumentation.
+func Read(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
+	f, ok := lookup(p)
+	if !ok {
+		return nil, fmt.Errorf("%s: %w: no reader for %q files", p, ErrNotDocumentation, path.Ext(p))
+	}
+	return f.read(p, src, repo, opts)
+}

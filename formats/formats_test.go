@@ -1,0 +1,46 @@
+package formats
+
+import (
+	"errors"
+	"testing"
+	"testing/fstest"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+func TestOf(t *testing.T) {
+	all := Set{}
+	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown} {
+		if got, ok := all.Of(p); !ok || got != want {
+			t.Errorf("Of(%q) = %q, %v; want %q", p, got, ok, want)
+		}
+	}
+	for _, p := range []string{"main.go", "README", "LICENSE.txt", "image.png"} {
+		if got, ok := all.Of(p); ok {
+			t.Errorf("Of(%q) = %q, want none", p, got)
+		}
+	}
+}
+
+func TestParse(t *testing.T) {
+	s, err := Parse([]string{" Markdown "})
+	if err != nil || !s.Has(Markdown) {
+		t.Fatalf("Parse(Markdown) = %+v, %v", s, err)
+	}
+	if _, err := Parse([]string{"markdwn"}); !errors.Is(err, ErrUnknown) {
+		t.Errorf("Parse(markdwn) error %v, want ErrUnknown", err)
+	}
+	if !(Set{}).Has(Markdown) {
+		t.Error("the zero Set does not read markdown")
+	}
+}
+
+func TestRead(t *testing.T) {
+	doc, err := Read("docs/a.md", []byte("# A\n\nText.\n"), fstest.MapFS{}, markdown.DefaultOptions())
+	if err != nil || doc.Title != "A" || len(doc.Sections) == 0 {
+		t.Fatalf("Read(a.md) = %+v, %v", doc, err)
+	}
+	if _, err := Read("main.go", []byte("package main"), fstest.MapFS{}, markdown.DefaultOptions()); !errors.Is(err, ErrNotDocumentation) {
+		t.Errorf("Read(main.go) error %v, want ErrNotDocumentation", err)
+	}
+}
