@@ -9,10 +9,21 @@ import (
 
 // DefaultExcludes returns the built-in exclude globs, applied to every
 // library in addition to its own Exclude: changelogs, licences, codes of
-// conduct, dependency and vendored trees, hidden files and folders, and
-// Docusaurus' copies of older versions. Each matches at the repository root
-// and at any depth. The caller owns the returned slice.
-func DefaultExcludes() []string {
+// conduct, dependency and vendored trees, hidden folders, and Docusaurus'
+// copies of older versions. Each matches at the repository root and at any
+// depth, but for hidden folders: scoped says the selection is chosen docs
+// (include globs, context7.json folders), where only the repository's
+// top-level hidden folders (.github) are left out; a selection of the
+// whole repository leaves out every hidden folder. The caller owns the
+// returned slice.
+func DefaultExcludes(scoped bool) []string {
+	hidden := "**/.*/**/*"
+	if scoped {
+		// Within chosen docs, nested hidden folders hold real pages
+		// (generated references such as error catalogs live in
+		// .generated/); the repository's own (.github) stay out.
+		hidden = ".*/**/*"
+	}
 	return []string{
 		"**/CHANGELOG*",
 		"**/CHANGES*",
@@ -27,7 +38,7 @@ func DefaultExcludes() []string {
 		// Files in hidden folders (.github, .vitepress…). Not hidden files:
 		// "**/.*/**" would match those too, as a trailing /** also matches
 		// nothing, and tldr's page for the "." command is named "..md".
-		"**/.*/**/*",
+		hidden,
 		"**/versioned_docs/**",
 		"**/versioned_sidebars/**",
 	}

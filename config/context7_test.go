@@ -23,7 +23,7 @@ func matchAny(t *testing.T, globs []string, path string) bool {
 }
 
 func TestDefaultExcludes(t *testing.T) {
-	globs := DefaultExcludes()
+	globs := DefaultExcludes(false)
 	for _, g := range globs {
 		if !doublestar.ValidatePattern(g) {
 			t.Errorf("invalid pattern %q", g)
@@ -69,7 +69,7 @@ func TestDefaultExcludes(t *testing.T) {
 		})
 	}
 	globs[0] = "changed"
-	if DefaultExcludes()[0] == "changed" {
+	if DefaultExcludes(false)[0] == "changed" {
 		t.Error("DefaultExcludes shares its slice")
 	}
 }

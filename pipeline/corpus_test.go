@@ -69,7 +69,7 @@ func TestCorpus(t *testing.T) {
 	if probs, err := artifacts.Verify(out); err != nil || len(probs) > 0 {
 		t.Fatalf("Verify: %v %v", probs, err)
 	}
-	excludes := config.DefaultExcludes()
+	excludes := config.DefaultExcludes(false)
 	for _, lib := range res.Catalog.Libraries {
 		v := lib.Version(lib.Latest)
 		m, err := artifacts.ReadManifest(filepath.Join(out, filepath.FromSlash(v.Path)))

@@ -34,6 +34,8 @@ func TestDiscover(t *testing.T) {
 		"docs/binary.md":                   file("# Bin\x00\x01"),
 		"docs/latin1.md":                   file("caf\xe9"),
 		"docs/.vitepress/theme.md":         file("# hidden folder"),
+		"docs/.generated/errors.md":        file("# generated error catalog"),
+		".github/CONTRIBUTING.md":          file("# the repository's own"),
 		"docs/node_modules/x/README.md":    file("# vendored"),
 		"website/versioned_docs/v1/old.md": file("# old"),
 		"pages/common/..md":                file("# the . command"),
@@ -49,7 +51,7 @@ func TestDiscover(t *testing.T) {
 	}{
 		{
 			name: "defaults",
-			sel:  Selection{Exclude: append(config.DefaultExcludes(), "legacy/*.md"), MaxFileBytes: 1000},
+			sel:  Selection{Exclude: append(config.DefaultExcludes(false), "legacy/*.md"), MaxFileBytes: 1000},
 			want: []string{"README.md", "docs/a.md", "docs/b.MDX", "docs/c.markdown", "docs/sub/deep.md", "legacy/keep/new.md", "pages/common/..md"},
 			skipped: map[string]string{
 				"docs/big.md":    "larger than 1000 bytes",
@@ -60,8 +62,21 @@ func TestDiscover(t *testing.T) {
 		},
 		{
 			name: "include globs",
-			sel:  Selection{Include: []string{"docs/sub/**", "README.md"}, Exclude: config.DefaultExcludes()},
+			sel:  Selection{Include: []string{"docs/sub/**", "README.md"}, Exclude: config.DefaultExcludes(true)},
 			want: []string{"README.md", "docs/sub/deep.md"},
+		},
+		{
+			// Within chosen docs, nested hidden folders are read; the
+			// repository's top-level ones are not, even when chosen.
+			name: "hidden folders inside chosen docs",
+			sel:  Selection{Include: []string{"docs/**", ".github/**"}, Exclude: config.DefaultExcludes(true), MaxFileBytes: 1000},
+			want: []string{"docs/.generated/errors.md", "docs/.vitepress/theme.md", "docs/a.md", "docs/b.MDX", "docs/c.markdown", "docs/sub/deep.md"},
+			skipped: map[string]string{
+				"docs/big.md":    "larger than 1000 bytes",
+				"docs/binary.md": "binary file",
+				"docs/latin1.md": "invalid UTF-8",
+				"docs/link.md":   "symbolic link",
+			},
 		},
 	}
 	for _, tt := range tests {
@@ -100,7 +115,7 @@ func TestDiscoverPrunesExcludedFolders(t *testing.T) {
 		"node_modules/x/y/z/README.md": {Data: []byte("# no")},
 		"docs/.git/objects/README.md":  {Data: []byte("# no")},
 	}}
-	if _, _, err := Discover(fsys, Selection{Exclude: config.DefaultExcludes()}); err != nil {
+	if _, _, err := Discover(fsys, Selection{Exclude: config.DefaultExcludes(false)}); err != nil {
 		t.Fatal(err)
 	}
 	for _, p := range fsys.read {
@@ -145,8 +160,8 @@ func TestDiscoverOmitted(t *testing.T) {
 		sel  Selection
 		want string
 	}{
-		{"no include", Selection{Exclude: config.DefaultExcludes()}, `docs/"\xff.md",docs/api,docs/link.md,src/lib`},
-		{"docs/**", Selection{Include: []string{"docs/**"}, Exclude: config.DefaultExcludes()}, `docs/"\xff.md",docs/api,docs/link.md`},
+		{"no include", Selection{Exclude: config.DefaultExcludes(false)}, `docs/"\xff.md",docs/api,docs/link.md,src/lib`},
+		{"docs/**", Selection{Include: []string{"docs/**"}, Exclude: config.DefaultExcludes(false)}, `docs/"\xff.md",docs/api,docs/link.md`},
 		{"docs/*.md: folders under docs/ are listed (an over-estimate)", Selection{Include: []string{"docs/*.md"}}, `docs/"\xff.md",docs/.hidden,docs/api,docs/link.md,docs/vendor/lib`},
 		{"**/README.md reaches every folder", Selection{Include: []string{"**/README.md"}}, `docs/.hidden,docs/api,docs/vendor/lib,src/lib`},
 	}

@@ -620,17 +620,19 @@ func (b *builder) logOmitted(j *job, omitted []fetch.Omitted) {
 // config is silent) and the built-in excludes.
 func (b *builder) selection(lib config.Library, c7 *config.Context7) Selection {
 	set, _ := formats.Parse(lib.Formats) // validated with the config
-	sel := Selection{Include: lib.Docs, Exclude: append(config.DefaultExcludes(), lib.Exclude...), Formats: set,
+	sel := Selection{Include: lib.Docs, Formats: set,
 		MaxFileBytes: b.opts.MaxFileBytes, MaxFiles: b.opts.MaxFiles, MaxTotalBytes: b.opts.MaxTotalBytes}
+	var c7Exclude []string
 	if c7 != nil {
 		inc, exc := lib.Context7Globs(c7)
 		if len(lib.Docs) == 0 {
 			sel.Include = inc
 		}
 		if len(lib.Exclude) == 0 {
-			sel.Exclude = append(sel.Exclude, exc...)
+			c7Exclude = exc
 		}
 	}
+	sel.Exclude = append(append(config.DefaultExcludes(len(sel.Include) > 0), lib.Exclude...), c7Exclude...)
 	return sel
 }
 
