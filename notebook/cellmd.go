@@ -106,13 +106,17 @@ func isolateLine(b *strings.Builder, src string, p, from, e int, c closerIndex) 
 			start = at
 		}
 	}
+	var spans *codeSpans // the line's backtick runs, found at the first
 	for i := from; i < e; {
 		switch src[i] {
 		case '\\':
 			i += 2
 			continue
 		case '`':
-			i = codeSpanEnd(src, i, e)
+			if spans == nil {
+				spans = newCodeSpans(src, i, e)
+			}
+			i = spans.end(i)
 			continue
 		case '<':
 			rest := src[i:]
@@ -131,7 +135,7 @@ func isolateLine(b *strings.Builder, src string, p, from, e int, c closerIndex) 
 				}
 				i = end
 				continue
-			case atLineStart(src, i) && (hasTagPrefix(rest, "<script") || hasTagPrefix(rest, "<style")):
+			case (hasTagPrefix(rest, "<script") || hasTagPrefix(rest, "<style")) && atLineStart(src, i):
 				closer, last := "</script", c.script
 				if hasTagPrefix(rest, "<style") {
 					closer, last = "</style", c.style
@@ -173,29 +177,60 @@ func hasTagPrefix(s, open string) bool {
 	return false
 }
 
-// codeSpanEnd returns the end of the code span whose backtick run starts
-// at src[i], or the end of the run alone when no run of the same length
-// closes it before e.
-func codeSpanEnd(src string, i, e int) int {
-	n := 0
-	for i+n < e && src[i+n] == '`' {
-		n++
-	}
-	for j := i + n; j < e; {
-		if src[j] != '`' {
-			j++
+// codeSpans knows the backtick runs of a line: a run opens a code span
+// closed by the next run of the same length on the line, else it is text.
+// Finding each run's closer in one pass keeps a line of many unmatched
+// runs linear.
+type codeSpans struct {
+	start map[int]int // the index in runs of the run starting at an offset
+	runs  []run
+}
+
+type run struct {
+	start, n int
+	closer   int // index in runs of the next run of the same length, or -1
+}
+
+// newCodeSpans finds the backtick runs of src[from:e].
+func newCodeSpans(src string, from, e int) *codeSpans {
+	cs := &codeSpans{start: map[int]int{}}
+	for i := from; i < e; {
+		if src[i] != '`' {
+			i++
 			continue
 		}
-		m := 0
-		for j+m < e && src[j+m] == '`' {
-			m++
+		n := 0
+		for i+n < e && src[i+n] == '`' {
+			n++
 		}
-		if m == n {
-			return j + m
-		}
-		j += m
+		cs.start[i] = len(cs.runs)
+		cs.runs = append(cs.runs, run{start: i, n: n, closer: -1})
+		i += n
 	}
-	return i + n
+	last := map[int]int{} // run length to the index of the last run seen
+	for k := len(cs.runs) - 1; k >= 0; k-- {
+		if c, ok := last[cs.runs[k].n]; ok {
+			cs.runs[k].closer = c
+		}
+		last[cs.runs[k].n] = k
+	}
+	return cs
+}
+
+// end returns the end of the code span whose opening run starts at i, or
+// the end of the run alone when nothing closes it.
+func (cs *codeSpans) end(i int) int {
+	k, ok := cs.start[i]
+	if !ok {
+		// i is inside a run the scan entered after an escape: skip it.
+		return i + 1
+	}
+	r := cs.runs[k]
+	if r.closer < 0 {
+		return r.start + r.n
+	}
+	c := cs.runs[r.closer]
+	return c.start + c.n
 }
 
 // atLineStart reports whether only spaces and tabs come before src[i] on

@@ -207,12 +207,21 @@ func infoWord(s string) string {
 // per flush.
 func mergeStreams(outs []output) []output {
 	var merged []output
-	for _, o := range outs {
-		if n := len(merged); n > 0 && o.Type == "stream" && merged[n-1].Type == "stream" && merged[n-1].Name == o.Name {
-			merged[n-1].Text += o.Text
-			continue
+	for i := 0; i < len(outs); {
+		o := outs[i]
+		j := i + 1
+		for j < len(outs) && o.Type == "stream" && outs[j].Type == "stream" && outs[j].Name == o.Name {
+			j++
+		}
+		if j > i+1 {
+			var b strings.Builder
+			for _, p := range outs[i:j] {
+				b.WriteString(p.Text)
+			}
+			o.Text = b.String()
 		}
 		merged = append(merged, o)
+		i = j
 	}
 	return merged
 }

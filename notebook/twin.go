@@ -12,10 +12,11 @@ import (
 // repository path is a file.
 //
 // The candidates, in order: the same stem with .md, then .py, in the
-// notebook's folder; and, for a notebook in a folder named ipynb (the
-// keras-io layout: guides/ipynb/x.ipynb, guides/md/x.md, guides/x.py),
-// md/<stem>.md beside that folder, then <stem>.py in its parent. The first
-// that exists is returned. Twin does no I/O of its own.
+// notebook's folder; and, for a notebook under a folder named ipynb (the
+// keras-io layout: guides/ipynb/keras_cv/x.ipynb has the twins
+// guides/md/keras_cv/x.md and guides/keras_cv/x.py), the same path with
+// that folder replaced by md, then with it removed. The first that exists
+// is returned. Twin does no I/O of its own.
 func Twin(notebookPath string, exists func(string) bool) (string, bool) {
 	if !strings.EqualFold(path.Ext(notebookPath), ".ipynb") {
 		return "", false
@@ -26,11 +27,18 @@ func Twin(notebookPath string, exists func(string) bool) (string, bool) {
 		return "", false
 	}
 	candidates := []string{dir + stem + ".md", dir + stem + ".py"}
-	if d := strings.TrimSuffix(dir, "/"); path.Base(d) == "ipynb" {
-		parent := path.Dir(d)
+	// The keras-io layout: the last folder named ipynb stands for md in
+	// the markdown twin's path, and for nothing in the script's.
+	elems := strings.Split(strings.TrimSuffix(dir, "/"), "/")
+	for k := len(elems) - 1; k >= 0; k-- {
+		if elems[k] != "ipynb" {
+			continue
+		}
+		before, after := path.Join(elems[:k]...), path.Join(elems[k+1:]...)
 		candidates = append(candidates,
-			path.Join(parent, "md", stem+".md"),
-			path.Join(parent, stem+".py"))
+			path.Join(before, "md", after, stem+".md"),
+			path.Join(before, after, stem+".py"))
+		break
 	}
 	for _, c := range candidates {
 		if exists(c) {
