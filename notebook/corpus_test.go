@@ -63,9 +63,10 @@ func corpusNotebooks(t *testing.T) []corpusNotebook {
 
 // TestCorpus splits every notebook of the corpora, reports the share of
 // documentation notebooks that give at least one section (and why the
-// others do not), asserts it is at least 95%, and checks each section
-// against its notebook: its Line names a cell, a heading's cell is a
-// markdown (or raw) cell holding the heading's text.
+// others do not), asserts it is at least 95%, and checks each Document
+// against its notebook: no word of a code cell or plain markdown line is
+// lost, each section's Line names a cell, and a heading's cell is a
+// markdown cell holding the heading's text.
 func TestCorpus(t *testing.T) {
 	files := corpusNotebooks(t)
 	withSections := 0
@@ -114,6 +115,23 @@ func checkCorpusDoc(t *testing.T, rel string, src []byte, doc *markdown.Document
 	}
 	if doc.Title == "" || doc.Title == strings.TrimSuffix(filepath.Base(rel), ".ipynb") {
 		t.Errorf("%s: got title %q, want the first cell's H1", rel, doc.Title)
+	}
+	var all strings.Builder
+	for _, s := range doc.Sections {
+		all.WriteString(s.Text)
+		all.WriteByte('\n')
+	}
+	for k, c := range nb.Cells {
+		words := strings.Fields(string(c.Source))
+		if c.Type == "markdown" {
+			words = plainWords(string(c.Source))
+		}
+		for _, w := range words {
+			if !strings.Contains(all.String(), w) {
+				t.Errorf("%s: word %q of cell %d lost", rel, w, k)
+				break
+			}
+		}
 	}
 	for i, s := range doc.Sections {
 		if s.Line < 1 || s.Line > len(nb.Cells) {

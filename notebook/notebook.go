@@ -5,9 +5,16 @@
 // A notebook is translated into markdown: markdown cells as they are, code
 // cells as fenced blocks in the kernel's language, each followed by its
 // small text outputs as ```text blocks (binary outputs, attachments and
-// data: URIs are dropped, large outputs cut). markdown.Split then splits
-// the result, and each Section.Line is set to the 1-based index of the
-// notebook cell the section starts in.
+// data: URIs are dropped, an output is cut to 40 lines and 4 KiB with a
+// line saying how many lines were cut). markdown.Split then splits the
+// result, so titles, heading paths and GitHub anchors follow the markdown
+// reader's rules, and each Section.Line is set to the 1-based index of the
+// notebook cell the section starts in (nbformat's cells array, and tools
+// such as nbclient, count cells from 0: cell = Line-1).
+//
+// Twin names a notebook's text twin (jupytext's paired .md or .py, or
+// keras-io's md/ and script copies), so that discovery can index the
+// content once.
 //
 // Splitting is a pure function of a path and the file's bytes: no I/O, no
 // global state, safe for concurrent use.

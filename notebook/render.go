@@ -315,7 +315,7 @@ func terminalText(s string) string {
 
 // escapeEnd returns the end of the escape sequence starting at s[i] ==
 // ESC: a CSI sequence (ESC [ parameters final byte), an OSC sequence (ESC
-// ] ... BEL or ESC \), or ESC and one more byte.
+// ] ... BEL or ESC \), or ESC and one more character.
 func escapeEnd(s string, i int) int {
 	j := i + 1
 	if j >= len(s) {
@@ -349,7 +349,8 @@ func escapeEnd(s string, i int) int {
 	if s[j] == '\n' {
 		return j
 	}
-	return j + 1
+	_, size := utf8.DecodeRuneInString(s[j:])
+	return j + size
 }
 
 // hasControl reports whether s holds a control character other than tab

@@ -280,6 +280,7 @@ func TestOutputText(t *testing.T) {
 		{"trailing return", output{Type: "stream", Text: "kept\r"}, "kept"},
 		{"ansi", output{Type: "stream", Text: "\x1b[1;31mred\x1b[0m \x1b]0;title\x07x"}, "red x"},
 		{"backspace", output{Type: "stream", Text: "ab\bc"}, "ac"},
+		{"escape before a rune", output{Type: "stream", Text: "a\x1bᱰb\x1b"}, "ab"},
 		{"repr", output{Type: "display_data", Text: "<IPython.core.display.HTML object>"}, ""},
 		{"repr in stream kept", output{Type: "stream", Text: "<tag>"}, "<tag>"},
 		{"many lines", output{Type: "stream", Text: many}, strings.Repeat("line\n", 40) + "… 60 lines cut"},
