@@ -85,7 +85,8 @@ func checkDoc(t *testing.T, doc *markdown.Document) {
 
 // FuzzCells builds a notebook of two markdown cells around a code cell
 // with a stream output, sources as strings or lists of lines, and checks
-// that no text is lost: every word of the code cell, and every word of a
+// that no text is lost: every word of the code cell and of an output too
+// small to be cut, and every word of a
 // markdown line that holds nothing the markdown cleaner drops (see
 // plainLine), reaches some section's Text, and each heading's Line names
 // its cell.
@@ -128,6 +129,9 @@ func FuzzCells(f *testing.F) {
 		text := unescape(all.String())
 		want := strings.Fields(code)
 		fenced := strings.TrimSpace(code) != ""
+		if !hasControl(out) && len(out) <= maxOutputBytes && strings.Count(out, "\n") < maxOutputLines {
+			want = append(want, strings.Fields(out)...) // an output too small to cut
+		}
 		want = append(want, plainWords(md1)...)
 		if fenced {
 			// A construct left open in md1 may reach into md2 only when
