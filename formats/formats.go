@@ -19,6 +19,7 @@ import (
 	"strings"
 
 	"github.com/codex7/codex7/markdown"
+	"github.com/codex7/codex7/notebook"
 )
 
 // Format names a documentation format.
@@ -27,6 +28,7 @@ type Format string
 // The formats, as configs spell them.
 const (
 	Markdown Format = "markdown" // .md, .mdx, .markdown
+	Notebook Format = "notebook" // .ipynb (nbformat 4)
 )
 
 // ErrNotDocumentation means a file with a documentation extension holds
@@ -51,6 +53,13 @@ func table() []format {
 	return []format{
 		{Markdown, []string{".md", ".mdx", ".markdown"}, func(p string, src []byte, _ fs.FS, opts markdown.Options) (*markdown.Document, error) {
 			return markdown.Split(p, src, opts)
+		}},
+		{Notebook, []string{".ipynb"}, func(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
+			doc, err := notebook.Split(p, src, repo, opts)
+			if errors.Is(err, notebook.ErrNotDocumentation) {
+				return nil, fmt.Errorf("%w: %w", ErrNotDocumentation, err)
+			}
+			return doc, err
 		}},
 	}
 }

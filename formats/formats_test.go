@@ -10,7 +10,7 @@ import (
 
 func TestOf(t *testing.T) {
 	all := Set{}
-	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown} {
+	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown, "guides/x.ipynb": Notebook} {
 		if got, ok := all.Of(p); !ok || got != want {
 			t.Errorf("Of(%q) = %q, %v; want %q", p, got, ok, want)
 		}
@@ -33,6 +33,9 @@ func TestParse(t *testing.T) {
 	if !(Set{}).Has(Markdown) {
 		t.Error("the zero Set does not read markdown")
 	}
+	if _, ok := s.Of("guides/x.ipynb"); ok {
+		t.Error("a Set of markdown alone reads notebooks")
+	}
 }
 
 func TestRead(t *testing.T) {
@@ -42,5 +45,17 @@ func TestRead(t *testing.T) {
 	}
 	if _, err := Read("main.go", []byte("package main"), fstest.MapFS{}, markdown.DefaultOptions()); !errors.Is(err, ErrNotDocumentation) {
 		t.Errorf("Read(main.go) error %v, want ErrNotDocumentation", err)
+	}
+	nb := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+		{"cell_type": "markdown", "metadata": {}, "source": ["# Guide\n", "\n", "Train a model."]},
+		{"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [], "source": "model.fit(x, y)"}]}`
+	doc, err = Read("guides/guide.ipynb", []byte(nb), nil, markdown.DefaultOptions())
+	if err != nil || doc.Title != "Guide" || len(doc.Sections) == 0 || len(doc.Sections[0].Code) == 0 {
+		t.Errorf("Read(guide.ipynb) = %+v, %v; want the notebook's sections with its code", doc, err)
+	}
+	codeOnly := `{"nbformat": 4, "nbformat_minor": 5, "metadata": {}, "cells": [
+		{"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [], "source": "print(1)"}]}`
+	if _, err := Read("x.ipynb", []byte(codeOnly), nil, markdown.DefaultOptions()); !errors.Is(err, ErrNotDocumentation) {
+		t.Errorf("Read(code-only notebook) error %v, want ErrNotDocumentation", err)
 	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/fetch"
 	"github.com/codex7/codex7/formats"
+	"github.com/codex7/codex7/notebook"
 )
 
 // Default limits of one library version's selection (see Selection).
@@ -132,6 +133,8 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 	if err != nil {
 		return nil, nil, fmt.Errorf("discover: %w", err)
 	}
+	paths, twins := dropTwins(paths)
+	skipped = append(skipped, twins...)
 	if len(paths) > maxFiles {
 		return nil, nil, fmt.Errorf("discover: %w: the selection holds %d markdown files, more than the %d one version may have; narrow docs: or add exclude: globs",
 			ErrTooManyFiles, len(paths), maxFiles)
@@ -236,4 +239,29 @@ func matchAny(globs []string, p string) bool {
 		}
 	}
 	return false
+}
+
+// dropTwins leaves out of paths (sorted) the jupytext twins of the
+// notebooks among them: a markdown page holding a notebook's content
+// (notebook.Twin) is indexed once, as the notebook, whose sections name
+// its cells.
+func dropTwins(paths []string) (kept []string, skipped []artifacts.Skipped) {
+	selected := make(map[string]bool, len(paths))
+	for _, p := range paths {
+		selected[p] = true
+	}
+	twinOf := map[string]string{}
+	for _, p := range paths {
+		if t, ok := notebook.Twin(p, func(q string) bool { return selected[q] }); ok {
+			twinOf[t] = p
+		}
+	}
+	for _, p := range paths {
+		if nb, ok := twinOf[p]; ok {
+			skipped = append(skipped, artifacts.Skipped{Path: p, Reason: "jupytext twin of " + nb + " (indexed once, as the notebook)"})
+			continue
+		}
+		kept = append(kept, p)
+	}
+	return kept, skipped
 }

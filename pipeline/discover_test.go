@@ -4,12 +4,14 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
 
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/fetch"
+	"github.com/codex7/codex7/formats"
 )
 
 // linkFS is a MapFS that also reports symlinks, as fetch.Snapshot does.
@@ -211,4 +213,45 @@ type countingOpens struct {
 func (c *countingOpens) ReadFile(name string) ([]byte, error) {
 	c.reads++
 	return c.MapFS.ReadFile(name)
+}
+
+// TestDiscoverNotebooks checks that notebooks are documentation, that a
+// notebook's jupytext twin is indexed once (as the notebook), and that a
+// library reading markdown alone does not discover them.
+func TestDiscoverNotebooks(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	fsys := fstest.MapFS{
+		"guides/ipynb/train.ipynb": file("{}"),
+		"guides/md/train.md":       file("# Train"),
+		"guides/train.py":          file("print(1)"),
+		"guides/other.ipynb":       file("{}"),
+		"guides/other.md":          file("# Other"),
+		"guides/alone.md":          file("# Alone"),
+	}
+	sources, skipped, err := Discover(fsys, Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sources {
+		got = append(got, s.Path)
+	}
+	if want := []string{"guides/alone.md", "guides/ipynb/train.ipynb", "guides/other.ipynb"}; !slices.Equal(got, want) {
+		t.Errorf("discovered %q, want %q", got, want)
+	}
+	reasons := map[string]string{}
+	for _, s := range skipped {
+		reasons[s.Path] = s.Reason
+	}
+	if !strings.Contains(reasons["guides/md/train.md"], "jupytext twin of guides/ipynb/train.ipynb") || !strings.Contains(reasons["guides/other.md"], "twin of guides/other.ipynb") {
+		t.Errorf("skipped %v, want both markdown twins named with their notebooks", reasons)
+	}
+	only, _ := formats.Parse([]string{"markdown"})
+	sources, _, err = Discover(fsys, Selection{Formats: only})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(sources) != 3 {
+		t.Errorf("formats: [markdown] discovered %d files, want the 3 markdown pages", len(sources))
+	}
 }

@@ -1,0 +1,53 @@
+package search
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/internal/gittest"
+)
+
+// TestNotebookLibrary builds a library documented by a Jupyter notebook,
+// beside the markdown twin of it the notebook's tools export, through the
+// real pipeline, and asks the engine: the notebook's sections answer,
+// naming the notebook and its cells' code, and the twin is not indexed a
+// second time.
+func TestNotebookLibrary(t *testing.T) {
+	repo := gittest.New(t, "main")
+	nb := `{"nbformat": 4, "nbformat_minor": 5,
+ "metadata": {"kernelspec": {"name": "python3", "language": "python"}},
+ "cells": [
+  {"cell_type": "markdown", "metadata": {}, "source": ["# Transfer learning\n", "\n", "Reuse a pretrained backbone."]},
+  {"cell_type": "markdown", "metadata": {}, "source": "## Freezing layers\n\nSet trainable to False on the base model before compiling."},
+  {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["base_model.trainable = False\n", "model.compile()"],
+   "outputs": [{"output_type": "stream", "name": "stdout", "text": ["compiled\n"]}]}
+ ]}`
+	repo.Write(map[string]string{
+		"guides/ipynb/transfer.ipynb": nb,
+		"guides/md/transfer.md":       "# Transfer learning\n\n## Freezing layers\n\nSet trainable to False.\n",
+	})
+	repo.Commit("guides")
+	e := openCatalog(t, "  - id: /acme/keras\n    repo: "+repo.Dir+"\n")
+	ans, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/keras", Query: "freeze the layers of the base model"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(ans.Sections) == 0 {
+		t.Fatal("no section answers")
+	}
+	top := ans.Sections[0]
+	if top.Path != "guides/ipynb/transfer.ipynb" || top.Title != "Freezing layers" || !strings.Contains(top.Text, "base_model.trainable = False") {
+		t.Errorf("top section %s#%s %q: want the notebook's Freezing layers with its code", top.Path, top.Anchor, top.Title)
+	}
+	if !strings.Contains(top.Text, "compiled") {
+		t.Errorf("the cell's output is missing: %q", top.Text)
+	}
+	_, docs, err := e.Documents(context.Background(), "/acme/keras")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(docs) != 1 {
+		t.Errorf("documents %+v: want the notebook alone, its markdown twin indexed once", docs)
+	}
+}
