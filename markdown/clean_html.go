@@ -22,7 +22,7 @@ var textAttrs = map[string]string{
 
 // tagText writes the text a tag src[p:q] that tagEnd parsed stands for:
 // the values of its meaningful attributes (see textAttrs), or "^" and "_"
-// for <sup> and <sub>. Heading lines keep no attribute text, so that
+// for <sup> and <sub> with content (nothing for a self-closing one). Heading lines keep no attribute text, so that
 // titles and anchors stay as the site shows them.
 func (c *cleaner) tagText(p, q int, heading bool) {
 	src := c.src
@@ -44,7 +44,12 @@ func (c *cleaner) tagText(p, q int, heading bool) {
 		i++
 	}
 	tag := src[p+1 : i]
+	selfClosing := src[q-2] == '/'
 	switch {
+	case selfClosing && (string(tag) == "sup" || string(tag) == "sub"):
+		// An empty <sup/> (a version badge: <sup class="vt-badge"
+		// data-text="3.5+" />) marks nothing up.
+		return
 	case string(tag) == "sup":
 		c.out = append(c.out, '^')
 		return
