@@ -5,15 +5,16 @@ import (
 	"os"
 	"testing"
 	"testing/fstest"
-	"time"
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/markdown"
 )
 
 // FuzzSplit checks that Split never panics, keeps every plain word of its
-// input (see plainWords), numbers sections within the file, and stays
-// fast. The seeds are the golden inputs and small pathological inputs.
+// input (see plainWords) and numbers sections within the file.
+// TestPathological bounds its time: a wall-clock limit here would fail on
+// a busy machine. The seeds are the golden inputs and small pathological
+// inputs.
 func FuzzSplit(f *testing.F) {
 	for _, in := range goldenInputs(f) {
 		src, err := os.ReadFile(in)
@@ -32,11 +33,7 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Fuzz(func(t *testing.T, src []byte, max uint16) {
 		opts := markdown.Options{MaxSectionTokens: int(max)}
-		start := time.Now()
 		doc, err := Split("docs/page.rst", src, repo, opts)
-		if took := time.Since(start); took > 2*time.Second && !raceEnabled {
-			t.Errorf("took %v for %d bytes", took, len(src))
-		}
 		if !utf8.Valid(src) {
 			if !errors.Is(err, markdown.ErrInvalidUTF8) || doc != nil {
 				t.Fatalf("got %v, %v for invalid UTF-8, want nil, ErrInvalidUTF8", doc, err)
