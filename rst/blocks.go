@@ -164,6 +164,12 @@ func (c *converter) blocks(ls []srcLine, top bool, depth int) {
 			continue
 		}
 		if n, name := fieldLen(t); n > 0 {
+			if top && depth == 0 && len(c.w.lines) == 0 && c.w.prefix == "" && indentedEnd(ls, i+1) == i+1 {
+				// A field list opening the document is Sphinx's file-wide
+				// metadata (:orphan:, :tocdepth: 2), which shows nothing.
+				i++
+				continue
+			}
 			i = c.item(ls, i, n, c.inline(name)+": ", depth)
 			continue
 		}
@@ -295,14 +301,14 @@ func textWidth(s string) int { return len([]rune(s)) }
 // ls[i] (2 for an underlined one, 3 with an overline) and its text, or 0.
 func titleAt(ls []srcLine, i int) (int, string) {
 	t := ls[i].text
-	if i > 0 && ls[i-1].text != "" && !isAdornment(ls[i-1].text) {
+	if i > 0 && ls[i-1].text != "" && !isAdornment(ls[i-1].text) && !strings.HasPrefix(ls[i-1].text, "..") {
 		return 0, "" // not the first line of a block
 	}
 	if isAdornment(t) && i+2 < len(ls) {
 		title, under := ls[i+1].text, ls[i+2].text
 		if under == t || (isAdornment(under) && under[0] == t[0] && len(under) >= 2) {
 			tt := strings.TrimSpace(title)
-			if tt != "" && !isAdornment(tt) && len(t) >= textWidth(tt) {
+			if tt != "" && !isAdornment(tt) && (len(t) >= 4 || len(t) >= textWidth(tt)) {
 				return 3, tt
 			}
 		}

@@ -160,7 +160,7 @@ var takesLang = map[string]bool{"code-block": true, "code": true, "sourcecode": 
 // droppedDirectives are left out with their bodies: navigation, images,
 // raw output and settings that show no text.
 var droppedDirectives = map[string]bool{
-	"toctree": true, "image": true, "raw": true, "contents": true, "sectnum": true,
+	"image": true, "raw": true, "contents": true, "sectnum": true,
 	"index": true, "meta": true, "tabularcolumns": true, "default-role": true,
 	"role": true, "title": true, "rst-class": true, "cssclass": true,
 	"target-notes": true, "header": true, "footer": true,
@@ -245,6 +245,9 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 			}
 		}
 		c.w.para(names, ns)
+		return
+	case "toctree":
+		c.toctree(d)
 		return
 	case "csv-table":
 		c.titled(d)
@@ -365,4 +368,26 @@ func (c *converter) autodoc(d *directive, kind string, depth int) {
 	line += " (API reference generated from its docstring)."
 	c.w.para([]string{line}, []int{d.n})
 	c.blocks(d.body, false, depth+1)
+}
+
+// toctree writes a toctree as its caption and a list of the documents it
+// links: their titles when given ("Title <path>"), else their paths.
+func (c *converter) toctree(d *directive) {
+	if caption, ok := d.opt("caption"); ok && caption != "" {
+		c.w.para([]string{"**" + c.inline(caption) + "**"}, []int{d.n})
+	}
+	var items []string
+	var ns []int
+	for _, l := range append(d.more, d.body...) {
+		t := strings.TrimSpace(l.text)
+		if t == "" || t == "self" || isOptionLine(t) {
+			continue
+		}
+		if title, _, explicit := splitTitle(t); explicit && title != "" {
+			t = title
+		}
+		items = append(items, escapeText(t))
+		ns = append(ns, l.n)
+	}
+	c.w.list(items, ns)
 }

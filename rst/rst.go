@@ -26,8 +26,9 @@
 // below their section (see objectDirectives to add one); bullet,
 // enumerated, definition, field and option lists as prose; grid and
 // simple tables as one line per row; tabs and other containers by their
-// bodies; toctree, comments, targets, substitution definitions, images
-// and raw blocks dropped.
+// bodies; toctrees as a list of the documents they link (their titles
+// when given, else their paths); comments, targets, substitution
+// definitions, images and raw blocks dropped.
 //
 // What it does not handle: see the list on Split.
 package rst
@@ -281,6 +282,19 @@ func (w *writer) para(md []string, ns []int) {
 			w.prefix = ""
 		}
 		w.line(l, ns[i])
+	}
+	w.line("", ns[len(ns)-1])
+}
+
+// list writes markdown lines as the items of a bullet list.
+func (w *writer) list(items []string, ns []int) {
+	if len(items) == 0 {
+		return
+	}
+	w.flushPrefix()
+	w.sep(ns[0])
+	for i, it := range items {
+		w.line("- "+escapeLineStart(it), ns[i])
 	}
 	w.line("", ns[len(ns)-1])
 }
