@@ -41,8 +41,13 @@ type converter struct {
 	// ids holds the anchors handed out; autoID counts docutils' "idN".
 	ids    map[string]bool
 	autoID int
-	// labels are the explicit targets waiting for the next block.
+	// labels are the ids of the explicit targets (and of bodiless object
+	// descriptions) waiting for the next block: a section title takes the
+	// first as its anchor.
 	labels []string
+	// titleNext tells directive that a section title follows the
+	// directive being written.
+	titleNext bool
 	// labelTitles maps the file's explicit targets to the titles of the
 	// sections they precede, for :ref: without a title.
 	labelTitles map[string]string
@@ -354,7 +359,7 @@ func (c *converter) section(ls []srcLine) {
 	// before it; Sphinx links to the first target's.
 	anchor := MakeID(normalizeName(text))
 	if len(c.labels) > 0 {
-		if l := MakeID(normalizeName(c.labels[0])); l != "" && !c.ids[l] {
+		if l := c.labels[0]; l != "" && !c.ids[l] {
 			if anchor != "" && !c.ids[anchor] {
 				c.ids[anchor] = true
 			}

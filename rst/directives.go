@@ -73,7 +73,7 @@ func (c *converter) explicit(ls []srcLine, i int, top bool, depth int) int {
 	j := indentedEnd(ls, i+1)
 	first := strings.TrimLeft(strings.TrimPrefix(ls[i].text, ".."), " ")
 	if label, ok := internalTarget(ls[i].text); ok && j == i+1 {
-		c.labels = append(c.labels, label)
+		c.labels = append(c.labels, MakeID(normalizeName(label)))
 		return j
 	}
 	switch {
@@ -91,7 +91,16 @@ func (c *converter) explicit(ls []srcLine, i int, top bool, depth int) int {
 		return j // a comment
 	}
 	d := parseDirective(name, arg, ls[i].n, dedent(ls[i+1:j]))
+	k := j
+	for k < len(ls) && ls[k].text == "" {
+		k++
+	}
+	if top && k < len(ls) {
+		n, _ := titleAt(ls, k)
+		c.titleNext = n > 0
+	}
 	c.directive(d, top, depth)
+	c.titleNext = false
 	return j
 }
 
@@ -190,7 +199,6 @@ var autodoc = map[string]string{
 // directive writes one directive.
 func (c *converter) directive(d *directive, top bool, depth int) {
 	name := d.name
-	c.labels = nil
 	if name == "include" || name == "literalinclude" {
 		c.include(d, top, depth)
 		return
@@ -217,6 +225,7 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 		c.object(d, name, k, depth)
 		return
 	}
+	c.labels = nil
 	switch name {
 	case "highlight":
 		c.highlight = normalizeLang(firstWord(d.arg))

@@ -128,6 +128,14 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 	} else if _, ok := d.opt("no-index"); ok {
 		id = ""
 	}
+	if len(d.body) == 0 && len(d.more) == 0 && c.titleNext && id != "" {
+		// A bodiless description right before a section title, as
+		// Django's ".. setting:: NAME" before "NAME" underlined: Sphinx
+		// moves its target onto the section, which is the entry.
+		c.labels = append([]string{id}, c.labels...)
+		return
+	}
+	c.labels = nil
 	if id == "" || c.ids[id] {
 		id = c.unique("", "id")
 	} else {
