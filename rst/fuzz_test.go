@@ -3,6 +3,7 @@ package rst
 import (
 	"errors"
 	"os"
+	"strings"
 	"testing"
 	"testing/fstest"
 	"unicode/utf8"
@@ -56,6 +57,31 @@ func FuzzSplit(f *testing.F) {
 		}
 		if m := missingWords(src, doc); len(m) > 0 {
 			t.Errorf("words lost: %q (input %q)", m[:min(len(m), 10)], src)
+		}
+		// Every word of the markdown the reader wrote (heading anchors
+		// aside) survives markdown.Split: nothing is cleaned away.
+		c := newConverter("docs/page.rst", repo)
+		ls := splitLines(string(src), 0)
+		c.prescan(ls)
+		c.blocks(ls, true, 0)
+		md, _ := c.w.finish()
+		have := map[string]bool{}
+		for _, s := range doc.Sections {
+			for _, w := range splitWords(s.Text) {
+				have[w] = true
+			}
+		}
+		for _, line := range strings.Split(md, "\n") {
+			if strings.HasPrefix(line, "#") {
+				if i := strings.LastIndex(line, " {#"); i >= 0 {
+					line = line[:i]
+				}
+			}
+			for _, w := range splitWords(line) {
+				if !have[w] {
+					t.Errorf("markdown word %q lost by markdown.Split (line %q, input %q)", w, line, src)
+				}
+			}
 		}
 	})
 }

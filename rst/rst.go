@@ -30,7 +30,40 @@
 // when given, else their paths); comments, targets, substitution
 // definitions, images and raw blocks dropped.
 //
-// What it does not handle: see the list on Split.
+// What it does not handle:
+//   - section titles inside directive bodies or block quotes (docutils
+//     refuses them too), and titles of more than one line;
+//   - quoted (unindented) literal blocks, which read as paragraphs;
+//   - nested lists keep their text but are flattened: markdown sees one
+//     level of items, and an item's later paragraphs leave the list;
+//   - an object description's section runs to the next heading, so text
+//     after its body and before the next section joins it;
+//   - ".. module::" makes no heading (Sphinx shows none; it only sets
+//     the module for later ids); ".. only::" and ".. ifconfig::" bodies are
+//     always kept;
+//   - ":ref:" and ":doc:" without a title show the label or document name,
+//     unless the label names a section of the same file;
+//   - substitutions are not expanded: a reference shows its name;
+//   - automatic ids (docutils' "id1"...) count only sections and objects,
+//     not footnotes or anonymous targets, so they may differ from the site;
+//   - C, C++, JavaScript and HTTP domain ids are approximated by SphinxID
+//     of the name; ".. option::" ids assume the ".. program::" in force;
+//   - cells spanning columns in grid tables, and rows of simple tables
+//     wrapping over lines, are read approximately;
+//   - :pyobject: finds top-level and Class.member objects by indentation;
+//   - autodoc directives read no docstring and make no heading or id;
+//   - sections and lines of an included file all point at the include's
+//     line; an absolute include path is tried against each folder of the
+//     including file (Sphinx's source directory is not known);
+//   - csv-table rows are kept as written (quotes and commas), and its
+//     :file: is not read;
+//   - Python ids follow Sphinx's rule literally: a signature that repeats
+//     the current module gets it twice ("flask.flask.globals.app_ctx"
+//     under ".. currentmodule:: flask");
+//   - :func: and :meth: get "()" as with Sphinx's default
+//     add_function_parentheses, whatever the project's conf.py says;
+//   - dropped includes leave no text in the Document: they are reported
+//     through a *DroppedError (see Split).
 package rst
 
 import (
@@ -94,7 +127,7 @@ func (e *DroppedError) Unwrap() error { return ErrDropped }
 // Split reads one reStructuredText file of a repository into the same
 // Document the markdown reader makes. repo is the repository's tree, read
 // for include and literalinclude (it may be nil: includes are then
-// dropped); path is the file's slash-separated repository path. Split is
+// dropped); p is the file's slash-separated repository path. Split is
 // safe for concurrent use when repo is.
 //
 // Errors: markdown.ErrInvalidUTF8 (wrapped) for a file that is not UTF-8,
@@ -102,28 +135,6 @@ func (e *DroppedError) Unwrap() error { return ErrDropped }
 // with a nil Document. When includes were dropped Split returns the
 // Document and a *DroppedError wrapping ErrDropped, which callers log:
 // test it with errors.Is(err, rst.ErrDropped) and keep the Document.
-//
-// What Split does not handle:
-//   - section titles inside directive bodies or block quotes (docutils
-//     refuses them too), and titles of more than one line;
-//   - quoted (unindented) literal blocks, which read as paragraphs;
-//   - nested lists keep their text but are flattened: markdown sees one
-//     level of items, and an item's later paragraphs leave the list;
-//   - an object description's section runs to the next heading, so text
-//     after its body and before the next section joins it;
-//   - ".. module::" makes no heading (Sphinx shows none; it only sets
-//     the module for later ids); ".. only::" and ".. ifconfig::" bodies are
-//     always kept;
-//   - ":ref:" and ":doc:" without a title show the label or document name,
-//     unless the label names a section of the same file;
-//   - substitutions are not expanded: a reference shows its name;
-//   - automatic ids (docutils' "id1"...) count only sections and objects,
-//     not footnotes or anonymous targets, so they may differ from the site;
-//   - C, C++, JavaScript and HTTP domain ids are approximated by SphinxID
-//     of the name; ".. option::" ids assume the ".. program::" in force;
-//   - cells spanning columns in grid tables, and rows of simple tables
-//     wrapping over lines, are read approximately;
-//   - :pyobject: finds top-level and Class.member objects by indentation.
 func Split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
 	if !utf8.Valid(src) {
 		return nil, fmt.Errorf("split %s: %w", p, markdown.ErrInvalidUTF8)

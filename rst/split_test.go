@@ -139,3 +139,44 @@ func TestSectionsAndLines(t *testing.T) {
 		t.Errorf("title %q, want Title", doc.Title)
 	}
 }
+
+// TestMarkdownLookalikes checks that prose the markdown cleaner or parser
+// would take for markup (HTML comments, shortcodes, ESM, admonition
+// fences, list markers, setext underlines) keeps its words.
+func TestMarkdownLookalikes(t *testing.T) {
+	for _, line := range []string{
+		"<!-- alpha beta",
+		"{{< alpha beta >}}",
+		"import alpha from 'beta'",
+		"export const alpha = beta",
+		"T> alpha beta",
+		"::: alpha beta",
+		"/// alpha | beta",
+		"> alpha beta",
+		"# alpha beta",
+		"1986. alpha beta",
+		"<script>alpha beta</script>",
+		"{/* alpha beta */}",
+		":alpha{title=beta}",
+		"[alpha](beta)",
+		"alpha &amp; beta",
+		"> [!NOTE] alpha beta",
+		"{!alpha/beta.md!}",
+	} {
+		for _, src := range []string{line + "\n", "Intro line\n" + line + "\n", "Intro\n\n- " + line + "\n"} {
+			doc, err := Split("docs/x.rst", []byte(src), nil, markdown.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all strings.Builder
+			for _, s := range doc.Sections {
+				all.WriteString(s.Prose + " ")
+			}
+			for _, w := range []string{"alpha", "beta"} {
+				if !strings.Contains(all.String(), w) {
+					t.Errorf("%q: %q lost, prose %q", src, w, all.String())
+				}
+			}
+		}
+	}
+}
