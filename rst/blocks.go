@@ -34,6 +34,8 @@ type converter struct {
 	objLevel int
 	// highlight is the language of "::" literal blocks.
 	highlight string
+	// defaultRole is the role ".. default-role::" set, or "".
+	defaultRole string
 	// module and class are Sphinx's current Python module and class;
 	// program is the current ".. program::".
 	module, class, program string

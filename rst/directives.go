@@ -170,7 +170,7 @@ var takesLang = map[string]bool{"code-block": true, "code": true, "sourcecode": 
 // raw output and settings that show no text.
 var droppedDirectives = map[string]bool{
 	"image": true, "raw": true, "contents": true, "sectnum": true,
-	"index": true, "meta": true, "tabularcolumns": true, "default-role": true,
+	"index": true, "meta": true, "tabularcolumns": true,
 	"role": true, "title": true, "rst-class": true, "cssclass": true,
 	"target-notes": true, "header": true, "footer": true,
 	"spelling:word-list": true, "highlightlang": true,
@@ -238,6 +238,9 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 		c.class = ""
 		c.blocks(d.body, false, depth+1)
 		return
+	case "default-role":
+		c.defaultRole = strings.ToLower(strings.TrimSpace(d.arg))
+		return
 	case "program", "std:program":
 		c.program = strings.Join(strings.Fields(d.arg), "-")
 		return
@@ -279,7 +282,9 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 	}
 	if labelArg, ok := containers[name]; ok {
 		if !labelArg || strings.TrimSpace(d.arg) == "" {
-			c.blocks(append(d.more, d.body...), false, depth+1)
+			// Sphinx lets only and ifconfig hold sections.
+			sections := top && (name == "only" || name == "ifconfig")
+			c.blocks(append(d.more, d.body...), sections, depth+1)
 			return
 		}
 		switch name {

@@ -44,13 +44,13 @@ func isCodeRole(role string) bool {
 // inline converts a paragraph's inline markup to markdown; newlines are
 // kept.
 func (c *converter) inline(s string) string {
-	return convertInline(s, true, c.labelTitles)
+	return convertInline(s, true, c.labelTitles, c.defaultRole)
 }
 
 // plainInline returns the text of inline markup without markup, as
 // docutils sees a title when it makes its id.
 func plainInline(s string) string {
-	return convertInline(s, false, nil)
+	return convertInline(s, false, nil, "")
 }
 
 // inl is one conversion of inline markup.
@@ -58,14 +58,17 @@ type inl struct {
 	s      string
 	md     bool
 	labels map[string]string
-	out    strings.Builder
+	// defaultRole is the role of `text` without one (".. default-role::"),
+	// "" for docutils' title reference.
+	defaultRole string
+	out         strings.Builder
 	// noClose remembers, per closing delimiter, a position after which it
 	// has no valid occurrence, so that unclosed openers stay linear.
 	noClose map[string]int
 }
 
-func convertInline(s string, md bool, labels map[string]string) string {
-	v := &inl{s: s, md: md, labels: labels, noClose: map[string]int{}}
+func convertInline(s string, md bool, labels map[string]string, defaultRole string) string {
+	v := &inl{s: s, md: md, labels: labels, defaultRole: defaultRole, noClose: map[string]int{}}
 	v.run()
 	return v.out.String()
 }
@@ -382,6 +385,8 @@ func (v *inl) interpreted(role string, a, b int) int {
 		} else {
 			v.text(unescapeRST(body))
 		}
+	case role == "" && v.defaultRole != "":
+		v.role(v.defaultRole, title, target, explicit, body)
 	case role == "":
 		v.wrap("*", unescapeRST(body))
 	default:
