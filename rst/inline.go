@@ -134,10 +134,14 @@ func (v *inl) endOK(i, n int) bool {
 func isSpaceByte(b byte) bool { return b == ' ' || b == '\n' || b == '\t' }
 
 // find returns the index of the first valid closing delim at or after
-// from, or -1. extra accepts what may follow a backtick (a reference's
-// "_" or a role suffix).
+// from, or -1. backtick also accepts a closer followed by what may follow
+// interpreted text or a substitution (a reference's "_", a role suffix).
 func (v *inl) find(delim string, from int, backtick bool) int {
-	if p, ok := v.noClose[delim]; ok && from >= p {
+	key := delim
+	if backtick {
+		key += "+suffix"
+	}
+	if p, ok := v.noClose[key]; ok && from >= p {
 		return -1
 	}
 	for k := from; k < len(v.s); {
@@ -162,7 +166,7 @@ func (v *inl) find(delim string, from int, backtick bool) int {
 		}
 		k = j + 1
 	}
-	v.noClose[delim] = from
+	v.noClose[key] = from
 	return -1
 }
 
@@ -222,7 +226,7 @@ func (v *inl) run() {
 				continue
 			}
 		case ch == '|' && v.startOK(i, 1):
-			if j := v.find("|", i+1, false); j >= 0 {
+			if j := v.find("|", i+1, true); j >= 0 {
 				flush(i)
 				v.text(unescapeRST(s[i+1 : j]))
 				i = v.skipRefSuffix(j + 1)
