@@ -28,7 +28,19 @@ func plainWords(src []byte) []string {
 			skipIndent = -1
 		}
 		body := t[ind:]
-		if strings.HasPrefix(body, "..") {
+		// A list item's body may itself be explicit markup ("1. .. x").
+		item := body
+		for k := 0; k < 8; k++ {
+			n := bulletLen(item)
+			if n == 0 {
+				n, _ = enumLen(item)
+			}
+			if n == 0 {
+				break
+			}
+			item = strings.TrimLeft(item[n:], " ")
+		}
+		if strings.HasPrefix(body, "..") || strings.HasPrefix(item, "..") {
 			skipIndent = ind
 			continue
 		}
