@@ -1,0 +1,641 @@
+package rst
+
+import (
+	"io/fs"
+	"strings"
+)
+
+// maxDepth bounds how deeply blocks nest (block quotes, list items,
+// directive bodies); deeper content is written as plain paragraphs, which
+// keeps hostile input linear.
+const maxDepth = 40
+
+// adornment is a section title style: its character and whether it has an
+// overline.
+type adornment struct {
+	ch   byte
+	over bool
+}
+
+// converter turns reStructuredText into markdown. One converter handles
+// one Split call, included files included.
+type converter struct {
+	path string
+	repo fs.FS
+	w    writer
+
+	// styles are the section title styles in order of first appearance:
+	// a style's level is its index plus one.
+	styles []adornment
+	// level is the level of the current section, 0 before the first.
+	level int
+	// objLevel is the heading level of the innermost object description
+	// whose body is being read, 0 outside them.
+	objLevel int
+	// highlight is the language of "::" literal blocks.
+	highlight string
+	// defaultRole is the role ".. default-role::" set, or "".
+	defaultRole string
+	// module and class are Sphinx's current Python module and class;
+	// program is the current ".. program::".
+	module, class, program string
+
+	// ids holds the anchors handed out; autoID counts docutils' "idN".
+	ids    map[string]bool
+	autoID int
+	// labels are the ids of the explicit targets (and of bodiless object
+	// descriptions) waiting for the next block: a section title takes the
+	// first as its anchor.
+	labels []string
+	// titleNext tells directive that a section title follows the
+	// directive being written.
+	titleNext bool
+	// labelTitles maps the file's explicit targets to the titles of the
+	// sections they precede, for :ref: without a title.
+	labelTitles map[string]string
+
+	dropped []DroppedInclude
+	// including is the stack of included paths (cycle check); included
+	// counts the bytes read by includes.
+	including []string
+	included  int
+}
+
+func newConverter(p string, repo fs.FS) *converter {
+	return &converter{
+		path:        p,
+		repo:        repo,
+		w:           writer{blank: true},
+		highlight:   "python",
+		ids:         map[string]bool{},
+		labelTitles: map[string]string{},
+		including:   []string{p},
+	}
+}
+
+// prescan records which explicit targets precede section titles.
+func (c *converter) prescan(ls []srcLine) {
+	var pending []string
+	for i := 0; i < len(ls); i++ {
+		t := ls[i].text
+		if t == "" {
+			continue
+		}
+		if label, ok := internalTarget(t); ok {
+			pending = append(pending, label)
+			continue
+		}
+		if n, title := titleAt(ls, i); n > 0 {
+			for _, l := range pending {
+				c.labelTitles[normalizeName(l)] = title
+			}
+			i += n - 1
+		}
+		pending = pending[:0]
+	}
+}
+
+// internalTarget returns the name of an internal target line
+// (".. _label:" with nothing after the colon).
+func internalTarget(t string) (string, bool) {
+	if !strings.HasPrefix(t, ".. _") || !strings.HasSuffix(t, ":") {
+		return "", false
+	}
+	name := t[4 : len(t)-1]
+	if strings.HasPrefix(name, "`") && strings.HasSuffix(name, "`") && len(name) >= 2 {
+		name = name[1 : len(name)-1]
+	} else if strings.Contains(name, ": ") {
+		return "", false
+	}
+	name = strings.TrimSpace(strings.ReplaceAll(name, `\:`, ":"))
+	if name == "" || name == "_" {
+		return "", false
+	}
+	return name, true
+}
+
+// normalizeName is docutils' fully_normalize_name.
+func normalizeName(s string) string {
+	return strings.ToLower(strings.Join(strings.Fields(s), " "))
+}
+
+// blocks converts a run of lines. top tells that section titles may
+// appear (the document level, included files included); depth counts
+// nesting.
+func (c *converter) blocks(ls []srcLine, top bool, depth int) {
+	if depth > maxDepth {
+		c.plain(ls)
+		return
+	}
+	simpleNoClose := -1
+	for i := 0; i < len(ls); {
+		l := ls[i]
+		t := l.text
+		if t == "" {
+			i++
+			continue
+		}
+		if indentOf(t) > 0 {
+			j := indentedEnd(ls, i)
+			c.labels = nil
+			c.blocks(dedent(ls[i:j]), false, depth+1)
+			i = j
+			continue
+		}
+		if top {
+			if n, _ := titleAt(ls, i); n > 0 {
+				c.section(ls[i : i+n])
+				i += n
+				continue
+			}
+		}
+		if isAdornment(t) && len(t) >= 4 && (i+1 == len(ls) || ls[i+1].text == "") {
+			i++ // a transition
+			continue
+		}
+		if t == ".." || strings.HasPrefix(t, ".. ") {
+			i = c.explicit(ls, i, top, depth)
+			continue
+		}
+		if strings.HasPrefix(t, "__ ") || t == "__" {
+			i = indentedEnd(ls, i+1) // an anonymous target
+			continue
+		}
+		c.labels = nil
+		if n := bulletLen(t); n > 0 {
+			i = c.item(ls, i, n, "- ", depth)
+			continue
+		}
+		if n, label := enumLen(t); n > 0 {
+			i = c.item(ls, i, n, label+" ", depth)
+			continue
+		}
+		if n, name := fieldLen(t); n > 0 {
+			if top && depth == 0 && len(c.w.lines) == 0 && c.w.prefix == "" && indentedEnd(ls, i+1) == i+1 {
+				// A field list opening the document is Sphinx's file-wide
+				// metadata (:orphan:, :tocdepth: 2), which shows nothing.
+				i++
+				continue
+			}
+			i = c.item(ls, i, n, c.inline(name)+": ", depth)
+			continue
+		}
+		if n, opt := optionLen(t); n > 0 {
+			i = c.item(ls, i, n, codeSpan(opt)+": ", depth)
+			continue
+		}
+		if strings.HasPrefix(t, ">>>") {
+			j := i
+			for j < len(ls) && ls[j].text != "" {
+				j++
+			}
+			c.codeLines("pycon", ls[i:j], l.n)
+			i = j
+			continue
+		}
+		if t == "|" || strings.HasPrefix(t, "| ") {
+			i = c.lineBlock(ls, i)
+			continue
+		}
+		if isGridBorder(t) {
+			if j := c.gridTable(ls, i); j > i {
+				i = j
+				continue
+			}
+		}
+		if isSimpleBorder(t) {
+			if j := c.simpleTable(ls, i, &simpleNoClose); j > i {
+				i = j
+				continue
+			}
+		}
+		i = c.paragraph(ls, i, depth)
+	}
+}
+
+// plain writes lines as paragraphs without reading their structure.
+func (c *converter) plain(ls []srcLine) {
+	var md []string
+	var ns []int
+	flush := func() {
+		c.w.para(md, ns)
+		md, ns = nil, nil
+	}
+	for _, l := range ls {
+		t := strings.TrimSpace(l.text)
+		if t == "" {
+			flush()
+			continue
+		}
+		md = append(md, escapeText(t))
+		ns = append(ns, l.n)
+	}
+	flush()
+}
+
+// indentOf returns the number of leading spaces of t.
+func indentOf(t string) int {
+	return len(t) - len(strings.TrimLeft(t, " "))
+}
+
+// indentedEnd returns the end of the indented block starting at i: the
+// index of the first non-blank line without indentation, trailing blank
+// lines excluded.
+func indentedEnd(ls []srcLine, i int) int {
+	j, last := i, i
+	for j < len(ls) && (ls[j].text == "" || indentOf(ls[j].text) > 0) {
+		j++
+		if ls[j-1].text != "" {
+			last = j
+		}
+	}
+	return last
+}
+
+// dedent removes the smallest indentation of the non-blank lines.
+func dedent(ls []srcLine) []srcLine {
+	d := -1
+	for _, l := range ls {
+		if l.text != "" {
+			if k := indentOf(l.text); d < 0 || k < d {
+				d = k
+			}
+		}
+	}
+	if d <= 0 {
+		return ls
+	}
+	out := make([]srcLine, len(ls))
+	for i, l := range ls {
+		if l.text != "" {
+			l.text = l.text[d:]
+		}
+		out[i] = l
+	}
+	return out
+}
+
+// isAdornment reports whether t is a run of one punctuation character,
+// the only kind of line that makes a section title's under- or overline.
+func isAdornment(t string) bool {
+	if len(t) < 2 || !isAdornChar(t[0]) {
+		return false
+	}
+	for i := 1; i < len(t); i++ {
+		if t[i] != t[0] {
+			return false
+		}
+	}
+	return true
+}
+
+func isAdornChar(b byte) bool {
+	return b > ' ' && b < 0x7f && !(b >= 'a' && b <= 'z') && !(b >= 'A' && b <= 'Z') && !(b >= '0' && b <= '9')
+}
+
+// underlineFits reports whether an adornment may underline a title:
+// docutils takes one as long as the title, or shorter when it has at
+// least four characters.
+func underlineFits(title, adorn string) bool {
+	return len(adorn) >= 4 || len(adorn) >= textWidth(strings.TrimSpace(title))
+}
+
+// textWidth counts a title's characters, as docutils' column width does
+// for narrow ones.
+func textWidth(s string) int { return len([]rune(s)) }
+
+// titleAt returns the number of lines of the section title starting at
+// ls[i] (2 for an underlined one, 3 with an overline) and its text, or 0.
+func titleAt(ls []srcLine, i int) (int, string) {
+	t := ls[i].text
+	if i > 0 && ls[i-1].text != "" && !isAdornment(ls[i-1].text) && !strings.HasPrefix(ls[i-1].text, "..") {
+		return 0, "" // not the first line of a block
+	}
+	if isAdornment(t) && i+2 < len(ls) {
+		title, under := ls[i+1].text, ls[i+2].text
+		if under == t || (isAdornment(under) && under[0] == t[0] && len(under) >= 2) {
+			tt := strings.TrimSpace(title)
+			if tt != "" && !isAdornment(tt) && (len(t) >= 4 || len(t) >= textWidth(tt)) {
+				return 3, tt
+			}
+		}
+		return 0, ""
+	}
+	if indentOf(t) > 0 || i+1 >= len(ls) || isAdornment(t) {
+		return 0, ""
+	}
+	u := ls[i+1].text
+	if !isAdornment(u) || !underlineFits(t, u) {
+		return 0, ""
+	}
+	// An underline followed by a non-blank line that is not an overline
+	// would be a two-line paragraph; docutils takes it as a title anyway.
+	return 2, strings.TrimSpace(t)
+}
+
+// section writes a section title.
+func (c *converter) section(ls []srcLine) {
+	var st adornment
+	var title string
+	var n int
+	if len(ls) == 3 {
+		st, title, n = adornment{ls[0].text[0], true}, strings.TrimSpace(ls[1].text), ls[1].n
+	} else {
+		st, title, n = adornment{ls[1].text[0], false}, strings.TrimSpace(ls[0].text), ls[0].n
+	}
+	level := 0
+	for k, s := range c.styles {
+		if s == st {
+			level = k + 1
+			break
+		}
+	}
+	if level == 0 {
+		c.styles = append(c.styles, st)
+		level = len(c.styles)
+	}
+	c.level = level
+	c.objLevel = 0
+	text := plainInline(title)
+	// docutils gives the section the id of its title and of each target
+	// before it; Sphinx links to the first target's.
+	anchor := MakeID(normalizeName(text))
+	if len(c.labels) > 0 {
+		if l := c.labels[0]; l != "" && !c.ids[l] {
+			if anchor != "" && !c.ids[anchor] {
+				c.ids[anchor] = true
+			}
+			anchor = l
+		}
+	}
+	anchor = c.unique(anchor, "id")
+	c.labels = nil
+	c.w.heading(level, c.inline(title), anchor, n)
+}
+
+// unique returns id if it was not handed out, else the next free
+// prefix+N as docutils numbers automatic ids, and records it.
+func (c *converter) unique(id, prefix string) string {
+	for id == "" || c.ids[id] {
+		c.autoID++
+		id = prefix + itoa(c.autoID)
+	}
+	c.ids[id] = true
+	return id
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var b [20]byte
+	i := len(b)
+	for n > 0 {
+		i--
+		b[i] = byte('0' + n%10)
+		n /= 10
+	}
+	return string(b[i:])
+}
+
+// item writes a list item (bullet, enumerated, field, option, footnote):
+// its first line starts n bytes into ls[i], its body goes on with the
+// indented lines after it. label goes before its first paragraph.
+func (c *converter) item(ls []srcLine, i, n int, label string, depth int) int {
+	first := srcLine{text: strings.TrimLeft(ls[i].text[min(n, len(ls[i].text)):], " "), n: ls[i].n}
+	j := indentedEnd(ls, i+1)
+	body := append([]srcLine{first}, dedent(ls[i+1:j])...)
+	if first.text == "" {
+		body = body[1:]
+	}
+	c.w.setPrefix(label, ls[i].n)
+	c.blocks(body, false, depth+1)
+	c.w.flushPrefix()
+	return j
+}
+
+// bulletLen returns the length of a bullet list marker starting t.
+func bulletLen(t string) int {
+	for _, b := range []string{"- ", "* ", "+ ", "• ", "‣ ", "⁃ "} {
+		if strings.HasPrefix(t, b) {
+			return len(b)
+		}
+	}
+	switch t {
+	case "-", "*", "+":
+		return 1
+	}
+	return 0
+}
+
+// enumLen returns the length of an enumerated list marker starting t
+// ("1.", "(a)", "iv)", "#.") and its markdown label.
+func enumLen(t string) (int, string) {
+	i := 0
+	paren := false
+	if strings.HasPrefix(t, "(") {
+		paren, i = true, 1
+	}
+	j := i
+	for j < len(t) && j-i < 9 && (t[j] >= '0' && t[j] <= '9') {
+		j++
+	}
+	if j == i {
+		switch {
+		case j < len(t) && t[j] == '#':
+			j++
+		case j < len(t) && isRomanOrLetter(t[j]):
+			j++
+			for j < len(t) && j-i < 9 && strings.IndexByte("ivxlcdmIVXLCDM", t[j]) >= 0 && strings.IndexByte("ivxlcdmIVXLCDM", t[i]) >= 0 {
+				j++
+			}
+		default:
+			return 0, ""
+		}
+	}
+	if j >= len(t) {
+		return 0, ""
+	}
+	switch {
+	case paren && t[j] == ')':
+	case !paren && (t[j] == '.' || t[j] == ')'):
+	default:
+		return 0, ""
+	}
+	j++
+	if j < len(t) && t[j] != ' ' {
+		return 0, ""
+	}
+	enum := t[:j]
+	switch {
+	case enum[len(enum)-2] >= '0' && enum[len(enum)-2] <= '9' && !paren && enum[len(enum)-1] == '.':
+		return j, enum
+	case enum == "#.":
+		return j, "-"
+	}
+	return j, "- " + enum
+}
+
+func isRomanOrLetter(b byte) bool {
+	return (b >= 'a' && b <= 'z') || (b >= 'A' && b <= 'Z')
+}
+
+// fieldLen returns the length of a field list marker (":name: ") and the
+// field name.
+func fieldLen(t string) (int, string) {
+	if len(t) < 3 || t[0] != ':' || t[1] == ' ' || t[1] == ':' {
+		return 0, ""
+	}
+	for j := 1; j < len(t); j++ {
+		switch t[j] {
+		case '\\':
+			j++
+		case ':':
+			if j+1 == len(t) || t[j+1] == ' ' {
+				if t[j-1] == ' ' {
+					return 0, ""
+				}
+				return j + 1, t[1:j]
+			}
+			if t[j+1] == '`' {
+				return 0, "" // a role
+			}
+		}
+	}
+	return 0, ""
+}
+
+// optionLen returns the length of an option list item's options ("-a,
+// --all  description") and the options.
+func optionLen(t string) (int, string) {
+	if !(strings.HasPrefix(t, "-") && len(t) > 1 && t[1] != ' ' && t[1] != '-') &&
+		!(strings.HasPrefix(t, "--") && len(t) > 2 && isRomanOrLetter(t[2])) &&
+		!(strings.HasPrefix(t, "/") && len(t) > 1 && isRomanOrLetter(t[1])) {
+		return 0, ""
+	}
+	if isAdornment(t) {
+		return 0, ""
+	}
+	if k := strings.Index(t, "  "); k > 0 {
+		return k, t[:k]
+	}
+	// Options alone on their line: only with an indented description,
+	// which item finds; require the option shape.
+	if strings.ContainsAny(t, " ") && !strings.Contains(t, ", ") && !strings.Contains(t, "=") {
+		return 0, ""
+	}
+	return len(t), t
+}
+
+// lineBlock writes a line block ("| text") as a paragraph, one line each.
+func (c *converter) lineBlock(ls []srcLine, i int) int {
+	var md []string
+	var ns []int
+	j := i
+	for j < len(ls) && ls[j].text != "" {
+		t := ls[j].text
+		switch {
+		case t == "|":
+			t = ""
+		case strings.HasPrefix(t, "| "):
+			t = strings.TrimSpace(t[2:])
+		default:
+			t = strings.TrimSpace(t)
+		}
+		if t != "" {
+			md = append(md, t)
+			ns = append(ns, ls[j].n)
+		}
+		j++
+	}
+	c.writePara(md, ns)
+	return j
+}
+
+// paragraph writes the paragraph starting at ls[i], with what an
+// indented block right after it means: a definition (one-line
+// paragraph), a literal block (paragraph ending in "::") or a quote.
+func (c *converter) paragraph(ls []srcLine, i, depth int) int {
+	j := i
+	for j < len(ls) && ls[j].text != "" && indentOf(ls[j].text) == 0 {
+		j++
+	}
+	para := ls[i:j]
+	literal := false
+	last := para[len(para)-1].text
+	if strings.HasSuffix(last, "::") && !strings.HasSuffix(last, `\::`) {
+		literal = true
+		trimmed := make([]srcLine, len(para))
+		copy(trimmed, para)
+		switch {
+		case strings.TrimSpace(last) == "::":
+			trimmed = trimmed[:len(trimmed)-1]
+		case strings.HasSuffix(last, " ::"):
+			trimmed[len(trimmed)-1].text = strings.TrimRight(last[:len(last)-2], " ")
+		default:
+			trimmed[len(trimmed)-1].text = last[:len(last)-1]
+		}
+		para = trimmed
+	}
+	// A one-line paragraph followed at once by indented lines is a
+	// definition list item.
+	if !literal && j-i == 1 && j < len(ls) && ls[j].text != "" && indentOf(ls[j].text) > 0 {
+		k := indentedEnd(ls, j)
+		term := ls[i].text
+		if p := strings.Index(term, " : "); p > 0 {
+			term = term[:p] + " (" + strings.ReplaceAll(term[p+3:], " : ", ", ") + ")"
+		}
+		c.writePara([]string{c.inline(term)}, []int{ls[i].n})
+		c.blocks(dedent(ls[j:k]), false, depth+1)
+		return k
+	}
+	if len(para) > 0 {
+		c.writeInline(para)
+	}
+	if !literal {
+		return j
+	}
+	// The literal block: the next indented block after blank lines.
+	k := j
+	for k < len(ls) && ls[k].text == "" {
+		k++
+	}
+	if k < len(ls) && indentOf(ls[k].text) > 0 {
+		e := indentedEnd(ls, k)
+		c.codeLines(c.highlight, dedent(ls[k:e]), ls[k].n)
+		return e
+	}
+	return j
+}
+
+// writeInline converts a paragraph's inline markup and writes it.
+func (c *converter) writeInline(para []srcLine) {
+	var raw []string
+	ns := make([]int, 0, len(para))
+	for _, l := range para {
+		raw = append(raw, strings.TrimSpace(l.text))
+		ns = append(ns, l.n)
+	}
+	md := strings.Split(c.inline(strings.Join(raw, "\n")), "\n")
+	if len(md) != len(ns) {
+		// inline keeps newlines; be safe if it did not.
+		md = []string{strings.Join(md, " ")}
+		ns = ns[:1]
+	}
+	c.w.para(md, ns)
+}
+
+// writePara writes markdown lines as a paragraph.
+func (c *converter) writePara(md []string, ns []int) {
+	c.w.para(md, ns)
+}
+
+// codeLines writes lines as a fenced code block.
+func (c *converter) codeLines(lang string, ls []srcLine, n int) {
+	body := make([]string, len(ls))
+	ns := make([]int, len(ls))
+	for i, l := range ls {
+		body[i], ns[i] = l.text, l.n
+	}
+	c.w.code(lang, body, ns, n)
+}

@@ -1,0 +1,182 @@
+package rst
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// TestMakeID checks MakeID against docutils' nodes.make_id (docutils
+// 0.19 gave the wanted values).
+func TestMakeID(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"The Über Guide, Part 1", "the-uber-guide-part-1"},
+		{"Details & Caveats", "details-caveats"},
+		{"1. Intro", "intro"},
+		{"  --x--  ", "x"},
+		{"Straße æther œuvre", "strasze-aether-oeuvre"},
+		{"ø đ ħ", "o-d-h"},
+		{"42", ""},
+		{"ABC_def.ghi", "abc-def-ghi"},
+		{"Ünïcödé Çafé", "unicode-cafe"},
+		{"日本語 text", "text"},
+		{"install_details", "install-details"},
+	} {
+		if got := MakeID(c.in); got != c.want {
+			t.Errorf("MakeID(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestSphinxID checks SphinxID against Sphinx's _make_id rule.
+func TestSphinxID(t *testing.T) {
+	for _, c := range []struct{ in, want string }{
+		{"flask.Flask.route", "flask.Flask.route"},
+		{"std:setting-SESSION_COOKIE_AGE", "std-setting-SESSION_COOKIE_AGE"},
+		{"cmdoption-flask-run---host", "cmdoption-flask-run-host"},
+		{"_private", "private"},
+		{"envvar-FLASK_APP", "envvar-FLASK_APP"},
+		{"a b  c-", "a-b-c"},
+	} {
+		if got := SphinxID(c.in); got != c.want {
+			t.Errorf("SphinxID(%q) = %q, want %q", c.in, got, c.want)
+		}
+	}
+}
+
+func TestSplitErrors(t *testing.T) {
+	opts := markdown.DefaultOptions()
+	if doc, err := Split("docs/a.rst", []byte("bad \xff"), nil, opts); !errors.Is(err, markdown.ErrInvalidUTF8) || doc != nil {
+		t.Errorf("invalid UTF-8: got %v, %v, want nil, ErrInvalidUTF8", doc, err)
+	}
+	plain := []byte("Just some notes.\n\nNo markup here, a list:\n- one\n- two\n")
+	if doc, err := Split("notes/todo.txt", plain, nil, opts); !errors.Is(err, ErrNotRST) || doc != nil {
+		t.Errorf("plain .txt: got %v, %v, want nil, ErrNotRST", doc, err)
+	}
+	// The same text is read as reStructuredText in a .rst file.
+	if _, err := Split("notes/todo.rst", plain, nil, opts); err != nil {
+		t.Errorf("plain .rst: %v", err)
+	}
+	for _, src := range []string{
+		"Title\n=====\n\nText.\n",
+		"Some text.\n\n.. note:: A note.\n",
+		"=====\nTitle\n=====\n",
+	} {
+		if _, err := Split("docs/x.txt", []byte(src), nil, opts); err != nil {
+			t.Errorf("Split(%q as .txt): %v, want reStructuredText", src, err)
+		}
+	}
+}
+
+func TestDropped(t *testing.T) {
+	repo := fstest.MapFS{
+		"docs/a.rst":     {Data: []byte("A\n=\n\n.. include:: b.rst\n")},
+		"docs/b.rst":     {Data: []byte("Included text.\n\n.. include:: a.rst\n")},
+		"docs/bad.rst":   {Data: []byte("\xff")},
+		"docs/index.rst": nil,
+	}
+	src := []byte("Title\n=====\n\n.. include:: ../../x.rst\n.. include:: /docs/b.rst\n.. include:: bad.rst\n.. literalinclude:: nope.py\n.. include:: <isonum.txt>\n")
+	doc, err := Split("docs/index.rst", src, repo, markdown.DefaultOptions())
+	var de *DroppedError
+	if !errors.As(err, &de) || !errors.Is(err, ErrDropped) || doc == nil {
+		t.Fatalf("got %v, %v, want a Document and a *DroppedError", doc, err)
+	}
+	var reasons []string
+	for _, d := range de.Includes {
+		reasons = append(reasons, d.Target+": "+d.Reason)
+	}
+	want := []string{
+		"../../x.rst: outside the repository",
+		"b.rst: an include cycle",
+		"bad.rst: not UTF-8 text",
+		"nope.py: missing from the repository",
+		"<isonum.txt>: a docutils standard include, not in the repository",
+	}
+	if strings.Join(reasons, "\n") != strings.Join(want, "\n") {
+		t.Errorf("dropped:\n%s\nwant:\n%s", strings.Join(reasons, "\n"), strings.Join(want, "\n"))
+	}
+	if !strings.Contains(doc.Sections[0].Text, "Included text.") {
+		t.Errorf("the absolute include was not read: %q", doc.Sections[0].Text)
+	}
+	if _, err := Split("docs/index.rst", src, nil, markdown.DefaultOptions()); !errors.Is(err, ErrDropped) {
+		t.Errorf("nil repo: got %v, want ErrDropped", err)
+	}
+}
+
+func TestSectionsAndLines(t *testing.T) {
+	src := "Intro text before any title.\n\n" +
+		".. _my-label:\n\n" +
+		"=======\n Title\n=======\n\n" +
+		"Sub\n---\n\ntext\n\n" +
+		".. envvar:: APP_ENV\n\n   Environment.\n\n" +
+		"Other\n=====\n\nmore\n" // a style of its own: level 3
+	doc, err := Split("docs/t.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	type sec struct {
+		level  int
+		anchor string
+		line   int
+	}
+	var got []sec
+	for _, s := range doc.Sections {
+		got = append(got, sec{s.Level, s.Anchor, s.Line})
+	}
+	want := []sec{{0, "", 1}, {1, "my-label", 6}, {2, "sub", 9}, {3, "envvar-APP_ENV", 14}, {3, "other", 18}}
+	if len(got) != len(want) {
+		t.Fatalf("sections %v, want %v", got, want)
+	}
+	for i := range want {
+		if got[i] != want[i] {
+			t.Errorf("section %d: got %+v, want %+v", i, got[i], want[i])
+		}
+	}
+	if doc.Title != "Title" {
+		t.Errorf("title %q, want Title", doc.Title)
+	}
+}
+
+// TestMarkdownLookalikes checks that prose the markdown cleaner or parser
+// would take for markup (HTML comments, shortcodes, ESM, admonition
+// fences, list markers, setext underlines) keeps its words.
+func TestMarkdownLookalikes(t *testing.T) {
+	for _, line := range []string{
+		"<!-- alpha beta",
+		"{{< alpha beta >}}",
+		"import alpha from 'beta'",
+		"export const alpha = beta",
+		"T> alpha beta",
+		"::: alpha beta",
+		"/// alpha | beta",
+		"> alpha beta",
+		"# alpha beta",
+		"1986. alpha beta",
+		"<script>alpha beta</script>",
+		"{/* alpha beta */}",
+		":alpha{title=beta}",
+		"[alpha](beta)",
+		"alpha &amp; beta",
+		"> [!NOTE] alpha beta",
+		"{!alpha/beta.md!}",
+	} {
+		for _, src := range []string{line + "\n", "Intro line\n" + line + "\n", "Intro\n\n- " + line + "\n"} {
+			doc, err := Split("docs/x.rst", []byte(src), nil, markdown.DefaultOptions())
+			if err != nil {
+				t.Fatal(err)
+			}
+			var all strings.Builder
+			for _, s := range doc.Sections {
+				all.WriteString(s.Prose + " ")
+			}
+			for _, w := range []string{"alpha", "beta"} {
+				if !strings.Contains(all.String(), w) {
+					t.Errorf("%q: %q lost, prose %q", src, w, all.String())
+				}
+			}
+		}
+	}
+}
