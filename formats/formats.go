@@ -20,6 +20,7 @@ import (
 
 	"github.com/codex7/codex7/markdown"
 	"github.com/codex7/codex7/notebook"
+	"github.com/codex7/codex7/rst"
 )
 
 // Format names a documentation format.
@@ -29,11 +30,17 @@ type Format string
 const (
 	Markdown Format = "markdown" // .md, .mdx, .markdown
 	Notebook Format = "notebook" // .ipynb (nbformat 4)
+	RST      Format = "rst"      // .rst, .rest (reStructuredText, as Sphinx reads it)
 )
 
 // ErrNotDocumentation means a file with a documentation extension holds
 // no documentation its reader recognizes.
 var ErrNotDocumentation = errors.New("not documentation")
+
+// ErrPartial is wrapped by an error Read returns together with a
+// Document: the document is good, and the error says what was left out of
+// it (an include outside the repository or missing), for a log line.
+var ErrPartial = errors.New("read in part")
 
 // ErrUnknown means a config names a format no reader reads.
 var ErrUnknown = errors.New("unknown documentation format")
@@ -58,6 +65,16 @@ func table() []format {
 			doc, err := notebook.Split(p, src, repo, opts)
 			if errors.Is(err, notebook.ErrNotDocumentation) {
 				return nil, fmt.Errorf("%w: %w", ErrNotDocumentation, err)
+			}
+			return doc, err
+		}},
+		{RST, []string{".rst", ".rest"}, func(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
+			doc, err := rst.Split(p, src, repo, opts)
+			switch {
+			case errors.Is(err, rst.ErrNotRST):
+				return nil, fmt.Errorf("%w: %w", ErrNotDocumentation, err)
+			case doc != nil && errors.Is(err, rst.ErrDropped):
+				return doc, fmt.Errorf("%w: %w", ErrPartial, err)
 			}
 			return doc, err
 		}},
@@ -125,7 +142,8 @@ func lookup(p string) (format, bool) {
 
 // Read reads src, the file at the slash-separated path p of repo (for the
 // includes some formats resolve), with the reader of its format. A file no
-// reader reads is an error wrapping ErrNotDocumentation.
+// reader reads is an error wrapping ErrNotDocumentation. A Document with an
+// error wrapping ErrPartial is to be kept, and the error logged.
 func Read(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
 	f, ok := lookup(p)
 	if !ok {

@@ -10,7 +10,7 @@ import (
 
 func TestOf(t *testing.T) {
 	all := Set{}
-	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown, "guides/x.ipynb": Notebook} {
+	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown, "guides/x.ipynb": Notebook, "docs/cli.rst": RST} {
 		if got, ok := all.Of(p); !ok || got != want {
 			t.Errorf("Of(%q) = %q, %v; want %q", p, got, ok, want)
 		}
@@ -57,5 +57,18 @@ func TestRead(t *testing.T) {
 		{"cell_type": "code", "metadata": {}, "execution_count": 1, "outputs": [], "source": "print(1)"}]}`
 	if _, err := Read("x.ipynb", []byte(codeOnly), nil, markdown.DefaultOptions()); !errors.Is(err, ErrNotDocumentation) {
 		t.Errorf("Read(code-only notebook) error %v, want ErrNotDocumentation", err)
+	}
+}
+
+// TestReadPartial checks that a document read in part (an include outside
+// the repository) comes back, with an error wrapping ErrPartial to log.
+func TestReadPartial(t *testing.T) {
+	src := "Changes\n=======\n\nSee below.\n\n.. include:: ../../outside.rst\n\nUsage\n-----\n\nRun it.\n"
+	doc, err := Read("docs/changes.rst", []byte(src), fstest.MapFS{}, markdown.DefaultOptions())
+	if !errors.Is(err, ErrPartial) || doc == nil || doc.Title != "Changes" || len(doc.Sections) < 2 {
+		t.Fatalf("Read(changes.rst) = %+v, %v; want the document and ErrPartial", doc, err)
+	}
+	if doc, err := Read("docs/a.rst", []byte("Title\n=====\n\nText.\n"), fstest.MapFS{}, markdown.DefaultOptions()); err != nil || doc.Title != "Title" {
+		t.Errorf("Read(a.rst) = %+v, %v", doc, err)
 	}
 }

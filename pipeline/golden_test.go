@@ -55,7 +55,7 @@ func TestFixturesGolden(t *testing.T) {
 			if len(skipped) > 0 || len(sources) == 0 {
 				t.Fatalf("discovered %d files, skipped %v", len(sources), skipped)
 			}
-			kept, failed := splitAll(sources, nil, markdown.DefaultOptions(), func(n int, f func(int)) {
+			kept, failed, _ := splitAll(sources, nil, markdown.DefaultOptions(), func(n int, f func(int)) {
 				for i := 0; i < n; i++ {
 					f(i)
 				}

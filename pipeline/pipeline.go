@@ -536,8 +536,11 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	}
 	progress(StageSplitting, len(sources), 0)
 	// The snapshot is kept while splitting: readers resolve includes in it.
-	kept, failed := splitAll(sources, snap, b.opts.Split, b.parallel)
+	kept, failed, partial := splitAll(sources, snap, b.opts.Split, b.parallel)
 	snap = nil
+	for _, s := range partial {
+		b.log.Warn("read in part", "library", j.lib.ID, "version", j.name, "path", s.Path, "reason", s.Reason)
+	}
 	skipped = append(skipped, failed...)
 	for _, d := range kept {
 		r.SourceBytes += d.sourceBytes
@@ -672,23 +675,25 @@ type splitDoc struct {
 // splitAll reads sources (in path order), files of repo, each with the
 // reader of its format, with run's parallelism; a file its reader rejects
 // (formats.ErrNotDocumentation among others) is skipped with its reason,
-// never fatal.
-func splitAll(sources []Source, repo fs.FS, opts markdown.Options, run func(n int, f func(int))) ([]splitDoc, []artifacts.Skipped) {
+// never fatal. A file read in part (formats.ErrPartial: an include left
+// out) is kept, and what was left out returned in partial, to log.
+func splitAll(sources []Source, repo fs.FS, opts markdown.Options, run func(n int, f func(int))) (kept []splitDoc, skipped, partial []artifacts.Skipped) {
 	docs := make([]*markdown.Document, len(sources))
 	errs := make([]error, len(sources))
 	run(len(sources), func(i int) {
 		docs[i], errs[i] = formats.Read(sources[i].Path, sources[i].Data, repo, opts)
 	})
-	var kept []splitDoc
-	var skipped []artifacts.Skipped
 	for i, d := range docs {
-		if errs[i] != nil {
+		switch {
+		case errs[i] != nil && d != nil && errors.Is(errs[i], formats.ErrPartial):
+			partial = append(partial, artifacts.Skipped{Path: sources[i].Path, Reason: errs[i].Error()})
+		case errs[i] != nil:
 			skipped = append(skipped, artifacts.Skipped{Path: sources[i].Path, Reason: errs[i].Error()})
 			continue
 		}
 		kept = append(kept, splitDoc{doc: d, sourceBytes: int64(len(sources[i].Data))})
 	}
-	return kept, skipped
+	return kept, skipped, partial
 }
 
 func docsOf(kept []splitDoc) []*markdown.Document {
