@@ -140,6 +140,18 @@ func lookup(p string) (format, bool) {
 	return format{}, false
 }
 
+// ReadAs reads src, the file at the slash-separated path p of repo, with
+// the reader of format f, whatever its extension (a Sphinx project's .txt
+// is reStructuredText). An unknown f is read by p's extension, as Read.
+func ReadAs(f Format, p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
+	for _, t := range table() {
+		if t.name == f {
+			return t.read(p, src, repo, opts)
+		}
+	}
+	return Read(p, src, repo, opts)
+}
+
 // Read reads src, the file at the slash-separated path p of repo (for the
 // includes some formats resolve), with the reader of its format. A file no
 // reader reads is an error wrapping ErrNotDocumentation. A Document with an

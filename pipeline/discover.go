@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"path"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -40,6 +41,9 @@ var (
 type Source struct {
 	Path string
 	Data []byte
+	// Format is the reader to read it with: its extension's, or
+	// reStructuredText for a .txt of a Sphinx project that says so.
+	Format formats.Format
 }
 
 // Selection is what discovery keeps and skips.
@@ -108,7 +112,7 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			}
 		}
 	}
-	var paths []string
+	var paths, confs, texts []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -125,13 +129,31 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			}
 			return nil
 		}
-		if d.Type().IsRegular() && sel.reads(p) && sel.selects(p) {
+		if !d.Type().IsRegular() {
+			return nil
+		}
+		switch {
+		case sel.reads(p) && sel.selects(p):
 			paths = append(paths, p)
+		case path.Base(p) == "conf.py":
+			confs = append(confs, p)
+		case strings.EqualFold(path.Ext(p), ".txt") && sel.Formats.Has(formats.RST) && sel.selects(p):
+			texts = append(texts, p)
 		}
 		return nil
 	})
 	if err != nil {
 		return nil, nil, fmt.Errorf("discover: %w", err)
+	}
+	format := map[string]formats.Format{}
+	if len(texts) > 0 {
+		roots := sphinxTextRoots(fsys, confs)
+		for _, p := range texts {
+			if under(p, roots) {
+				paths = append(paths, p)
+				format[p] = formats.RST
+			}
+		}
 	}
 	paths, twins := dropTwins(paths)
 	skipped = append(skipped, twins...)
@@ -171,7 +193,11 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			skipped = append(skipped, artifacts.Skipped{Path: p, Reason: reason})
 			continue
 		}
-		sources = append(sources, Source{Path: p, Data: data})
+		f, ok := format[p]
+		if !ok {
+			f, _ = sel.Formats.Of(p)
+		}
+		sources = append(sources, Source{Path: p, Data: data, Format: f})
 	}
 	sort.Slice(skipped, func(i, j int) bool { return skipped[i].Path < skipped[j].Path })
 	return sources, skipped, nil

@@ -681,7 +681,7 @@ func splitAll(sources []Source, repo fs.FS, opts markdown.Options, run func(n in
 	docs := make([]*markdown.Document, len(sources))
 	errs := make([]error, len(sources))
 	run(len(sources), func(i int) {
-		docs[i], errs[i] = formats.Read(sources[i].Path, sources[i].Data, repo, opts)
+		docs[i], errs[i] = formats.ReadAs(sources[i].Format, sources[i].Path, sources[i].Data, repo, opts)
 	})
 	for i, d := range docs {
 		switch {
