@@ -1,0 +1,138 @@
+package asciidoc
+
+import (
+	"flag"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// corpusDir is where the shared documentation corpora live; the AsciiDoc
+// one is an Antora component of Asciidoctor's documentation.
+var corpusDir = flag.String("corpus", filepath.Join("..", "..", "shared", "corpus"), "directory of the shared corpora")
+
+const corpusRepo = "asciidoctor__asciidoctor"
+
+// TestCorpus splits every page of the AsciiDoc corpus (navigation files
+// and partials aside) with the repository as its include tree and asserts
+// that at least 95% produce a section; it lists those that do not, the
+// includes dropped and the nav entries found.
+func TestCorpus(t *testing.T) {
+	root := filepath.Join(*corpusDir, corpusRepo)
+	if _, err := os.Stat(root); err != nil {
+		t.Skipf("no corpus at %s: %v", root, err)
+	}
+	repo := os.DirFS(root)
+	var pages, navs []string
+	err := fs.WalkDir(repo, ".", func(p string, d fs.DirEntry, err error) error {
+		if err != nil {
+			return err
+		}
+		ext := strings.ToLower(filepath.Ext(p))
+		if d.IsDir() || ext != ".adoc" && ext != ".asciidoc" {
+			return nil
+		}
+		base := filepath.Base(p)
+		switch {
+		case strings.HasPrefix(base, "nav") && !strings.Contains(p, "/pages/"):
+			navs = append(navs, p)
+		case strings.Contains(p, "/partials/") || strings.Contains(p, "/examples/"):
+			// Included by pages, not published alone.
+		default:
+			pages = append(pages, p)
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(pages) == 0 {
+		t.Skip("no AsciiDoc pages in the corpus")
+	}
+	withSections := 0
+	var without []string
+	dropped := 0
+	for _, p := range pages {
+		src, err := fs.ReadFile(repo, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		start := time.Now()
+		doc, drops, err := SplitReport(p, src, repo, markdown.DefaultOptions())
+		if d := time.Since(start); d > 2*time.Second {
+			t.Errorf("%s: took %v", p, d)
+		}
+		if err != nil {
+			without = append(without, p+": "+err.Error())
+			continue
+		}
+		for _, d := range drops {
+			t.Logf("%s:%d: include %s dropped: %s", p, d.Line, d.Target, d.Reason)
+		}
+		dropped += len(drops)
+		if len(doc.Sections) > 0 {
+			withSections++
+		} else {
+			without = append(without, p+": no sections")
+		}
+		checkDocument(t, p, doc)
+	}
+	share := float64(withSections) / float64(len(pages))
+	t.Logf("%d of %d AsciiDoc pages (%.1f%%) produce sections; %d includes dropped", withSections, len(pages), 100*share, dropped)
+	for _, w := range without {
+		t.Logf("without sections: %s", w)
+	}
+	if share < 0.95 {
+		t.Errorf("only %.1f%% of pages produce sections, want at least 95%%", 100*share)
+	}
+	entries := 0
+	for _, p := range navs {
+		src, err := fs.ReadFile(repo, p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		nav, err := Nav(p, src)
+		if err != nil {
+			t.Errorf("Nav(%s): %v", p, err)
+			continue
+		}
+		for _, e := range nav {
+			if _, err := fs.Stat(repo, e.Path); err != nil {
+				t.Errorf("%s: entry %q names a missing page: %v", p, e.Path, err)
+			}
+		}
+		entries += len(nav)
+	}
+	t.Logf("%d nav files, %d page entries", len(navs), entries)
+}
+
+// checkDocument checks what every Document must satisfy: unique anchors
+// per part, lines within the file and not decreasing, parents before
+// their children.
+func checkDocument(t *testing.T, p string, doc *markdown.Document) {
+	t.Helper()
+	seen := map[string]bool{}
+	last := 0
+	for i, s := range doc.Sections {
+		if s.Part == 0 {
+			if seen[s.Anchor] {
+				t.Errorf("%s: anchor %q repeats", p, s.Anchor)
+			}
+			seen[s.Anchor] = true
+		}
+		if s.Line < last {
+			t.Errorf("%s: section %d (%q) at line %d after line %d", p, i, s.Title, s.Line, last)
+		}
+		last = s.Line
+		if s.Parent >= i {
+			t.Errorf("%s: section %d has parent %d", p, i, s.Parent)
+		}
+	}
+	_ = slices.Contains[[]string]
+}
