@@ -138,12 +138,28 @@ var admonitions = map[string]string{
 type parser struct {
 	c     *converter
 	attrs *attributes
+	// depth counts the lists and delimited blocks being parsed, nested.
+	depth int
 }
+
+// maxBlockDepth bounds the nesting of lists and delimited blocks the
+// parser follows; deeper content is written as plain text, which keeps
+// hostile nesting from costing quadratic output or deep recursion.
+const maxBlockDepth = 32
+
+// maxIndent bounds the indentation of nested list content.
+const maxIndent = 24
 
 // blocks parses a sequence of blocks. prefix starts every line written
 // (list indentation, "> " in quotes); sections tells whether section
 // titles are allowed (not inside delimited blocks).
 func (p *parser) blocks(ls []line, prefix string, sections bool) {
+	if p.depth >= maxBlockDepth {
+		p.prose(ls, prefix, "")
+		return
+	}
+	p.depth++
+	defer func() { p.depth-- }()
 	var pend blockAttrs
 	for i := 0; i < len(ls); {
 		i = p.block(ls, i, prefix, sections, &pend)
@@ -216,7 +232,9 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 	if t == "<<<" {
 		return i + 1
 	}
-	if _, ok := listMarker(t); ok {
+	if _, ok := listMarker(t); ok && p.depth < maxBlockDepth {
+		p.depth++
+		defer func() { p.depth-- }()
 		return p.list(ls, i, prefix, pend)
 	}
 	if name, target, attrs, ok := blockMacro(t); ok {
@@ -464,7 +482,7 @@ func (p *parser) attribution(pend *blockAttrs, prefix string, src int) {
 	if len(parts) == 0 {
 		return
 	}
-	p.emit(prefix+"> ", "", src)
+	p.emit(prefix+">", "", src)
 	p.emit(prefix+"> ", "\u2014 "+strings.Join(parts, ", "), src)
 	p.blank(prefix, src)
 }

@@ -10,6 +10,9 @@ import (
 // within a document.
 type ids struct {
 	used map[string]bool
+	// next is the sequence number to try next for a repeated id, which
+	// keeps many repeats linear.
+	next map[string]int
 }
 
 // register records an explicit id (of a section, block or inline anchor).
@@ -71,9 +74,14 @@ func (s *ids) generate(plain string, attrs *attributes) string {
 		}
 	}
 	if s.used[id] {
-		for n := 2; ; n++ {
-			if c := id + sep + strconv.Itoa(n); !s.used[c] {
+		if s.next == nil {
+			s.next = map[string]int{}
+		}
+		base := id
+		for n := max(2, s.next[base]); ; n++ {
+			if c := base + sep + strconv.Itoa(n); !s.used[c] {
 				id = c
+				s.next[base] = n + 1
 				break
 			}
 		}

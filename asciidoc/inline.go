@@ -353,8 +353,8 @@ func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool,
 		return in.bracket(b, s, i, prevWord, flush)
 	case '<':
 		if strings.HasPrefix(s[i:], "<<") {
-			j := strings.Index(s[i+2:], ">>")
-			if j <= 0 || strings.ContainsAny(s[i+2:i+2+j], "\n") && j > 200 {
+			j := strings.Index(s[i+2:min(len(s), i+2+512)], ">>")
+			if j <= 0 {
 				return i
 			}
 			flush(i)
@@ -409,7 +409,7 @@ func (in *inliner) sub(s string) string {
 	return out
 }
 
-// codeOrQuote handles `code`, ``code``, "`quoted`" and '`quoted`'.
+// codeOrQuote handles `code`, “code“, "`quoted`" and '`quoted`'.
 func (in *inliner) codeOrQuote(b *strings.Builder, s string, i int, prevWord bool, flush func(int)) int {
 	ch := s[i]
 	if ch == '"' || ch == '\'' {
@@ -728,7 +728,6 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 	}
 	in.lit(b, in.c.pageTitle(page))
 }
-
 
 // humanizeID turns an id into words: "_install_gems" gives
 // "install gems".

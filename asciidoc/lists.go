@@ -167,7 +167,11 @@ func (p *parser) list(ls []line, i int, prefix string, pend *blockAttrs) int {
 		default:
 			head = "- "
 		}
-		stack = append(stack, level{marker: it.marker, content: parent + strings.Repeat(" ", len(head))})
+		content := parent + strings.Repeat(" ", len(head))
+		if len(content) > maxIndent {
+			content = parent
+		}
+		stack = append(stack, level{marker: it.marker, content: content})
 		// The item's text: its line and the lines that follow up to a
 		// blank line, another item, a continuation or a block.
 		j := i + 1

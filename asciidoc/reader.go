@@ -1,6 +1,7 @@
 package asciidoc
 
 import (
+	"errors"
 	"fmt"
 	"io/fs"
 	"path"
@@ -336,6 +337,10 @@ func (p *preprocessor) include(target, attrList string, srcLine int, attrs *attr
 		return
 	}
 	b, err := fs.ReadFile(p.c.repo, resolved)
+	if errors.Is(err, fs.ErrNotExist) {
+		drop("missing: " + resolved)
+		return
+	}
 	if err != nil {
 		drop(fmt.Sprintf("cannot read %s: %v", resolved, err))
 		return

@@ -140,7 +140,7 @@ func (p *parser) cellText(c cell) string {
 	var parts []string
 	for _, t := range c.text {
 		if t = strings.TrimSpace(t); t != "" && delimiter(t) == "" && !strings.HasPrefix(t, "//") {
-			parts = append(parts, t)
+			parts = append(parts, strings.ReplaceAll(t, `\|`, "|"))
 		}
 	}
 	md := p.c.inlineMD(strings.Join(parts, " "), p.attrs)
