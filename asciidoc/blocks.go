@@ -164,6 +164,8 @@ func (p *parser) blocks(ls []line, prefix string, sections bool) {
 	for i := 0; i < len(ls); {
 		i = p.block(ls, i, prefix, sections, &pend)
 	}
+	// A title with no block after it is kept as text.
+	p.title(&pend, prefix)
 }
 
 // block parses the block (or attribute line, anchor, title, comment)
@@ -202,11 +204,13 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 		return i + 1
 	}
 	if len(t) > 1 && t[0] == '.' && t[1] != '.' && t[1] != ' ' && t[1] != '\t' {
+		p.title(pend, prefix) // a title replaced by another is kept as text
 		pend.title, pend.titleSrc, pend.set = t[1:], l.src, true
 		return i + 1
 	}
 	if sections && pend.style != "discrete" && pend.style != "float" {
 		if level, title, ok := sectionTitle(t); ok {
+			p.title(pend, prefix)
 			p.heading(level+l.levelOffset, title, l.src, prefix, pend)
 			*pend = blockAttrs{}
 			return i + 1
@@ -215,6 +219,7 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 	defer func() { *pend = blockAttrs{} }()
 	if pend.style == "discrete" || pend.style == "float" {
 		if level, title, ok := sectionTitle(t); ok {
+			p.title(pend, prefix)
 			p.heading(level+l.levelOffset, title, l.src, prefix, pend)
 			return i + 1
 		}
@@ -361,7 +366,7 @@ func stem(p string) string {
 func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
 	level = max(0, min(level, 5))
 	plain := strings.TrimSpace(p.c.inlinePlain(title, p.attrs))
-	id := pend.id
+	id := strings.TrimSpace(pend.id)
 	if id == "" {
 		id = p.c.ids.generate(plain, p.attrs)
 	}

@@ -73,6 +73,10 @@ func (s *ids) generate(plain string, attrs *attributes) string {
 			id = strings.TrimPrefix(id, sep)
 		}
 	}
+	if id == "" {
+		// A title with no word character: keep an id the page can link.
+		id = firstNonEmpty(pre, "_")
+	}
 	if s.used[id] {
 		if s.next == nil {
 			s.next = map[string]int{}

@@ -570,7 +570,7 @@ func (in *inliner) macro(b *strings.Builder, s string, i int, flush func(int)) i
 	if j >= len(s) || s[j] != ':' {
 		return i
 	}
-	name := strings.ToLower(s[i:j])
+	name := s[i:j]
 	if !macroNames[name] {
 		return i
 	}
@@ -741,5 +741,25 @@ func decodeEntities(s string) string {
 	if strings.IndexByte(s, '&') < 0 {
 		return s
 	}
-	return html.UnescapeString(s)
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			break
+		}
+		j := i + 1
+		for j < len(s) && j-i < 32 && (isWordByte(s[j]) || j == i+1 && s[j] == '#') {
+			j++
+		}
+		if j < len(s) && s[j] == ';' && j > i+1 {
+			b.WriteString(s[:i])
+			b.WriteString(html.UnescapeString(s[i : j+1]))
+			s = s[j+1:]
+			continue
+		}
+		b.WriteString(s[:i+1])
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+	return b.String()
 }

@@ -190,17 +190,7 @@ func cellSpec(before string) (spec, text string) {
 		return "", before
 	}
 	cand := before[i:]
-	// A specifier has digits followed by + or *, alignments or one style letter.
-	letters := 0
-	for _, r := range cand {
-		if r >= 'a' && r <= 'z' {
-			letters++
-		}
-	}
-	if letters > 1 || (letters == 1 && !strings.ContainsAny(cand[len(cand)-1:], "adehlmsv")) {
-		return "", before
-	}
-	if letters == 0 && !strings.ContainsAny(cand, "+*<>^") {
+	if !validSpec(cand) {
 		return "", before
 	}
 	return cand, before[:i]
@@ -246,4 +236,46 @@ func columnCount(cols string) int {
 		total++
 	}
 	return total
+}
+
+// validSpec reports whether s is a cell specifier: [n*][[n][.n]+][<^>][.<^>][style].
+func validSpec(s string) bool {
+	if s == "" {
+		return false
+	}
+	i := 0
+	digits := func() int {
+		j := i
+		for i < len(s) && s[i] >= '0' && s[i] <= '9' {
+			i++
+		}
+		return i - j
+	}
+	start := i
+	if digits() > 0 && i < len(s) && s[i] == '*' {
+		i++
+	} else {
+		i = start
+	}
+	start = i
+	digits()
+	if i < len(s) && s[i] == '.' {
+		i++
+		digits()
+	}
+	if i < len(s) && s[i] == '+' {
+		i++
+	} else {
+		i = start
+	}
+	if i < len(s) && strings.IndexByte("<^>", s[i]) >= 0 {
+		i++
+	}
+	if i+1 < len(s) && s[i] == '.' && strings.IndexByte("<^>", s[i+1]) >= 0 {
+		i += 2
+	}
+	if i < len(s) && strings.IndexByte("adehlmsv", s[i]) >= 0 {
+		i++
+	}
+	return i == len(s)
 }

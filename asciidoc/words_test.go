@@ -1,6 +1,7 @@
 package asciidoc
 
 import (
+	"regexp"
 	"strings"
 	"testing"
 	"unicode"
@@ -16,11 +17,10 @@ import (
 // comment blocks, passthrough markup or bracketed macro attributes, which
 // the published site does not show either.
 func lostWords(src []byte, doc *markdown.Document) []string {
-	have := map[string]bool{}
+	var hay strings.Builder
 	add := func(s string) {
-		for _, w := range words(s) {
-			have[w] = true
-		}
+		hay.WriteString(strings.ToLower(s))
+		hay.WriteByte(' ')
 	}
 	add(doc.Title)
 	add(doc.Description)
@@ -32,19 +32,36 @@ func lostWords(src []byte, doc *markdown.Document) []string {
 			add(c.Code)
 		}
 	}
+	all := hay.String()
 	var lost []string
 	comment := false
+	header := -1 // lines left in the header's author and revision lines
 	for n, l := range strings.Split(string(src), "\n") {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "////") && strings.Trim(t, "/") == "" {
 			comment = !comment
 			continue
 		}
-		if comment || !textLine(t) || n < 4 && !strings.HasPrefix(t, "=") {
+		if header < 0 && (strings.HasPrefix(t, "= ") || strings.HasPrefix(t, "# ")) {
+			header = 2
+		} else if header > 0 {
+			if t == "" {
+				header = 0
+			} else if textLine(t) {
+				header--
+				continue
+			}
+		} else if t != "" && !strings.HasPrefix(t, ":") && !strings.HasPrefix(t, "//") {
+			header = 0
+		}
+		_ = n
+		if comment || !textLine(t) {
 			continue
 		}
 		for _, w := range words(stripMarkup(t)) {
-			if !have[w] {
+			// One-letter words are often markup: table cell styles (a|),
+			// list markers (a.), spans (2+|).
+			if len(w) > 1 && !strings.Contains(all, w) {
 				lost = append(lost, w)
 			}
 		}
@@ -74,6 +91,7 @@ func stripMarkup(t string) string {
 		switch r {
 		case '<':
 			depth++
+			b.WriteByte(' ')
 			continue
 		case '>':
 			if depth > 0 {
@@ -85,7 +103,7 @@ func stripMarkup(t string) string {
 			b.WriteRune(r)
 		}
 	}
-	t = b.String()
+	t = anchorRx.ReplaceAllString(b.String(), " ")
 	// Attribute references: their values are what the site shows.
 	for {
 		i := strings.IndexByte(t, '{')
@@ -111,6 +129,9 @@ func stripMarkup(t string) string {
 	}
 	return t
 }
+
+// anchorRx matches inline anchors, whose ids the site does not show.
+var anchorRx = regexp.MustCompile(`\[\[[^\]\[ ]*\]\]`)
 
 // words splits s into lower-cased runs of letters and digits.
 func words(s string) []string {
