@@ -134,8 +134,11 @@ func toMarkdown(p string, src []byte, repo fs.FS) (*converter, string, int, erro
 				tags = append(tags, k)
 			}
 		}
-		b, _ := json.Marshal(tags)
-		md.WriteString("tags: " + string(b) + "\n")
+		quoted := make([]string, len(tags))
+		for i, t := range tags {
+			quoted[i] = jsonString(t)
+		}
+		md.WriteString("tags: [" + strings.Join(quoted, ", ") + "]\n")
 	}
 	md.WriteString("---\n")
 	front := strings.Count(md.String(), "\n")
@@ -172,7 +175,15 @@ func (c *converter) fixSections(doc *markdown.Document, front int) {
 	}
 }
 
+// jsonString quotes s for the front matter (a JSON string is a YAML
+// one); control characters, which YAML refuses, become spaces.
 func jsonString(s string) string {
+	s = strings.Map(func(r rune) rune {
+		if r < 0x20 || r >= 0x7f && r < 0xa0 || r == 0xfeff || r == utf8.RuneError {
+			return ' '
+		}
+		return r
+	}, s)
 	b, _ := json.Marshal(s)
 	return string(b)
 }

@@ -126,11 +126,8 @@ func attributeEntry(t string) (name, value string, unset, ok bool) {
 	if name == "" || !isWordByte(name[0]) {
 		return "", "", false, false
 	}
-	for k := 0; k < len(name); k++ {
-		if !isAttrNameByte(name[k]) {
-			return "", "", false, false
-		}
-	}
+	// Asciidoctor allows any character but ':' after the first.
+	name = strings.TrimSpace(name)
 	rest := t[i+2:]
 	if rest != "" && rest[0] != ' ' && rest[0] != '\t' {
 		return "", "", false, false
@@ -150,6 +147,8 @@ type component struct {
 // antoraDescriptor is the part of antora.yml the reader uses.
 type antoraDescriptor struct {
 	Name     string `yaml:"name"`
+	Title    string `yaml:"title"`
+	Version  any    `yaml:"version"`
 	AsciiDoc struct {
 		Attributes map[string]any `yaml:"attributes"`
 	} `yaml:"asciidoc"`
@@ -178,6 +177,19 @@ func findComponent(repo fs.FS, p string, attrs *attributes) (*component, error) 
 			var d antoraDescriptor
 			if err := yaml.Unmarshal(b, &d); err != nil {
 				return nil, fmt.Errorf("read %s: %w", desc, err)
+			}
+			// The attributes Antora sets on every page.
+			version := ""
+			if d.Version != nil && d.Version != false {
+				version = fmt.Sprint(d.Version)
+			}
+			for k, v := range map[string]string{
+				"env": "site", "env-site": "", "site-gen": "antora", "site-gen-antora": "",
+				"page-component-name": d.Name, "page-component-title": firstNonEmpty(d.Title, d.Name),
+				"page-component-version": version, "page-version": version,
+				"page-module": parts[1], "page-relative-src-path": path.Join(parts[3:]...),
+			} {
+				attrs.vals[k] = v
 			}
 			for k, v := range d.AsciiDoc.Attributes {
 				setComponentAttribute(attrs, k, v)

@@ -11,6 +11,7 @@ type listItem struct {
 	kind   byte   // 'u' unordered, 'o' ordered, 'd' description, 'c' callout
 	term   string // a description list's term
 	text   string
+	number string // an ordered item's number as written ("3" in "3. x"), if any
 }
 
 // listMarker reads a list item line.
@@ -36,7 +37,7 @@ func listMarker(t string) (listItem, bool) {
 			return listItem{marker: s[:n], kind: kind, text: strings.TrimSpace(s[n:])}, true
 		}
 		if s[0] != '.' {
-			return listItem{}, false
+			return dlistItem(t)
 		}
 	case '<':
 		if j := strings.IndexByte(s, '>'); j > 1 && j < 5 && j+1 < len(s) && s[j+1] == ' ' {
@@ -59,7 +60,11 @@ func listMarker(t string) (listItem, bool) {
 			marker = "i)"
 		}
 		if marker != "" {
-			return listItem{marker: marker, kind: 'o', text: strings.TrimSpace(s[j+2:])}, true
+			it := listItem{marker: marker, kind: 'o', text: strings.TrimSpace(s[j+2:])}
+			if marker == "1." && len(n) <= 9 {
+				it.number = n
+			}
+			return it, true
 		}
 	}
 	return dlistItem(t)
@@ -131,6 +136,7 @@ func (p *parser) list(ls []line, i int, prefix string, pend *blockAttrs) int {
 			// A continuation: the next block belongs to the item.
 			j := i + 1
 			top := stack[len(stack)-1]
+			p.blank(top.content, ls[i].src)
 			var pend blockAttrs
 			for j < len(ls) && strings.TrimSpace(ls[j].text) != "" {
 				k := p.block(ls, j, top.content, false, &pend)
@@ -163,7 +169,7 @@ func (p *parser) list(ls []line, i int, prefix string, pend *blockAttrs) int {
 		var head string
 		switch it.kind {
 		case 'o':
-			head = "1. "
+			head = firstNonEmpty(it.number, "1") + ". "
 		default:
 			head = "- "
 		}
@@ -188,7 +194,10 @@ func (p *parser) list(ls []line, i int, prefix string, pend *blockAttrs) int {
 		lead := ""
 		switch it.kind {
 		case 'd':
-			lead = "**" + strings.TrimSpace(p.c.inlineMD(it.term, p.attrs)) + "**"
+			lead = strings.TrimSpace(p.c.inlineMD(it.term, p.attrs))
+			if !strings.Contains(lead, "**") {
+				lead = "**" + lead + "**"
+			}
 			if strings.TrimSpace(it.text) != "" {
 				lead += ": "
 			}
@@ -224,13 +233,10 @@ func (p *parser) proseTight(para []line, prefix, lead string) {
 	md := p.c.inlineMD(strings.Join(texts, "\n"), p.attrs)
 	out := strings.Split(md, "\n")
 	cont := prefix + strings.Repeat(" ", len(lead))
-	if lead != "" && !strings.HasPrefix(lead, "- ") && !strings.HasPrefix(lead, "1. ") {
-		cont = prefix
-	}
 	if strings.HasPrefix(lead, "- ") {
 		cont = prefix + "  "
-	} else if strings.HasPrefix(lead, "1. ") {
-		cont = prefix + "   "
+	} else if k := strings.Index(lead, ". "); k > 0 && strings.Trim(lead[:k], "0123456789") == "" {
+		cont = prefix + strings.Repeat(" ", k+2)
 	}
 	for k, t := range out {
 		src := para[0].src
