@@ -9,6 +9,12 @@
 // line and anchor from what it recorded: anchors are the ids Asciidoctor
 // gives sections, so links into the published site resolve.
 //
+// Section levels follow the published HTML: the document title ("= ")
+// becomes the Document's Title and the text before the first section its
+// level-0 section; "==" sections are level 2 (h2), down to "======" at 6;
+// level-0 sections of books ("= " after the header) are level 1.
+// Markdown-style titles ("## ") count the same way.
+//
 // Includes are resolved inside the repository given to Split (relative
 // to the including file, or by Antora resource id within the file's
 // component); the ones that cannot be are dropped and reported by

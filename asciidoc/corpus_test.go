@@ -82,6 +82,7 @@ func TestCorpus(t *testing.T) {
 			without = append(without, p+": no sections")
 		}
 		checkDocument(t, p, doc)
+		checkHeadingLines(t, p, src, doc)
 	}
 	share := float64(withSections) / float64(len(pages))
 	t.Logf("%d of %d AsciiDoc pages (%.1f%%) produce sections; %d includes dropped", withSections, len(pages), 100*share, dropped)
@@ -110,6 +111,26 @@ func TestCorpus(t *testing.T) {
 		entries += len(nav)
 	}
 	t.Logf("%d nav files, %d page entries", len(navs), entries)
+}
+
+// checkHeadingLines checks that each heading section's Line is the line
+// of its title in the file (or of the include that brought it in).
+func checkHeadingLines(t *testing.T, p string, src []byte, doc *markdown.Document) {
+	t.Helper()
+	lines := strings.Split(string(src), "\n")
+	for _, s := range doc.Sections {
+		if s.Level == 0 || s.Part > 0 {
+			continue
+		}
+		if s.Line < 1 || s.Line > len(lines) {
+			t.Errorf("%s: section %q at line %d of %d", p, s.Title, s.Line, len(lines))
+			continue
+		}
+		l := lines[s.Line-1]
+		if !strings.HasPrefix(l, "=") && !strings.HasPrefix(l, "#") && !strings.HasPrefix(l, "include::") {
+			t.Errorf("%s: section %q at line %d, which is %q", p, s.Title, s.Line, l)
+		}
+	}
 }
 
 // checkDocument checks what every Document must satisfy: unique anchors

@@ -60,6 +60,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("SplitReport: %v", err)
 			}
 			checkDocument(t, in, doc)
+			checkHeadingLines(t, in, src, doc)
 			checkWords(t, in, src, doc)
 			got, err := json.MarshalIndent(goldenResult{doc, dropped}, "", "  ")
 			if err != nil {
