@@ -365,6 +365,15 @@ func stem(p string) string {
 // heading writes a section title as a markdown heading and records its id.
 func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
 	level = max(0, min(level, 5))
+	// A trailing inline anchor gives the section its id: "== Title [[id]]".
+	if strings.HasSuffix(title, "]]") && pend.id == "" {
+		if k := strings.LastIndex(title, "[["); k > 0 {
+			if id, _, _ := strings.Cut(title[k+2:len(title)-2], ","); id != "" && !strings.ContainsAny(id, " []") {
+				pend.id = id
+				title = strings.TrimSpace(title[:k])
+			}
+		}
+	}
 	plain := strings.TrimSpace(p.c.inlinePlain(title, p.attrs))
 	id := strings.TrimSpace(pend.id)
 	if id == "" {

@@ -716,7 +716,14 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 	if shorthand && !hasFrag && !strings.HasSuffix(page, ".adoc") {
 		frag, page = page, ""
 	}
+	if page != "" && in.c.resolvePage(page) == in.c.path {
+		page = "" // this page
+	}
 	if page == "" {
+		if frag == "" {
+			in.lit(b, in.c.pageTitle(in.c.path))
+			return
+		}
 		if in.plain {
 			b.WriteString(humanizeID(frag))
 			return

@@ -22,6 +22,7 @@ func TestSectionIDs(t *testing.T) {
 		{":idprefix:\n:idseparator: -\n", []string{"Install the Gem", "install-the-gem"}, []string{"install-the-gem", "install-the-gem-2"}},
 		{":idprefix: id_\n", []string{"A  B"}, []string{"id_a_b"}},
 		{"", []string{"!"}, []string{"_"}},
+		{"", []string{"Legacy anchor [[legacy]]"}, []string{"legacy"}},
 		{"", []string{"xref:other.adoc[Other page] and https://example.org[a link]"}, []string{"_other_page_and_a_link"}},
 	}
 	for _, tt := range tests {
