@@ -285,7 +285,7 @@ func (c *converter) pageTitle(target string) string {
 	title := stem(target)
 	if p := c.resolvePage(target); p != "" && c.repo != nil {
 		if b, err := fs.ReadFile(c.repo, p); err == nil && utf8.Valid(b) {
-			if t := docTitle(string(b)); t != "" {
+			if t := docTitle(string(b), c.attrs); t != "" {
 				title = t
 			}
 		}
@@ -330,18 +330,23 @@ func (c *converter) resolvePage(target string) string {
 
 // docTitle returns the plain document title of an AsciiDoc file: its
 // first "= " line before any other content, with inline markup removed.
-func docTitle(src string) string {
+func docTitle(src string, attrs *attributes) string {
 	for n, l := range strings.SplitN(src, "\n", 64) {
 		if n >= 63 {
 			break
 		}
 		l = strings.TrimSpace(l)
-		if l == "" || strings.HasPrefix(l, "//") || strings.HasPrefix(l, ":") {
+		if l == "" || strings.HasPrefix(l, "//") {
+			continue
+		}
+		if name, value, unset, ok := attributeEntry(l); ok {
+			attrs = attrs.clone()
+			attrs.setEntry(name, value, unset)
 			continue
 		}
 		if level, title, ok := sectionTitle(l); ok && level == 0 {
 			c := &converter{ids: ids{used: map[string]bool{}}, titles: map[string]string{}, pageTitles: map[string]string{}}
-			return strings.TrimSpace(c.inlinePlain(title, newAttributes()))
+			return strings.TrimSpace(c.inlinePlain(title, attrs))
 		}
 		return ""
 	}

@@ -383,6 +383,37 @@ func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool,
 		}
 	case '&':
 		return i // entities are decoded with the literal text
+	case '{':
+		// A link whose URL starts with an undefined attribute
+		// ({url-org}/x[text]): Asciidoctor leaves it as written; the
+		// reader keeps its text, which is what the site means to show.
+		if i > 0 && !startsSpace(s[i-1:i]) && s[i-1] != '(' {
+			return i
+		}
+		k := i + 1
+		for k < len(s) && isAttrNameByte(s[k]) {
+			k++
+		}
+		if k == i+1 || k >= len(s) || s[k] != '}' {
+			return i
+		}
+		for k < len(s) && k-i < 2048 && s[k] != '[' && s[k] != ' ' && s[k] != '\n' && s[k] != '\t' {
+			k++
+		}
+		if k >= len(s) || s[k] != '[' {
+			return i
+		}
+		e := bracketEnd(s, k)
+		if e < 0 {
+			return i
+		}
+		text := linkText(strings.ReplaceAll(s[k+1:e], `\]`, "]"))
+		if text == "" {
+			return i
+		}
+		flush(i)
+		b.WriteString(in.sub(text))
+		return e + 1
 	case ' ':
 		// A hard line break: " +" at the end of a line.
 		if strings.HasPrefix(s[i:], " +") && (i+2 == len(s) || s[i+2] == '\n') {

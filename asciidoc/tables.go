@@ -139,7 +139,11 @@ func (p *parser) table(content []line, open line, prefix string, pend *blockAttr
 func (p *parser) cellText(c cell) string {
 	var parts []string
 	for _, t := range c.text {
-		if t = strings.TrimSpace(t); t != "" && delimiter(t) == "" && !strings.HasPrefix(t, "//") {
+		t = strings.TrimSpace(t)
+		if strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") && isAttrLine(t) && !strings.HasPrefix(t, "[[") {
+			continue // a block attribute line of an AsciiDoc cell
+		}
+		if t != "" && delimiter(t) == "" && !strings.HasPrefix(t, "//") {
 			parts = append(parts, strings.ReplaceAll(t, `\|`, "|"))
 		}
 	}
