@@ -1,0 +1,68 @@
+package asciidoc
+
+import (
+	"errors"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"testing/fstest"
+	"time"
+	"unicode/utf8"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// fuzzRepo is the repository fuzzed files are split in: it holds files
+// to include, one of which includes itself.
+func fuzzRepo(src []byte) fstest.MapFS {
+	return fstest.MapFS{
+		"docs/antora.yml":                       {Data: []byte("name: fz\nasciidoc:\n  attributes:\n    a: b@\n")},
+		"docs/modules/ROOT/pages/page.adoc":     {Data: src},
+		"docs/modules/ROOT/partials/self.adoc":  {Data: []byte("x\ninclude::partial$self.adoc[]\ninclude::partial$self.adoc[]\n")},
+		"docs/modules/ROOT/examples/code.rb":    {Data: []byte("# tag::a[]\nputs 1\n# end::a[]\n")},
+		"docs/modules/ROOT/partials/plain.adoc": {Data: []byte("== Partial\n\ntext\n")},
+	}
+}
+
+// FuzzSplit checks that Split never panics, keeps the Document's
+// invariants and takes bounded time, on any input.
+func FuzzSplit(f *testing.F) {
+	for _, in := range goldenInputs(f) {
+		src, err := os.ReadFile(filepath.Join("testdata", in))
+		if err != nil {
+			f.Fatal(err)
+		}
+		f.Add(src, uint16(1200))
+	}
+	for _, c := range pathoCases() {
+		f.Add([]byte(c.gen(30)), uint16(40))
+	}
+	f.Add([]byte("include::partial$self.adoc[]\n== A\n[cols=3*]\n|===\n|a|b\n2+|c\n|===\n"), uint16(5))
+	f.Fuzz(func(t *testing.T, src []byte, max uint16) {
+		const p = "docs/modules/ROOT/pages/page.adoc"
+		opts := markdown.Options{MaxSectionTokens: int(max)}
+		start := time.Now()
+		doc, _, err := SplitReport(p, src, fuzzRepo(src), opts)
+		if d := time.Since(start); d > 5*time.Second {
+			t.Fatalf("took %v", d)
+		}
+		if !utf8.Valid(src) {
+			if !errors.Is(err, markdown.ErrInvalidUTF8) || doc != nil {
+				t.Fatalf("got %v, %v for invalid UTF-8, want nil, ErrInvalidUTF8", doc, err)
+			}
+			return
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkDocument(t, p, doc)
+		// Conditionals hide text on purpose, includes add it.
+		if strings.Contains(string(src), "if") || strings.Contains(string(src), "include::") {
+			return
+		}
+		if lost := lostWords(src, doc); len(lost) > 0 {
+			t.Errorf("words lost: %q", lost)
+		}
+	})
+}

@@ -1,0 +1,803 @@
+package asciidoc
+
+import (
+	"html"
+	"strings"
+	"unicode"
+	"unicode/utf8"
+)
+
+// The inline converter turns AsciiDoc inline markup into markdown, or into
+// plain text (for section ids and titles). Its steps follow Asciidoctor's
+// substitution order where it matters: passthroughs are taken out first,
+// attribute references are replaced before macros (so that
+// "{url-x}[text]" is a link), and the rest is one left-to-right scan.
+
+// Placeholder bytes: the converter replaces them in its input, so they
+// only ever mark what it put there.
+const (
+	passMark = '\x00' // \x00<n>\x00 is passthrough n
+	refMark  = '\x01' // \x01id\x01 is a reference to id without text
+)
+
+// maxInlineDepth bounds the nesting of formatting spans the converter
+// follows; deeper spans are kept as written.
+const maxInlineDepth = 8
+
+// inliner converts one run of inline text.
+type inliner struct {
+	c      *converter
+	attrs  *attributes
+	plain  bool
+	passes []string
+	depth  int
+	// fail[k] is a position from which a search for closer k found none:
+	// later searches from at or after it fail too.
+	fail map[string]int
+}
+
+// inlineMD converts AsciiDoc inline text to markdown.
+func (c *converter) inlineMD(s string, attrs *attributes) string {
+	return c.inline(s, attrs, false)
+}
+
+// inlinePlain converts AsciiDoc inline text to plain text.
+func (c *converter) inlinePlain(s string, attrs *attributes) string {
+	return c.inline(s, attrs, true)
+}
+
+func (c *converter) inline(s string, attrs *attributes, plain bool) string {
+	in := &inliner{c: c, attrs: attrs, plain: plain}
+	s = in.extractPasses(s)
+	s = attrs.substitute(s)
+	return in.convert(s)
+}
+
+// sub converts the inside of a span with the same passthroughs.
+func (in *inliner) convert(s string) string {
+	saved := in.fail
+	in.fail = map[string]int{}
+	var b strings.Builder
+	in.scan(&b, s)
+	in.fail = saved
+	return b.String()
+}
+
+// extractPasses replaces +++x+++, ++x++, +x+ (constrained) and pass:[x]
+// with placeholders.
+func (in *inliner) extractPasses(s string) string {
+	if !strings.ContainsAny(s, "+:") {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if strings.HasPrefix(s[i:], "pass:") {
+			if j := strings.IndexByte(s[i:], '['); j > 0 && j < 12 && !strings.ContainsAny(s[i:i+j], " \t") {
+				if k := strings.IndexByte(s[i+j:], ']'); k > 0 {
+					b.WriteString(in.pass(s[i+j+1 : i+j+k]))
+					i += j + k + 1
+					continue
+				}
+			}
+		}
+		if s[i] == '+' && (i == 0 || s[i-1] != '\\') {
+			n := 1
+			for n < 3 && i+n < len(s) && s[i+n] == '+' {
+				n++
+			}
+			delim := s[i : i+n]
+			if n < 3 {
+				// ++ is unconstrained, + constrained; +++ takes three.
+				if n == 2 && i+2 < len(s) && s[i+2] == '+' {
+					delim = "+++"
+				}
+			}
+			n = len(delim)
+			if k := strings.Index(s[i+n:], delim); k > 0 {
+				content := s[i+n : i+n+k]
+				end := i + n + k + n
+				ok := true
+				if n == 1 {
+					ok = (i == 0 || !isWordRune(lastRune(s[:i]))) &&
+						!startsSpace(content) && !endsSpace(content) &&
+						(end >= len(s) || !isWordRune(firstRune(s[end:]))) &&
+						!strings.Contains(content, "\n\n")
+				}
+				if ok {
+					b.WriteString(in.pass(content))
+					i = end
+					continue
+				}
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+func (in *inliner) pass(content string) string {
+	in.passes = append(in.passes, content)
+	return string(passMark) + itoa(len(in.passes)-1) + string(passMark)
+}
+
+func itoa(n int) string {
+	if n == 0 {
+		return "0"
+	}
+	var d []byte
+	for ; n > 0; n /= 10 {
+		d = append([]byte{byte('0' + n%10)}, d...)
+	}
+	return string(d)
+}
+
+func isWordRune(r rune) bool {
+	return r == '_' || unicode.IsLetter(r) || unicode.IsDigit(r)
+}
+
+func lastRune(s string) rune  { r, _ := utf8.DecodeLastRuneInString(s); return r }
+func firstRune(s string) rune { r, _ := utf8.DecodeRuneInString(s); return r }
+func startsSpace(s string) bool {
+	return s == "" || s[0] == ' ' || s[0] == '\t' || s[0] == '\n'
+}
+func endsSpace(s string) bool {
+	return s == "" || s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\n'
+}
+
+// raw writes generated markup (nothing in plain mode).
+func (in *inliner) raw(b *strings.Builder, s string) {
+	if !in.plain {
+		b.WriteString(s)
+	}
+}
+
+// lit writes literal text, escaped where markdown would read it as markup
+// that loses text (tags, link syntax, shortcodes, entities).
+func (in *inliner) lit(b *strings.Builder, s string) {
+	if in.plain {
+		b.WriteString(s)
+		return
+	}
+	for i := 0; i < len(s); i++ {
+		ch := s[i]
+		var next byte
+		if i+1 < len(s) {
+			next = s[i+1]
+		}
+		switch ch {
+		case '\\', '`':
+			b.WriteByte('\\')
+		case '<':
+			if isASCIILetter(next) || next == '/' || next == '!' || next == '?' || next == '>' {
+				b.WriteByte('\\')
+			}
+		case ']':
+			if next == '(' || next == ':' || next == '[' {
+				b.WriteByte('\\')
+			}
+		case '[':
+			if next == '^' || next == '!' {
+				b.WriteByte('\\')
+			}
+		case '{':
+			prev := byte(' ')
+			if i > 0 {
+				prev = s[i-1]
+			} else if str := b.String(); str != "" {
+				prev = str[len(str)-1]
+			}
+			if next == '{' || next == '/' || next == '#' || isWordByte(prev) || prev == '-' {
+				b.WriteByte('\\')
+			}
+		case '&':
+			if next == '#' || isASCIILetter(next) {
+				b.WriteByte('\\')
+			}
+		}
+		b.WriteByte(ch)
+	}
+}
+
+func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
+
+// code writes a markdown code span (the text alone in plain mode).
+func (in *inliner) code(b *strings.Builder, s string) {
+	s = in.restorePasses(s)
+	if in.plain {
+		b.WriteString(s)
+		return
+	}
+	if strings.TrimSpace(s) == "" {
+		b.WriteString(s)
+		return
+	}
+	run, longest := 0, 0
+	for i := 0; i < len(s); i++ {
+		if s[i] == '`' {
+			run++
+			longest = max(longest, run)
+		} else {
+			run = 0
+		}
+	}
+	fence := strings.Repeat("`", longest+1)
+	b.WriteString(fence)
+	if s[0] == '`' || s[len(s)-1] == '`' || (s[0] == ' ' && s[len(s)-1] == ' ') {
+		s = " " + s + " "
+	}
+	b.WriteString(s)
+	b.WriteString(fence)
+}
+
+// restorePasses replaces passthrough placeholders with their text.
+func (in *inliner) restorePasses(s string) string {
+	if strings.IndexByte(s, passMark) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, passMark)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], passMark)
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		n := 0
+		for _, d := range s[i+1 : i+1+j] {
+			n = n*10 + int(d-'0')
+		}
+		if n < len(in.passes) {
+			b.WriteString(in.passes[n])
+		}
+		s = s[i+1+j+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
+
+// closer finds the end of a span opened before from: the next delim after
+// from (for constrained spans one not followed by a word character and
+// not preceded by a space), within the same paragraph. It returns -1 when
+// there is none.
+func (in *inliner) closer(s string, from int, delim string, constrained bool) int {
+	key := delim
+	if constrained {
+		key += "c"
+	}
+	if f, ok := in.fail[key]; ok && from >= f {
+		return -1
+	}
+	for i := from; i < len(s); {
+		k := strings.Index(s[i:], delim)
+		if k < 0 {
+			break
+		}
+		k += i
+		if !constrained {
+			return k
+		}
+		end := k + len(delim)
+		if k > from && !endsSpace(s[from:k]) && (end >= len(s) || !isWordRune(firstRune(s[end:]))) &&
+			(end >= len(s) || s[end] != delim[0]) {
+			return k
+		}
+		i = k + 1
+	}
+	in.fail[key] = from
+	return -1
+}
+
+// scan converts s, writing to b.
+func (in *inliner) scan(b *strings.Builder, s string) {
+	lit := 0 // start of pending literal text
+	flush := func(i int) {
+		if i > lit {
+			in.lit(b, decodeEntities(s[lit:i]))
+		}
+	}
+	for i := 0; i < len(s); {
+		ch := s[i]
+		prevWord := i > 0 && isWordRune(lastRune(s[:i]))
+		n := in.construct(b, s, i, prevWord, flush)
+		if n > i {
+			i, lit = n, n
+			continue
+		}
+		_ = ch
+		i++
+	}
+	flush(len(s))
+}
+
+// construct converts the construct starting at s[i], if any, and returns
+// where it ends (i when there is none). flush writes the literal text
+// before i.
+func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool, flush func(int)) int {
+	ch := s[i]
+	switch ch {
+	case passMark:
+		j := strings.IndexByte(s[i+1:], passMark)
+		if j < 0 {
+			return i
+		}
+		flush(i)
+		in.lit(b, in.restorePasses(s[i:i+j+2]))
+		return i + j + 2
+	case refMark:
+		return i
+	case '\\':
+		if i+1 < len(s) && strings.IndexByte("*_`#^~<[{+'\"(&\\", s[i+1]) >= 0 {
+			flush(i)
+			in.lit(b, s[i+1:i+2])
+			return i + 2
+		}
+		if i+1 < len(s) && isASCIILetter(s[i+1]) {
+			// An escaped macro (\xref:...) or bare URL.
+			flush(i)
+			j := i + 1
+			for j < len(s) && (isWordByte(s[j]) || s[j] == ':') {
+				j++
+			}
+			in.lit(b, s[i+1:j])
+			return j
+		}
+	case '`', '"', '\'':
+		return in.codeOrQuote(b, s, i, prevWord, flush)
+	case '*', '_', '#', '^', '~':
+		return in.emphasis(b, s, i, prevWord, flush)
+	case '[':
+		return in.bracket(b, s, i, prevWord, flush)
+	case '<':
+		if strings.HasPrefix(s[i:], "<<") {
+			j := strings.Index(s[i+2:min(len(s), i+2+512)], ">>")
+			if j <= 0 {
+				return i
+			}
+			flush(i)
+			in.xref(b, s[i+2:i+2+j], "", true)
+			return i + 2 + j + 2
+		}
+		if strings.HasPrefix(s[i:], "<http://") || strings.HasPrefix(s[i:], "<https://") {
+			if j := strings.IndexByte(s[i:], '>'); j > 0 && !strings.ContainsAny(s[i:i+j], " \n") {
+				flush(i)
+				in.lit(b, s[i+1:i+j])
+				return i + j + 1
+			}
+		}
+	case '(':
+		if strings.HasPrefix(s[i:], "(((") {
+			if j := strings.Index(s[i+3:], ")))"); j >= 0 && !strings.Contains(s[i+3:i+3+j], "\n\n") {
+				flush(i)
+				return i + 3 + j + 3
+			}
+		} else if strings.HasPrefix(s[i:], "((") {
+			if j := strings.Index(s[i+2:], "))"); j > 0 {
+				flush(i)
+				b.WriteString(in.sub(s[i+2 : i+2+j]))
+				return i + 2 + j + 2
+			}
+		}
+	case '&':
+		return i // entities are decoded with the literal text
+	case '{':
+		// A link whose URL starts with an undefined attribute
+		// ({url-org}/x[text]): Asciidoctor leaves it as written; the
+		// reader keeps its text, which is what the site means to show.
+		if i > 0 && !startsSpace(s[i-1:i]) && s[i-1] != '(' {
+			return i
+		}
+		k := i + 1
+		for k < len(s) && isAttrNameByte(s[k]) {
+			k++
+		}
+		if k == i+1 || k >= len(s) || s[k] != '}' {
+			return i
+		}
+		for k < len(s) && k-i < 2048 && s[k] != '[' && s[k] != ' ' && s[k] != '\n' && s[k] != '\t' {
+			k++
+		}
+		if k >= len(s) || s[k] != '[' {
+			return i
+		}
+		e := bracketEnd(s, k)
+		if e < 0 {
+			return i
+		}
+		text := linkText(strings.ReplaceAll(s[k+1:e], `\]`, "]"))
+		if text == "" {
+			return i
+		}
+		flush(i)
+		b.WriteString(in.sub(text))
+		return e + 1
+	case ' ':
+		// A hard line break: " +" at the end of a line.
+		if strings.HasPrefix(s[i:], " +") && (i+2 == len(s) || s[i+2] == '\n') {
+			flush(i)
+			return i + 2
+		}
+	}
+	if isASCIILetter(ch) && !prevWord {
+		return in.macro(b, s, i, flush)
+	}
+	return i
+}
+
+// sub converts the inside of a span one level deeper.
+func (in *inliner) sub(s string) string {
+	if in.depth >= maxInlineDepth {
+		var b strings.Builder
+		in.lit(&b, s)
+		return b.String()
+	}
+	in.depth++
+	out := in.convert(s)
+	in.depth--
+	return out
+}
+
+// codeOrQuote handles `code`, “code“, "`quoted`" and '`quoted`'.
+func (in *inliner) codeOrQuote(b *strings.Builder, s string, i int, prevWord bool, flush func(int)) int {
+	ch := s[i]
+	if ch == '"' || ch == '\'' {
+		if i+1 >= len(s) || s[i+1] != '`' || prevWord {
+			return i
+		}
+		closeDelim := "`" + string(ch)
+		k := in.closer(s, i+2, closeDelim, false)
+		if k < 0 || k == i+2 {
+			return i
+		}
+		flush(i)
+		open, shut := "\u201c", "\u201d"
+		if ch == '\'' {
+			open, shut = "\u2018", "\u2019"
+		}
+		b.WriteString(open)
+		b.WriteString(in.sub(s[i+2 : k]))
+		b.WriteString(shut)
+		return k + 2
+	}
+	if strings.HasPrefix(s[i:], "``") {
+		if k := in.closer(s, i+2, "``", false); k > i+2 {
+			flush(i)
+			in.code(b, in.attrs.substitute(s[i+2:k]))
+			return k + 2
+		}
+		return i
+	}
+	if prevWord || i+1 >= len(s) || s[i+1] == ' ' || s[i+1] == '\n' {
+		return i
+	}
+	k := in.closer(s, i+1, "`", true)
+	if k < 0 {
+		return i
+	}
+	flush(i)
+	in.code(b, s[i+1:k])
+	return k + 1
+}
+
+// emphasis handles *strong*, _emphasis_, #mark#, ^super^ and ~sub~, in
+// their constrained and unconstrained (doubled) forms.
+func (in *inliner) emphasis(b *strings.Builder, s string, i int, prevWord bool, flush func(int)) int {
+	ch := s[i]
+	d := string(ch)
+	if ch == '^' || ch == '~' {
+		// No spaces inside; ends at the same character.
+		j := strings.IndexByte(s[i+1:], ch)
+		if j <= 0 || strings.ContainsAny(s[i+1:i+1+j], " \t\n") {
+			return i
+		}
+		flush(i)
+		if ch == '^' {
+			in.raw(b, "^")
+		} else {
+			in.raw(b, "_")
+		}
+		b.WriteString(in.sub(s[i+1 : i+1+j]))
+		return i + 1 + j + 1
+	}
+	var start, k int
+	double := i+1 < len(s) && s[i+1] == ch
+	if double {
+		start = i + 2
+		k = in.closer(s, start, d+d, false)
+		if k <= start {
+			return i
+		}
+	} else {
+		if prevWord || i+1 >= len(s) || startsSpace(s[i+1:]) {
+			return i
+		}
+		start = i + 1
+		k = in.closer(s, start, d, true)
+		if k < 0 {
+			return i
+		}
+	}
+	flush(i)
+	inner := in.sub(s[start:k])
+	switch ch {
+	case '*':
+		in.raw(b, "**")
+		b.WriteString(inner)
+		in.raw(b, "**")
+	case '_':
+		in.raw(b, "*")
+		b.WriteString(inner)
+		in.raw(b, "*")
+	default:
+		b.WriteString(inner)
+	}
+	if double {
+		return k + 2
+	}
+	return k + 1
+}
+
+// bracket handles [[id]] anchors, [[[ref]]] bibliography anchors and
+// [.role] attribute lists before a formatted span.
+func (in *inliner) bracket(b *strings.Builder, s string, i int, prevWord bool, flush func(int)) int {
+	if strings.HasPrefix(s[i:], "[[") {
+		three := strings.HasPrefix(s[i:], "[[[")
+		closeDelim := "]]"
+		start := i + 2
+		if three {
+			closeDelim, start = "]]]", i+3
+		}
+		j := strings.Index(s[start:], closeDelim)
+		if j <= 0 || j > 256 || strings.ContainsAny(s[start:start+j], " \n[") {
+			return i
+		}
+		flush(i)
+		id, reftext, _ := strings.Cut(s[start:start+j], ",")
+		in.c.ids.register(id)
+		if three {
+			in.lit(b, "["+firstNonEmpty(reftext, id)+"]")
+		}
+		return start + j + len(closeDelim)
+	}
+	j := strings.IndexByte(s[i+1:], ']')
+	if j < 0 || j > 128 || strings.ContainsAny(s[i+1:i+1+j], " \n[") {
+		return i
+	}
+	end := i + 1 + j + 1
+	if end < len(s) && strings.IndexByte("#*_`", s[end]) >= 0 {
+		n := in.construct(b, s, end, false, func(k int) { flush(i) })
+		if n > end {
+			return n
+		}
+	}
+	return i
+}
+
+func firstNonEmpty(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
+}
+
+// macroNames are the inline macros the converter knows, besides URLs.
+var macroNames = map[string]bool{
+	"xref": true, "link": true, "mailto": true, "image": true, "footnote": true,
+	"footnoteref": true, "kbd": true, "btn": true, "menu": true, "anchor": true,
+	"stem": true, "latexmath": true, "asciimath": true, "icon": true,
+	"indexterm": true, "indexterm2": true,
+	"http": true, "https": true, "ftp": true, "irc": true, "file": true,
+}
+
+// macro handles name:target[text] macros and URLs.
+func (in *inliner) macro(b *strings.Builder, s string, i int, flush func(int)) int {
+	j := i
+	for j < len(s) && j-i < 12 && (isASCIILetter(s[j]) || s[j] >= '0' && s[j] <= '9') {
+		j++
+	}
+	if j >= len(s) || s[j] != ':' {
+		return i
+	}
+	name := s[i:j]
+	if !macroNames[name] {
+		return i
+	}
+	url := name == "http" || name == "https" || name == "ftp" || name == "irc" || name == "file"
+	t := j + 1
+	if url {
+		t = i
+	}
+	// The target: up to '[' or, for bare URLs, whitespace.
+	k := t
+	for k < len(s) && s[k] != '[' && s[k] != ' ' && s[k] != '\n' && s[k] != '\t' && k-t < 2048 {
+		k++
+	}
+	target := s[t:k]
+	if k >= len(s) || s[k] != '[' {
+		if url && len(target) > len(name)+3 {
+			flush(i)
+			u := strings.TrimRight(target, ".,;:!?)")
+			in.lit(b, u)
+			return i + len(u)
+		}
+		return i
+	}
+	e := bracketEnd(s, k)
+	if e < 0 {
+		return i
+	}
+	text := strings.ReplaceAll(s[k+1:e], `\]`, "]")
+	flush(i)
+	end := e + 1
+	switch name {
+	case "xref":
+		in.xref(b, target, text, false)
+	case "http", "https", "ftp", "irc", "file", "link", "mailto":
+		text = linkText(text)
+		if name == "mailto" {
+			target = strings.TrimPrefix(target, "")
+		}
+		if text == "" {
+			in.lit(b, strings.TrimPrefix(target, "mailto:"))
+			break
+		}
+		if in.plain || name == "mailto" {
+			b.WriteString(in.sub(text))
+			break
+		}
+		b.WriteString("[")
+		b.WriteString(in.sub(text))
+		b.WriteString("](")
+		b.WriteString(markdownURL(target))
+		b.WriteString(")")
+	case "image", "icon":
+		alt, _, _ := strings.Cut(text, ",")
+		in.lit(b, strings.Trim(alt, `"`))
+	case "footnote", "footnoteref":
+		if name == "footnoteref" {
+			_, text, _ = strings.Cut(text, ",")
+		}
+		if strings.TrimSpace(text) != "" {
+			b.WriteString(" (")
+			b.WriteString(in.sub(text))
+			b.WriteString(")")
+		}
+	case "kbd", "stem", "latexmath", "asciimath":
+		in.code(b, text)
+	case "btn":
+		in.lit(b, "["+text+"]")
+	case "menu":
+		items := []string{target}
+		for _, it := range strings.Split(text, ">") {
+			if it = strings.TrimSpace(it); it != "" {
+				items = append(items, it)
+			}
+		}
+		in.raw(b, "**")
+		in.lit(b, strings.Join(items, " > "))
+		in.raw(b, "**")
+	case "anchor":
+		in.c.ids.register(target)
+		b.WriteString(in.sub(text))
+	case "indexterm":
+	case "indexterm2":
+		b.WriteString(in.sub(text))
+	}
+	return end
+}
+
+// bracketEnd returns the index of the ']' closing the '[' at s[k], on the
+// same line, skipping escaped ones, or -1.
+func bracketEnd(s string, k int) int {
+	for i := k + 1; i < len(s) && i-k < 4096; i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case ']':
+			return i
+		case '\n':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// linkText returns a link macro's text without its attributes
+// (",window=_blank", a trailing "^") and quotes.
+func linkText(t string) string {
+	if strings.Contains(t, "=") {
+		if i := strings.IndexByte(t, ','); i >= 0 {
+			if strings.Contains(t[i:], "=") {
+				t = t[:i]
+			}
+		}
+		if strings.Contains(t, "=") && !strings.Contains(t, " ") {
+			t = ""
+		}
+	}
+	t = strings.TrimSuffix(t, "^")
+	return strings.Trim(strings.TrimSpace(t), `"`)
+}
+
+// markdownURL makes a URL safe inside (...): spaces and parentheses are
+// percent-encoded.
+func markdownURL(u string) string {
+	r := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
+	return r.Replace(u)
+}
+
+// xref writes a cross reference as its text: the text given, else the
+// title of the section or page it points to, else its target's name.
+func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool) {
+	if shorthand {
+		target, text, _ = strings.Cut(target, ",")
+		target = strings.TrimSpace(target)
+	}
+	text = strings.Trim(strings.TrimSpace(text), `"`)
+	if text != "" {
+		b.WriteString(in.sub(text))
+		return
+	}
+	page, frag, hasFrag := strings.Cut(target, "#")
+	if shorthand && !hasFrag && !strings.HasSuffix(page, ".adoc") {
+		frag, page = page, ""
+	}
+	if page != "" && in.c.resolvePage(page) == in.c.path {
+		page = "" // this page
+	}
+	if page == "" {
+		if frag == "" {
+			in.lit(b, in.c.pageTitle(in.c.path))
+			return
+		}
+		if in.plain {
+			b.WriteString(humanizeID(frag))
+			return
+		}
+		b.WriteByte(refMark)
+		b.WriteString(frag)
+		b.WriteByte(refMark)
+		return
+	}
+	in.lit(b, in.c.pageTitle(page))
+}
+
+// humanizeID turns an id into words: "_install_gems" gives
+// "install gems".
+func humanizeID(id string) string {
+	id = strings.TrimLeft(id, "_-")
+	return strings.TrimSpace(strings.NewReplacer("_", " ", "-", " ").Replace(id))
+}
+
+// decodeEntities decodes character references (&#8217;, &amp;).
+func decodeEntities(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			break
+		}
+		j := i + 1
+		for j < len(s) && j-i < 32 && (isWordByte(s[j]) || j == i+1 && s[j] == '#') {
+			j++
+		}
+		if j < len(s) && s[j] == ';' && j > i+1 {
+			b.WriteString(s[:i])
+			b.WriteString(html.UnescapeString(s[i : j+1]))
+			s = s[j+1:]
+			continue
+		}
+		b.WriteString(s[:i+1])
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}

@@ -1,0 +1,7 @@
+# tag::setup[]
+require 'demo'
+# end::setup[]
+# tag::run[]
+Demo.run
+# end::run[]
+puts 'done'

@@ -1,0 +1,140 @@
+package asciidoc
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"testing/fstest"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+func TestSectionIDs(t *testing.T) {
+	tests := []struct {
+		attrs  string // attribute entries
+		titles []string
+		want   []string
+	}{
+		{"", []string{"Wiley & Sons, Inc."}, []string{"_wiley_sons_inc"}},
+		{"", []string{"Set `:safe` option", "Set `:safe` option"}, []string{"_set_safe_option", "_set_safe_option_2"}},
+		{"", []string{"apk (Alpine Linux)", "What's *new* -- now"}, []string{"_apk_alpine_linux", "_whats_new_now"}},
+		{"", []string{"Ünïcode Wörds 2.0"}, []string{"_ünïcode_wörds_2_0"}},
+		{":idprefix:\n:idseparator: -\n", []string{"Install the Gem", "install-the-gem"}, []string{"install-the-gem", "install-the-gem-2"}},
+		{":idprefix: id_\n", []string{"A  B"}, []string{"id_a_b"}},
+		{"", []string{"!"}, []string{"_"}},
+		{"", []string{"Legacy anchor [[legacy]]"}, []string{"legacy"}},
+		{"", []string{"xref:other.adoc[Other page] and https://example.org[a link]"}, []string{"_other_page_and_a_link"}},
+	}
+	for _, tt := range tests {
+		var src strings.Builder
+		src.WriteString("= Doc\n" + tt.attrs + "\n")
+		for _, h := range tt.titles {
+			src.WriteString("== " + h + "\n\ntext\n\n")
+		}
+		doc, err := Split("doc.adoc", []byte(src.String()), nil, markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, s := range doc.Sections {
+			if s.Level > 0 {
+				got = append(got, s.Anchor)
+			}
+		}
+		if !slices.Equal(got, tt.want) {
+			t.Errorf("titles %q with %q: got ids %q, want %q", tt.titles, tt.attrs, got, tt.want)
+		}
+	}
+}
+
+func TestFilterTags(t *testing.T) {
+	lines := []string{"a", "// tag::x[]", "b", "// tag::y[]", "c", "// end::y[]", "// end::x[]", "d"}
+	tests := []struct{ spec, want string }{
+		{"x", "b c"},
+		{"y", "c"},
+		{"x;!y", "b"},
+		{"**", "a b c d"},
+		{"*", "b c"},
+	}
+	for _, tt := range tests {
+		if got := strings.Join(filterTags(lines, tt.spec), " "); got != tt.want {
+			t.Errorf("filterTags(%q): got %q, want %q", tt.spec, got, tt.want)
+		}
+	}
+	if got := strings.Join(filterLines([]string{"1", "2", "3", "4", "5"}, "1;3..4"), " "); got != "1 3 4" {
+		t.Errorf("filterLines: got %q, want %q", got, "1 3 4")
+	}
+}
+
+func TestIncludes(t *testing.T) {
+	repo := fstest.MapFS{
+		"docs/antora.yml":                       {Data: []byte("name: c\nversion: ~\n")},
+		"docs/modules/ROOT/pages/dir/page.adoc": {Data: []byte("x")},
+		"docs/modules/ROOT/pages/dir/near.adoc": {Data: []byte("near text")},
+		"docs/modules/ROOT/partials/p.adoc":     {Data: []byte("partial text\ninclude::q.adoc[]")},
+		"docs/modules/ROOT/partials/q.adoc":     {Data: []byte("nested relative text")},
+		"docs/modules/other/examples/e.rb":      {Data: []byte("other module code")},
+		"docs/modules/ROOT/partials/loop.adoc":  {Data: []byte("loop\ninclude::loop.adoc[]")},
+	}
+	src := strings.Join([]string{
+		"include::near.adoc[]",
+		"",
+		"include::partial$p.adoc[]",
+		"",
+		"----",
+		"include::other:example$e.rb[]",
+		"----",
+		"",
+		"include::othercomp:ROOT:partial$p.adoc[]",
+		"include::https://example.org/x.adoc[]",
+		"include::partial$none.adoc[]",
+		"include::partial$loop.adoc[]",
+	}, "\n")
+	doc, dropped, err := SplitReport("docs/modules/ROOT/pages/dir/page.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := doc.Sections[0].Text
+	for _, want := range []string{"near text", "partial text", "nested relative text", "other module code"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("text lacks %q:\n%s", want, text)
+		}
+	}
+	var reasons []string
+	for _, d := range dropped {
+		reasons = append(reasons, d.Target+": "+d.Reason)
+	}
+	wantDropped := []string{"othercomp:ROOT:partial$p.adoc", "https://example.org/x.adoc", "partial$none.adoc", "loop.adoc"}
+	if len(dropped) != len(wantDropped) {
+		t.Fatalf("dropped %q, want targets %q", reasons, wantDropped)
+	}
+	for i, d := range dropped {
+		if d.Target != wantDropped[i] || d.Line == 0 {
+			t.Errorf("dropped[%d] = %+v, want target %q with a line", i, d, wantDropped[i])
+		}
+	}
+}
+
+func TestInline(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"*bold* and _em_ and `code`", "**bold** and *em* and `code`"},
+		{"**un**constrained", "**un**constrained"},
+		{"a `+{x}+` b", "a `{x}` b"},
+		{"pass:[<b>x</b>] and +*lit*+", `\<b>x\</b> and *lit*`},
+		{"see <<sec-id,the section>> or <<other.adoc#x,there>>", "see the section or there"},
+		{"https://example.org[Example^] and link:file.txt[file]", "[Example](https://example.org) and [file](file.txt)"},
+		{"kbd:[Ctrl+C] menu:File[Save]", "`Ctrl+C` **File > Save**"},
+		{"x^2^ and H~2~O", "x^2 and H_2O"},
+		{`\*not bold*`, `*not bold*`},
+		{"a <tag> b &amp; c &#8217;", `a \<tag> b & c ’`},
+		{"[.role]#marked# text", "marked text"},
+		{"line one +\nline two", "line one\nline two"},
+		{"image:icon.png[Icon] x", "Icon x"},
+	}
+	for _, tt := range tests {
+		c := &converter{ids: ids{used: map[string]bool{}}, titles: map[string]string{}, pageTitles: map[string]string{}}
+		if got := c.inlineMD(tt.in, newAttributes()); got != tt.want {
+			t.Errorf("inlineMD(%q) = %q, want %q", tt.in, got, tt.want)
+		}
+	}
+}
