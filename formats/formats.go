@@ -18,6 +18,7 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/codex7/codex7/asciidoc"
 	"github.com/codex7/codex7/markdown"
 	"github.com/codex7/codex7/notebook"
 	"github.com/codex7/codex7/rst"
@@ -31,6 +32,7 @@ const (
 	Markdown Format = "markdown" // .md, .mdx, .markdown
 	Notebook Format = "notebook" // .ipynb (nbformat 4)
 	RST      Format = "rst"      // .rst, .rest (reStructuredText, as Sphinx reads it)
+	AsciiDoc Format = "asciidoc" // .adoc, .asciidoc (AsciiDoc, Antora pages)
 )
 
 // ErrNotDocumentation means a file with a documentation extension holds
@@ -78,7 +80,44 @@ func table() []format {
 			}
 			return doc, err
 		}},
+		{AsciiDoc, []string{".adoc", ".asciidoc"}, readAsciiDoc},
 	}
+}
+
+// readAsciiDoc reads an AsciiDoc page. Antora publishes no page for its
+// modules' partials and examples (they are included into pages) nor for
+// its nav files: those are not documentation of their own.
+func readAsciiDoc(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
+	if why := antoraNonPage(p); why != "" {
+		return nil, fmt.Errorf("%s: %w: %s", p, ErrNotDocumentation, why)
+	}
+	doc, dropped, err := asciidoc.SplitReport(p, src, repo, opts)
+	if err != nil || len(dropped) == 0 {
+		return doc, err
+	}
+	var parts []string
+	for _, d := range dropped {
+		parts = append(parts, fmt.Sprintf("line %d: include::%s: %s", d.Line, d.Target, d.Reason))
+	}
+	return doc, fmt.Errorf("%s: %w: %d include(s) dropped; %s", p, ErrPartial, len(dropped), strings.Join(parts, "; "))
+}
+
+// antoraNonPage says why the file at p, in an Antora component's layout
+// (modules/NAME/...), is not a page, or "".
+func antoraNonPage(p string) string {
+	segs := strings.Split(p, "/")
+	for i := 0; i+2 < len(segs); i++ {
+		if segs[i] != "modules" {
+			continue
+		}
+		switch family := segs[i+2]; {
+		case family == "partials" || family == "examples":
+			return "an Antora " + strings.TrimSuffix(family, "s") + ", included into pages"
+		case i+3 == len(segs) && strings.HasPrefix(strings.ToLower(family), "nav"):
+			return "an Antora nav file"
+		}
+	}
+	return ""
 }
 
 // All returns every format, in a fixed order.

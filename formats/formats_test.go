@@ -10,7 +10,7 @@ import (
 
 func TestOf(t *testing.T) {
 	all := Set{}
-	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown, "guides/x.ipynb": Notebook, "docs/cli.rst": RST} {
+	for p, want := range map[string]Format{"docs/a.md": Markdown, "A.MDX": Markdown, "x.markdown": Markdown, "guides/x.ipynb": Notebook, "docs/cli.rst": RST, "docs/modules/ROOT/pages/a.adoc": AsciiDoc} {
 		if got, ok := all.Of(p); !ok || got != want {
 			t.Errorf("Of(%q) = %q, %v; want %q", p, got, ok, want)
 		}
@@ -70,5 +70,26 @@ func TestReadPartial(t *testing.T) {
 	}
 	if doc, err := Read("docs/a.rst", []byte("Title\n=====\n\nText.\n"), fstest.MapFS{}, markdown.DefaultOptions()); err != nil || doc.Title != "Title" {
 		t.Errorf("Read(a.rst) = %+v, %v", doc, err)
+	}
+}
+
+func TestReadAsciiDoc(t *testing.T) {
+	repo := fstest.MapFS{
+		"docs/antora.yml":                       {Data: []byte("name: docs\nversion: ~\n")},
+		"docs/modules/ROOT/partials/intro.adoc": {Data: []byte("Shared intro.\n")},
+	}
+	src := "= Install\n\n== Gem\n\n[source,sh]\n----\ngem install asciidoctor\n----\n\ninclude::partial$intro.adoc[]\n"
+	doc, err := Read("docs/modules/ROOT/pages/install.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil || doc.Title != "Install" || len(doc.Sections) == 0 {
+		t.Fatalf("Read(install.adoc) = %+v, %v", doc, err)
+	}
+	for _, p := range []string{"docs/modules/ROOT/partials/intro.adoc", "docs/modules/ROOT/examples/x.adoc", "docs/modules/ROOT/nav.adoc"} {
+		if _, err := Read(p, []byte("* xref:a.adoc[]\n"), repo, markdown.DefaultOptions()); !errors.Is(err, ErrNotDocumentation) {
+			t.Errorf("Read(%s) error %v, want ErrNotDocumentation (not an Antora page)", p, err)
+		}
+	}
+	doc, err = Read("docs/modules/ROOT/pages/more.adoc", []byte("= More\n\ninclude::../../../../../outside.adoc[]\n\n== Usage\n\nText.\n"), repo, markdown.DefaultOptions())
+	if !errors.Is(err, ErrPartial) || doc == nil {
+		t.Errorf("Read(more.adoc) = %v, %v; want the document and ErrPartial", doc, err)
 	}
 }

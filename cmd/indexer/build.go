@@ -208,7 +208,7 @@ func summarize(w io.Writer, res *pipeline.Result) {
 	fmt.Fprintf(w, "built %d, up to date %d, failed %d library versions (%d documents, %d sections) in %s\n",
 		built, upToDate, len(failed), docs, sections, res.Elapsed.Round(time.Millisecond))
 	if skipped > 0 {
-		fmt.Fprintf(w, "  %d files skipped (too large, binary, invalid UTF-8, symlinks, submodules, unsafe names, too deep): listed in each manifest.json, and logged with -v\n", skipped)
+		fmt.Fprintf(w, "  %d files skipped (not documentation, such as Antora partials and navs or a .txt that is not reStructuredText; too large, binary, invalid UTF-8, symlinks, submodules, unsafe names, too deep): listed with the reason in each manifest.json, and logged with -v\n", skipped)
 	}
 	for _, f := range failed {
 		fmt.Fprintf(w, "  FAILED %v\n", f.Err)
