@@ -78,10 +78,16 @@ func emptySnapshot(dirs []string) *Snapshot {
 // errNoCatalogYet is a source's error before its first load.
 var errNoCatalogYet = errors.New("no catalog loaded yet")
 
-// maxRepublishedRetries bounds how often load reads a version's manifest
-// again after finding the version republished under it, so that a
-// directory republished without end cannot hold a load forever.
-const maxRepublishedRetries = 10
+// republishedWait bounds how long load keeps reading a version's manifest
+// again after finding the version republished under it, waiting a little
+// longer each time (from republishedBackoff): a build publishing version
+// after version is waited out, and a directory republished without end
+// cannot hold a load for longer. A count of tries was not enough: on a
+// busy machine, ten reads could each be overtaken by the next publish.
+const (
+	republishedWait    = 2 * time.Second
+	republishedBackoff = 100 * time.Microsecond
+)
 
 // source is one artifact directory as a load finds it.
 type source struct {
@@ -223,7 +229,9 @@ func (st *Snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *Snapsh
 		tree, err := sl.topics()
 		// A build republished the version since its manifest was
 		// read: read the new one. That is no damage to refuse.
-		for try := 0; errors.Is(err, ErrStale) && try < maxRepublishedRetries; try++ {
+		deadline, wait := time.Now().Add(republishedWait), republishedBackoff
+		for ; errors.Is(err, ErrStale) && time.Now().Before(deadline); wait = min(2*wait, 50*time.Millisecond) {
+			time.Sleep(wait)
 			delete(st.vdirs, v.Path)
 			if sl, err = st.versionDirFor(dir, &l, &v, prev); err == nil {
 				v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
