@@ -1,15 +1,14 @@
 package asciidoc
 
 import (
-	"bytes"
 	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/codex7/codex7/internal/golden"
 	"github.com/codex7/codex7/markdown"
 )
 
@@ -62,25 +61,7 @@ func TestGolden(t *testing.T) {
 			checkDocument(t, in, doc)
 			checkHeadingLines(t, in, src, doc)
 			checkWords(t, in, src, doc)
-			got, err := json.MarshalIndent(goldenResult{doc, dropped}, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			golden := filepath.Join("testdata", strings.TrimSuffix(in, filepath.Ext(in))+".golden.json")
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("SplitReport(%s) differs from %s (run go test -update and review the diff):\n%s", in, golden, firstDiff(string(want), string(got)))
-			}
+			golden.JSON(t, filepath.Join("testdata", strings.TrimSuffix(in, filepath.Ext(in))+".golden.json"), "SplitReport("+in+")", goldenResult{doc, dropped}, *update)
 		})
 	}
 }
@@ -113,22 +94,4 @@ func mustJSON(t *testing.T, v any) string {
 		t.Fatal(err)
 	}
 	return string(b)
-}
-
-// firstDiff describes the first differing line of two texts.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n-want " + wl + "\n+got  " + gl
-		}
-	}
-	return "(no line differs)"
 }

@@ -1,14 +1,13 @@
 package markdown
 
 import (
-	"bytes"
-	"encoding/json"
 	"flag"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/codex7/codex7/internal/golden"
 )
 
 var update = flag.Bool("update", false, "rewrite golden files")
@@ -53,43 +52,7 @@ func TestGolden(t *testing.T) {
 				t.Fatalf("Split: %v", err)
 			}
 			checkInvariants(t, "docs/"+name, src, opts)
-			got, err := json.MarshalIndent(doc, "", "  ")
-			if err != nil {
-				t.Fatal(err)
-			}
-			got = append(got, '\n')
-			golden := strings.TrimSuffix(in, filepath.Ext(in)) + ".golden.json"
-			if *update {
-				if err := os.WriteFile(golden, got, 0o644); err != nil {
-					t.Fatal(err)
-				}
-				return
-			}
-			want, err := os.ReadFile(golden)
-			if err != nil {
-				t.Fatalf("%v (run go test -update to create it)", err)
-			}
-			if !bytes.Equal(got, want) {
-				t.Errorf("Split(%s) differs from %s (run go test -update and review the diff):\n%s", in, golden, firstDiff(string(want), string(got)))
-			}
+			golden.JSON(t, strings.TrimSuffix(in, filepath.Ext(in))+".golden.json", "Split("+in+")", doc, *update)
 		})
 	}
-}
-
-// firstDiff describes the first differing line of two texts.
-func firstDiff(want, got string) string {
-	w, g := strings.Split(want, "\n"), strings.Split(got, "\n")
-	for i := 0; i < len(w) || i < len(g); i++ {
-		var wl, gl string
-		if i < len(w) {
-			wl = w[i]
-		}
-		if i < len(g) {
-			gl = g[i]
-		}
-		if wl != gl {
-			return "line " + strconv.Itoa(i+1) + ":\n-want " + wl + "\n+got  " + gl
-		}
-	}
-	return "(no line differs)"
 }
