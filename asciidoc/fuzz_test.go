@@ -7,7 +7,6 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
-	"time"
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/markdown"
@@ -42,11 +41,7 @@ func FuzzSplit(f *testing.F) {
 	f.Fuzz(func(t *testing.T, src []byte, max uint16) {
 		const p = "docs/modules/ROOT/pages/page.adoc"
 		opts := markdown.Options{MaxSectionTokens: int(max)}
-		start := time.Now()
 		doc, _, err := SplitReport(p, src, fuzzRepo(src), opts)
-		if d := time.Since(start); d > 5*time.Second {
-			t.Fatalf("took %v", d)
-		}
 		if !utf8.Valid(src) {
 			if !errors.Is(err, markdown.ErrInvalidUTF8) || doc != nil {
 				t.Fatalf("got %v, %v for invalid UTF-8, want nil, ErrInvalidUTF8", doc, err)

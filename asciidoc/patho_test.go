@@ -3,7 +3,6 @@ package asciidoc
 import (
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/codex7/codex7/markdown"
 )
@@ -43,19 +42,26 @@ func pathoCases() []pathoCase {
 	}
 }
 
-// TestPathological checks that hostile inputs are split in bounded time
-// and that text after them survives.
+// TestPathological splits every hostile input and checks that the text
+// after it survives. It asserts no timing: a quadratic cost would make it
+// run for hours and time out, and BenchmarkPathological gives the figures
+// (a ratio near 10 between its two sizes is linear). Under the race
+// detector, which slows this single-goroutine code tenfold and finds
+// nothing in it, the inputs are a tenth of the size.
 func TestPathological(t *testing.T) {
+	if testing.Short() {
+		t.Skip("splits megabytes of hostile input; skipped in -short mode")
+	}
 	for _, c := range pathoCases() {
 		t.Run(c.name, func(t *testing.T) {
-			src := c.gen(c.big) + "\n\nthe end of the document\n"
-			start := time.Now()
+			n := c.big
+			if raceEnabled && n >= 100 {
+				n /= 10
+			}
+			src := c.gen(n) + "\n\nthe end of the document\n"
 			doc, _, err := SplitReport("docs/modules/ROOT/pages/page.adoc", []byte(src), fuzzRepo(nil), markdown.DefaultOptions())
 			if err != nil {
 				t.Fatal(err)
-			}
-			if d := time.Since(start); d > 10*time.Second {
-				t.Errorf("took %v", d)
 			}
 			if c.name == "conditionals" {
 				return // the end is inside the open conditionals
