@@ -1,0 +1,236 @@
+package asciidoc
+
+import (
+	"html"
+	"strings"
+)
+
+// Inline macros (link:, xref:, image:, kbd:, footnote: …), cross
+// references and character references: what inline.go's scanner hands
+// over when it meets a macro name or an entity.
+
+func firstNonEmpty(a, b string) string {
+	if strings.TrimSpace(a) != "" {
+		return a
+	}
+	return b
+}
+
+// macroNames are the inline macros the converter knows, besides URLs.
+var macroNames = map[string]bool{
+	"xref": true, "link": true, "mailto": true, "image": true, "footnote": true,
+	"footnoteref": true, "kbd": true, "btn": true, "menu": true, "anchor": true,
+	"stem": true, "latexmath": true, "asciimath": true, "icon": true,
+	"indexterm": true, "indexterm2": true,
+	"http": true, "https": true, "ftp": true, "irc": true, "file": true,
+}
+
+// macro handles name:target[text] macros and URLs.
+func (in *inliner) macro(b *strings.Builder, s string, i int, flush func(int)) int {
+	j := i
+	for j < len(s) && j-i < 12 && (isASCIILetter(s[j]) || s[j] >= '0' && s[j] <= '9') {
+		j++
+	}
+	if j >= len(s) || s[j] != ':' {
+		return i
+	}
+	name := s[i:j]
+	if !macroNames[name] {
+		return i
+	}
+	url := name == "http" || name == "https" || name == "ftp" || name == "irc" || name == "file"
+	t := j + 1
+	if url {
+		t = i
+	}
+	// The target: up to '[' or, for bare URLs, whitespace.
+	k := t
+	for k < len(s) && s[k] != '[' && s[k] != ' ' && s[k] != '\n' && s[k] != '\t' && k-t < 2048 {
+		k++
+	}
+	target := s[t:k]
+	if k >= len(s) || s[k] != '[' {
+		if url && len(target) > len(name)+3 {
+			flush(i)
+			u := strings.TrimRight(target, ".,;:!?)")
+			in.lit(b, u)
+			return i + len(u)
+		}
+		return i
+	}
+	e := bracketEnd(s, k)
+	if e < 0 {
+		return i
+	}
+	text := strings.ReplaceAll(s[k+1:e], `\]`, "]")
+	flush(i)
+	end := e + 1
+	switch name {
+	case "xref":
+		in.xref(b, target, text, false)
+	case "http", "https", "ftp", "irc", "file", "link", "mailto":
+		text = linkText(text)
+		if name == "mailto" {
+			target = strings.TrimPrefix(target, "")
+		}
+		if text == "" {
+			in.lit(b, strings.TrimPrefix(target, "mailto:"))
+			break
+		}
+		if in.plain || name == "mailto" {
+			b.WriteString(in.sub(text))
+			break
+		}
+		b.WriteString("[")
+		b.WriteString(in.sub(text))
+		b.WriteString("](")
+		b.WriteString(markdownURL(target))
+		b.WriteString(")")
+	case "image", "icon":
+		alt, _, _ := strings.Cut(text, ",")
+		in.lit(b, strings.Trim(alt, `"`))
+	case "footnote", "footnoteref":
+		if name == "footnoteref" {
+			_, text, _ = strings.Cut(text, ",")
+		}
+		if strings.TrimSpace(text) != "" {
+			b.WriteString(" (")
+			b.WriteString(in.sub(text))
+			b.WriteString(")")
+		}
+	case "kbd", "stem", "latexmath", "asciimath":
+		in.code(b, text)
+	case "btn":
+		in.lit(b, "["+text+"]")
+	case "menu":
+		items := []string{target}
+		for _, it := range strings.Split(text, ">") {
+			if it = strings.TrimSpace(it); it != "" {
+				items = append(items, it)
+			}
+		}
+		in.raw(b, "**")
+		in.lit(b, strings.Join(items, " > "))
+		in.raw(b, "**")
+	case "anchor":
+		in.c.ids.register(target)
+		b.WriteString(in.sub(text))
+	case "indexterm":
+	case "indexterm2":
+		b.WriteString(in.sub(text))
+	}
+	return end
+}
+
+// bracketEnd returns the index of the ']' closing the '[' at s[k], on the
+// same line, skipping escaped ones, or -1.
+func bracketEnd(s string, k int) int {
+	for i := k + 1; i < len(s) && i-k < 4096; i++ {
+		switch s[i] {
+		case '\\':
+			i++
+		case ']':
+			return i
+		case '\n':
+			if i+1 < len(s) && s[i+1] == '\n' {
+				return -1
+			}
+		}
+	}
+	return -1
+}
+
+// linkText returns a link macro's text without its attributes
+// (",window=_blank", a trailing "^") and quotes.
+func linkText(t string) string {
+	if strings.Contains(t, "=") {
+		if i := strings.IndexByte(t, ','); i >= 0 {
+			if strings.Contains(t[i:], "=") {
+				t = t[:i]
+			}
+		}
+		if strings.Contains(t, "=") && !strings.Contains(t, " ") {
+			t = ""
+		}
+	}
+	t = strings.TrimSuffix(t, "^")
+	return strings.Trim(strings.TrimSpace(t), `"`)
+}
+
+// markdownURL makes a URL safe inside (...): spaces and parentheses are
+// percent-encoded.
+func markdownURL(u string) string {
+	r := strings.NewReplacer(" ", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
+	return r.Replace(u)
+}
+
+// xref writes a cross reference as its text: the text given, else the
+// title of the section or page it points to, else its target's name.
+func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool) {
+	if shorthand {
+		target, text, _ = strings.Cut(target, ",")
+		target = strings.TrimSpace(target)
+	}
+	text = strings.Trim(strings.TrimSpace(text), `"`)
+	if text != "" {
+		b.WriteString(in.sub(text))
+		return
+	}
+	page, frag, hasFrag := strings.Cut(target, "#")
+	if shorthand && !hasFrag && !strings.HasSuffix(page, ".adoc") {
+		frag, page = page, ""
+	}
+	if page != "" && in.c.resolvePage(page) == in.c.path {
+		page = "" // this page
+	}
+	if page == "" {
+		if frag == "" {
+			in.lit(b, in.c.pageTitle(in.c.path))
+			return
+		}
+		if in.plain {
+			b.WriteString(humanizeID(frag))
+			return
+		}
+		b.WriteByte(refMark)
+		b.WriteString(frag)
+		b.WriteByte(refMark)
+		return
+	}
+	in.lit(b, in.c.pageTitle(page))
+}
+
+// humanizeID turns an id into words: "_install_gems" gives
+// "install gems".
+func humanizeID(id string) string {
+	id = strings.TrimLeft(id, "_-")
+	return strings.TrimSpace(strings.NewReplacer("_", " ", "-", " ").Replace(id))
+}
+
+// decodeEntities decodes character references (&#8217;, &amp;).
+func decodeEntities(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, '&')
+		if i < 0 {
+			break
+		}
+		j := i + 1
+		for j < len(s) && j-i < 32 && (isWordByte(s[j]) || j == i+1 && s[j] == '#') {
+			j++
+		}
+		if j < len(s) && s[j] == ';' && j > i+1 {
+			b.WriteString(s[:i])
+			b.WriteString(html.UnescapeString(s[i : j+1]))
+			s = s[j+1:]
+			continue
+		}
+		b.WriteString(s[:i+1])
+		s = s[i+1:]
+	}
+	b.WriteString(s)
+	return b.String()
+}
