@@ -247,32 +247,15 @@ func (p *parser) header(ls []line) (string, []line) {
 // of the section they name, or their id in words.
 func (c *converter) resolveRefs() {
 	for k := range c.out {
-		t := c.out[k].text
-		if strings.IndexByte(t, refMark) < 0 {
-			continue
-		}
-		var b strings.Builder
-		for {
-			i := strings.IndexByte(t, refMark)
-			if i < 0 {
-				break
-			}
-			j := strings.IndexByte(t[i+1:], refMark)
-			if j < 0 {
-				break
-			}
-			b.WriteString(t[:i])
-			id := t[i+1 : i+1+j]
+		t := replaceMarked(c.out[k].text, refMark, func(b *strings.Builder, id string) {
 			title, ok := c.titles[id]
 			if !ok {
 				title = humanizeID(id)
 			}
 			in := &inliner{c: c}
-			in.lit(&b, title)
-			t = t[i+1+j+1:]
-		}
-		b.WriteString(t)
-		c.out[k].text = strings.ReplaceAll(b.String(), string(refMark), "")
+			in.lit(b, title)
+		})
+		c.out[k].text = strings.ReplaceAll(t, string(refMark), "")
 	}
 }
 

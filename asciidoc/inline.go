@@ -231,27 +231,37 @@ func (in *inliner) code(b *strings.Builder, s string) {
 
 // restorePasses replaces passthrough placeholders with their text.
 func (in *inliner) restorePasses(s string) string {
-	if strings.IndexByte(s, passMark) < 0 {
-		return s
-	}
-	var b strings.Builder
-	for {
-		i := strings.IndexByte(s, passMark)
-		if i < 0 {
-			break
-		}
-		j := strings.IndexByte(s[i+1:], passMark)
-		if j < 0 {
-			break
-		}
-		b.WriteString(s[:i])
+	return replaceMarked(s, passMark, func(b *strings.Builder, inner string) {
 		n := 0
-		for _, d := range s[i+1 : i+1+j] {
+		for _, d := range inner {
 			n = n*10 + int(d-'0')
 		}
 		if n < len(in.passes) {
 			b.WriteString(in.passes[n])
 		}
+	})
+}
+
+// replaceMarked rewrites each run of s between two marks, marks included,
+// with what with writes for the text between them; what follows a mark
+// left unpaired is kept as it is. Placeholders (passthroughs, references
+// resolved once every title is known) are written so.
+func replaceMarked(s string, mark byte, with func(b *strings.Builder, inner string)) string {
+	if strings.IndexByte(s, mark) < 0 {
+		return s
+	}
+	var b strings.Builder
+	for {
+		i := strings.IndexByte(s, mark)
+		if i < 0 {
+			break
+		}
+		j := strings.IndexByte(s[i+1:], mark)
+		if j < 0 {
+			break
+		}
+		b.WriteString(s[:i])
+		with(&b, s[i+1:i+1+j])
 		s = s[i+1+j+1:]
 	}
 	b.WriteString(s)

@@ -88,7 +88,7 @@ func table() []format {
 // modules' partials and examples (they are included into pages) nor for
 // its nav files: those are not documentation of their own.
 func readAsciiDoc(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
-	if why := antoraNonPage(p); why != "" {
+	if why := asciidoc.NotPage(p); why != "" {
 		return nil, fmt.Errorf("%s: %w: %s", p, ErrNotDocumentation, why)
 	}
 	doc, dropped, err := asciidoc.SplitReport(p, src, repo, opts)
@@ -100,24 +100,6 @@ func readAsciiDoc(p string, src []byte, repo fs.FS, opts markdown.Options) (*mar
 		parts = append(parts, fmt.Sprintf("line %d: include::%s: %s", d.Line, d.Target, d.Reason))
 	}
 	return doc, fmt.Errorf("%s: %w: %d include(s) dropped; %s", p, ErrPartial, len(dropped), strings.Join(parts, "; "))
-}
-
-// antoraNonPage says why the file at p, in an Antora component's layout
-// (modules/NAME/...), is not a page, or "".
-func antoraNonPage(p string) string {
-	segs := strings.Split(p, "/")
-	for i := 0; i+2 < len(segs); i++ {
-		if segs[i] != "modules" {
-			continue
-		}
-		switch family := segs[i+2]; {
-		case family == "partials" || family == "examples":
-			return "an Antora " + strings.TrimSuffix(family, "s") + ", included into pages"
-		case i+3 == len(segs) && strings.HasPrefix(strings.ToLower(family), "nav"):
-			return "an Antora nav file"
-		}
-	}
-	return ""
 }
 
 // All returns every format, in a fixed order.
