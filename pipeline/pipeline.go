@@ -521,10 +521,14 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		}
 	}
 	j.snap = nil
-	// Take what the build needs from the tree, then let it go: the git
+	// Take what the build needs from the tree, and let it go once the
+	// documents are split (readers resolve includes in it): the git
 	// objects are as large as the docs and are not needed for indexing.
 	c7 := readContext7(snap, b.log)
-	sel := b.selection(j.lib, c7)
+	sel, err := b.selection(j.lib, c7)
+	if err != nil {
+		return fail(err)
+	}
 	libInfo := b.libraryInfo(j.lib, c7)
 	commit, builtAt := snap.Commit, b.builtAt(snap)
 	omitted := snap.Omitted()
@@ -620,9 +624,14 @@ func (b *builder) logOmitted(j *job, omitted []fetch.Omitted) {
 }
 
 // selection combines the config's globs, the repo's context7.json (where the
-// config is silent) and the built-in excludes.
-func (b *builder) selection(lib config.Library, c7 *config.Context7) Selection {
-	set, _ := formats.Parse(lib.Formats) // validated with the config
+// config is silent) and the built-in excludes. An unknown format (a
+// config made in code, not loaded and validated) is an error, not every
+// format read.
+func (b *builder) selection(lib config.Library, c7 *config.Context7) (Selection, error) {
+	set, err := formats.Parse(lib.Formats)
+	if err != nil {
+		return Selection{}, fmt.Errorf("library %s: formats: %w", lib.ID, err)
+	}
 	sel := Selection{Include: lib.Docs, Formats: set,
 		MaxFileBytes: b.opts.MaxFileBytes, MaxFiles: b.opts.MaxFiles, MaxTotalBytes: b.opts.MaxTotalBytes}
 	var c7Exclude []string
@@ -636,7 +645,7 @@ func (b *builder) selection(lib config.Library, c7 *config.Context7) Selection {
 		}
 	}
 	sel.Exclude = append(append(config.DefaultExcludes(len(sel.Include) > 0), lib.Exclude...), c7Exclude...)
-	return sel
+	return sel, nil
 }
 
 func (b *builder) libraryInfo(lib config.Library, c7 *config.Context7) artifacts.Library {
