@@ -148,12 +148,16 @@ type Skipped struct {
 
 // DocumentInfo is one document as listed in documents.json.
 type DocumentInfo struct {
-	Path        string    `json:"path"`
-	Title       string    `json:"title"`
-	Description string    `json:"description,omitempty"`
-	Tokens      int       `json:"tokens"`
-	Topics      []string  `json:"topics,omitempty"`
-	Outline     []Outline `json:"outline"`
+	Path        string `json:"path"`
+	Title       string `json:"title"`
+	Description string `json:"description,omitempty"`
+	Tokens      int    `json:"tokens"`
+	// Nav is the document's place in its site's own navigation (an
+	// Antora component's nav files), from 1; 0 when it lists the
+	// document nowhere. Listings show listed documents in this order.
+	Nav     int       `json:"nav,omitempty"`
+	Topics  []string  `json:"topics,omitempty"`
+	Outline []Outline `json:"outline"`
 }
 
 // Outline is one heading of a document's outline (chunks merged).

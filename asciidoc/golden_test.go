@@ -80,6 +80,7 @@ func TestNavGolden(t *testing.T) {
 		{Path: "antora/modules/ROOT/pages/index.adoc", Level: 1},
 		{Path: "antora/modules/ROOT/pages/features.adoc", Title: "Feature tour", Level: 2},
 		{Path: "antora/modules/ROOT/pages/features.adoc", Fragment: "_tables", Title: "Tables", Level: 2},
+		{Title: "Reference", Level: 1},
 		{Path: "antora/modules/other/pages/api.adoc", Title: "API", Level: 2},
 	}
 	if g, w := mustJSON(t, nav), mustJSON(t, want); g != w {

@@ -9,9 +9,11 @@ import (
 	"github.com/codex7/codex7/markdown"
 )
 
-// NavEntry is one page entry of an Antora navigation file.
+// NavEntry is one entry of an Antora navigation file: a page, or a
+// plain-text heading of the entries below it.
 type NavEntry struct {
-	// Path is the repository path of the page the entry links to.
+	// Path is the repository path of the page the entry links to; ""
+	// for a plain-text item.
 	Path string `json:"path"`
 	// Fragment is the entry's #fragment without the '#', if any.
 	Fragment string `json:"fragment,omitempty"`
@@ -23,14 +25,14 @@ type NavEntry struct {
 	Level int `json:"level"`
 }
 
-// Nav reads an Antora navigation file (nav.adoc) and returns its page
-// entries in order: the items of its lists that link to a page of the
-// same component with xref:. path is the nav file's repository path
-// (<component>/modules/<module>/nav.adoc); page ids resolve against its
-// module's pages directory, module:page ids against another module's.
-// Items that are plain text or link to another component or to a URL
-// are left out. Attribute references are left as written (Nav reads no
-// antora.yml).
+// Nav reads an Antora navigation file (nav.adoc) and returns its entries
+// in order: the items of its lists that link to a page of the same
+// component with xref:, and the plain-text items that head them. path is
+// the nav file's repository path (<component>/modules/<module>/nav.adoc);
+// page ids resolve against its module's pages directory, module:page ids
+// against another module's. Items that link to another component or to
+// a URL are left out. Attribute references are left as written (Nav
+// reads no antora.yml).
 func Nav(p string, src []byte) ([]NavEntry, error) {
 	if !utf8.Valid(src) {
 		return nil, fmt.Errorf("nav %s: %w", p, markdown.ErrInvalidUTF8)
@@ -57,6 +59,12 @@ func Nav(p string, src []byte) ([]NavEntry, error) {
 		item := strings.TrimSpace(t[n:])
 		i := strings.Index(item, "xref:")
 		if i < 0 {
+			// A plain-text item heads the items below it ("* Migration
+			// Guides"); a link elsewhere names no page of the component.
+			if item != "" && !strings.Contains(item, "://") && !strings.Contains(item, "link:") && !strings.Contains(item, "mailto:") {
+				c := &converter{path: p, ids: ids{used: map[string]bool{}}, titles: map[string]string{}, pageTitles: map[string]string{}}
+				out = append(out, NavEntry{Title: strings.TrimSpace(c.inlinePlain(item, newAttributes())), Level: n})
+			}
 			continue
 		}
 		rest := item[i+len("xref:"):]

@@ -63,7 +63,7 @@ func TestFixturesGolden(t *testing.T) {
 			if len(failed) > 0 {
 				t.Fatalf("split failures: %v", failed)
 			}
-			v, err := Assemble(docsOf(kept), lib.Topics)
+			v, err := Assemble(docsOf(kept), lib.Topics, Navigation{})
 			if err != nil {
 				t.Fatal(err)
 			}

@@ -539,6 +539,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		return fail(err)
 	}
 	progress(StageSplitting, len(sources), 0)
+	nav := readNavigation(snap, sources, b.log.With("library", j.lib.ID, "version", j.name))
 	// The snapshot is kept while splitting: readers resolve includes in it.
 	kept, failed, partial := splitAll(sources, snap, b.opts.Split, b.parallel)
 	snap = nil
@@ -553,7 +554,7 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	if err := ctx.Err(); err != nil {
 		return fail(err)
 	}
-	v, err := Assemble(docsOf(kept), j.lib.Topics)
+	v, err := Assemble(docsOf(kept), j.lib.Topics, nav)
 	if err != nil {
 		return fail(err)
 	}
@@ -715,18 +716,21 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 
 // Assemble derives the topic tree of docs, tags their sections, and lays
 // out what a version directory holds besides its manifest: the index
-// entries in document order and the documents.json listing. The caller
-// fills in the manifest. It keeps docs, which must not change afterwards.
-func Assemble(docs []*markdown.Document, overrides []config.TopicOverride) (*artifacts.Version, error) {
+// entries in document order and the documents.json listing. nav, the
+// sites' own navigation, names and orders the categories it declares and
+// places documents in the listing. The caller fills in the manifest. It
+// keeps docs, which must not change afterwards.
+func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav Navigation) (*artifacts.Version, error) {
 	topicOpts := topics.DefaultOptions()
 	topicOpts.Overrides = overrides
+	topicOpts.Folders = nav.Folders
 	tree, tags, err := topics.Build(docs, topicOpts)
 	if err != nil {
 		return nil, err
 	}
 	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
 	for i, d := range docs {
-		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Outline: []artifacts.Outline{}}
+		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Nav: nav.Order[d.Path], Outline: []artifacts.Outline{}}
 		docTopics := map[string]bool{}
 		for k := range d.Sections {
 			s := &d.Sections[k]

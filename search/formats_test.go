@@ -2,6 +2,8 @@ package search
 
 import (
 	"context"
+	"path"
+	"slices"
 	"strings"
 	"testing"
 
@@ -49,5 +51,33 @@ func TestNotebookLibrary(t *testing.T) {
 	}
 	if len(docs) != 1 {
 		t.Errorf("documents %+v: want the notebook alone, its markdown twin indexed once", docs)
+	}
+}
+
+// TestAntoraNavigationOrdersFolders builds an Antora component through the
+// real pipeline and lists its folder: the pages its navigation lists come
+// first, in the navigation's order, then the others by path.
+func TestAntoraNavigationOrdersFolders(t *testing.T) {
+	repo := gittest.New(t, "main")
+	repo.Write(map[string]string{
+		"docs/antora.yml":                    "name: w\nversion: ~\nnav:\n- modules/ROOT/nav.adoc\n",
+		"docs/modules/ROOT/nav.adoc":         "* xref:start.adoc[]\n** xref:zebra.adoc[]\n** xref:apple.adoc[]\n",
+		"docs/modules/ROOT/pages/apple.adoc": "= Apple\n\nApples.\n",
+		"docs/modules/ROOT/pages/start.adoc": "= Start\n\nStart here.\n",
+		"docs/modules/ROOT/pages/zebra.adoc": "= Zebra\n\nZebras.\n",
+		"docs/modules/ROOT/pages/aside.adoc": "= Aside\n\nNot in the navigation.\n",
+	})
+	repo.Commit("docs")
+	e := openCatalog(t, "  - id: /acme/widgets\n    repo: "+repo.Dir+"\n")
+	ans, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/widgets", Path: "docs/modules/ROOT/pages"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, d := range ans.Documents {
+		got = append(got, path.Base(d.Path))
+	}
+	if want := []string{"start.adoc", "zebra.adoc", "apple.adoc", "aside.adoc"}; !slices.Equal(got, want) {
+		t.Errorf("folder lists %v, want %v", got, want)
 	}
 }

@@ -424,7 +424,7 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 		ans.Kind = KindFolder
 		var entries []DocumentEntry
 		var costs []int
-		for _, doc := range docs {
+		for _, doc := range navOrder(docs) {
 			if clean == "." || strings.HasPrefix(doc.Path, clean+"/") {
 				e := DocumentEntry{Path: doc.Path, Title: doc.Title, Tokens: doc.Tokens}
 				entries = append(entries, e)

@@ -1,7 +1,9 @@
 package search
 
 import (
+	"cmp"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 
@@ -15,6 +17,35 @@ func document(docs []artifacts.DocumentInfo, path string) *artifacts.DocumentInf
 		return &docs[i]
 	}
 	return nil
+}
+
+// navOrder returns docs (sorted by path) in the order a folder lists
+// them: the documents their site's navigation lists first, in its order,
+// then the others by path. docs is not modified.
+func navOrder(docs []artifacts.DocumentInfo) []artifacts.DocumentInfo {
+	listed := false
+	for i := range docs {
+		if docs[i].Nav > 0 {
+			listed = true
+			break
+		}
+	}
+	if !listed {
+		return docs
+	}
+	out := slices.Clone(docs)
+	slices.SortStableFunc(out, func(a, b artifacts.DocumentInfo) int {
+		switch {
+		case a.Nav > 0 && b.Nav > 0:
+			return cmp.Compare(a.Nav, b.Nav)
+		case a.Nav > 0:
+			return -1
+		case b.Nav > 0:
+			return 1
+		}
+		return 0
+	})
+	return out
 }
 
 // closestPaths suggests up to three documents sharing the file name, or

@@ -24,6 +24,33 @@ type Options struct {
 	MaxTopics int
 	// Overrides come from the library's config.
 	Overrides []config.TopicOverride
+	// Folders are categories a site's own navigation declares (an
+	// Antora component's modules), in its order; see Folder.
+	Folders []Folder
+}
+
+// Folder names the category of the documents under a folder, as a
+// documentation site's navigation does: for them it replaces the rule
+// that the first folder under the common root is the category, their
+// sub-folder topics are taken from below Path, and the categories keep
+// the order of Folders, ahead of the others.
+type Folder struct {
+	// Path is a slash-separated folder of document paths.
+	Path string
+	// Name is the category's display name, its slug derived from it; ""
+	// puts the documents in the overview category.
+	Name string
+}
+
+// folderOf returns the index in folders of the longest one holding p, or -1.
+func folderOf(folders []Folder, p string) int {
+	best := -1
+	for i, f := range folders {
+		if strings.HasPrefix(p, f.Path+"/") && (best < 0 || len(f.Path) > len(folders[best].Path)) {
+			best = i
+		}
+	}
+	return best
 }
 
 // DefaultOptions keeps a tree small enough for an agent to read whole.
@@ -102,11 +129,23 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 		if dirs[0] != "." {
 			slug, name, key = Slug(stripOrder(dirs[0])), humanize(stripOrder(dirs[0])), dirs[0]
 		}
+		if f := folderOf(opts.Folders, d.Path); f >= 0 {
+			// Declared categories sort first, in their order; "\x00"
+			// sorts before any folder name.
+			slug, name, key = Slug(opts.Folders[f].Name), opts.Folders[f].Name, fmt.Sprintf("\x00%06d", f)
+			if slug == "" {
+				slug, name = rootCategory, "Overview"
+			}
+			rel[i] = slug + "/" + strings.TrimPrefix(d.Path, opts.Folders[f].Path+"/")
+		}
 		if slug == "" {
 			slug, name = rootCategory, "Overview"
 		}
 		catOf[i] = slug
 		if _, ok := catName[slug]; !ok {
+			catName[slug], catKey[slug] = name, key
+		} else if declared := strings.HasPrefix(key, "\x00"); declared && (key < catKey[slug] || !strings.HasPrefix(catKey[slug], "\x00")) {
+			// A declared category takes its declared place and name.
 			catName[slug], catKey[slug] = name, key
 		}
 		catTokens[slug] += d.Tokens
@@ -625,6 +664,10 @@ func stripOrder(seg string) string {
 	}
 	return seg
 }
+
+// Humanize turns a folder name into a display name: "getting-started" →
+// "Getting started", as categories and folder topics are named.
+func Humanize(seg string) string { return humanize(stripOrder(seg)) }
 
 // humanize turns a folder name into a display name: "getting-started" →
 // "Getting started".

@@ -293,3 +293,49 @@ func TestTopicFiltersAndPlacement(t *testing.T) {
 		t.Errorf("plugins has no topics: %+v", cats["plugins"])
 	}
 }
+
+func TestFoldersNameAndOrderCategories(t *testing.T) {
+	docs := []*markdown.Document{
+		doc("docs/modules/ROOT/pages/index.adoc", "Introduction"),
+		doc("docs/modules/ROOT/pages/features.adoc", "Features"),
+		doc("docs/modules/install/pages/index.adoc", "Install"),
+		doc("docs/modules/install/pages/os/linux.adoc", "Linux"),
+		doc("docs/modules/install/pages/os/macos.adoc", "macOS"),
+		doc("docs/modules/migrate/pages/upgrade.adoc", "Upgrade"),
+		doc("docs/modules/zeta/pages/first.adoc", "First"),
+	}
+	opts := DefaultOptions()
+	opts.Folders = []Folder{
+		{Path: "docs/modules/zeta/pages", Name: "Zeta Comes First"},
+		{Path: "docs/modules/ROOT/pages"},
+		{Path: "docs/modules/install/pages", Name: "Install and Update"},
+		{Path: "docs/modules/migrate/pages", Name: "Migration Guides"},
+	}
+	tree, tags, err := Build(docs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var cats, names []string
+	topicSlugs := map[string]bool{}
+	for _, c := range tree.Categories {
+		cats, names = append(cats, c.Slug), append(names, c.Name)
+		for _, tp := range c.Topics {
+			topicSlugs[tp.Slug] = true
+		}
+	}
+	// The declared categories, in their order, not the folders' order.
+	if want := []string{"zeta-comes-first", "overview", "install-and-update", "migration-guides"}; !reflect.DeepEqual(cats, want) {
+		t.Errorf("categories = %v, want %v", cats, want)
+	}
+	if want := []string{"Zeta Comes First", "Overview", "Install and Update", "Migration Guides"}; !reflect.DeepEqual(names, want) {
+		t.Errorf("names = %v, want %v", names, want)
+	}
+	// Sub-folders count from below the declared folder: "os" is a topic,
+	// and no "pages" or "modules" folder is one.
+	if !topicSlugs["os"] || topicSlugs["pages"] || topicSlugs["modules"] {
+		t.Errorf("topics = %v, want os and neither pages nor modules", topicSlugs)
+	}
+	if got := tags[3][0]; !slices.Contains(got, "install-and-update") || !slices.Contains(got, "os") {
+		t.Errorf("tags of os/linux.adoc = %v", got)
+	}
+}

@@ -182,7 +182,7 @@ func generationVersion(id string, n int) (*artifacts.Version, error) {
 		}
 		docs = append(docs, doc)
 	}
-	v, err := pipeline.Assemble(docs, nil)
+	v, err := pipeline.Assemble(docs, nil, pipeline.Navigation{})
 	if err != nil {
 		return nil, err
 	}
