@@ -358,11 +358,16 @@ func (c *converter) section(ls []srcLine) {
 	c.objLevel = 0
 	text := plainInline(title)
 	// docutils gives the section the id of its title and of each target
-	// before it; Sphinx links to the first target's.
+	// before it; Sphinx links to the first target's. A title whose id the
+	// target already holds (".. _url-building:" over "URL Building") gets
+	// a numbered id of its own, which uses up a number.
 	anchor := MakeID(normalizeName(text))
 	if len(c.labels) > 0 {
 		if l := c.labels[0]; l != "" && !c.ids[l] {
-			if anchor != "" && !c.ids[anchor] {
+			switch {
+			case anchor == l:
+				c.unique("", "id")
+			case anchor != "" && !c.ids[anchor]:
 				c.ids[anchor] = true
 			}
 			anchor = l

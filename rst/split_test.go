@@ -2,6 +2,7 @@ package rst
 
 import (
 	"errors"
+	"slices"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -178,5 +179,27 @@ func TestMarkdownLookalikes(t *testing.T) {
 				}
 			}
 		}
+	}
+}
+
+// TestLabelNamedLikeItsTitle checks a target whose id is the one its
+// title would get (".. _url-building:" over "URL Building", as Flask's
+// quickstart has): the section keeps the target's id, where Sphinx's
+// references link, and the title's own numbered id uses up a number, as
+// docutils numbers them.
+func TestLabelNamedLikeItsTitle(t *testing.T) {
+	src := "Guide\n=====\n\n" +
+		".. _url-building:\n\nURL Building\n------------\n\ntext\n\n" +
+		"Same\n----\n\nmore\n\nSame\n----\n\nagain\n"
+	doc, err := Split("docs/q.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range doc.Sections {
+		got = append(got, s.Anchor)
+	}
+	if want := []string{"guide", "url-building", "same", "id2"}; !slices.Equal(got, want) {
+		t.Errorf("anchors %v, want %v", got, want)
 	}
 }

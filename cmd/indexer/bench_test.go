@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/formats"
 	"github.com/codex7/codex7/internal/gittest"
 )
 
@@ -19,8 +20,10 @@ var corpus = flag.String("corpus", filepath.Join("..", "..", "..", "shared", "co
 
 // BenchmarkBuild runs the real binary over each tree of -corpus, then all
 // of them together, then a no-op rebuild of all, and reports throughput
-// (MB/s of markdown, files/s, sections/s), the peak RSS of the build
-// process and the artifact size relative to the markdown. Run it through
+// (MB/s of documentation source: every file a reader reads by its
+// extension, markdown, reStructuredText, notebooks or AsciiDoc; files/s,
+// sections/s), the peak RSS of the build process and the artifact size
+// relative to the source. Run it through
 // `task bench`; -benchtime 1x -count N gives N samples for medians.
 func BenchmarkBuild(b *testing.B) {
 	entries, err := os.ReadDir(*corpus)
@@ -39,7 +42,7 @@ func BenchmarkBuild(b *testing.B) {
 			continue
 		}
 		src := filepath.Join(*corpus, e.Name())
-		libs = append(libs, lib{id: "/" + strings.Replace(e.Name(), "__", "/", 1), repo: gittest.FromDir(b, src, cache), bytes: markdownBytes(src)})
+		libs = append(libs, lib{id: "/" + strings.Replace(e.Name(), "__", "/", 1), repo: gittest.FromDir(b, src, cache), bytes: sourceBytes(src)})
 	}
 	sort.Slice(libs, func(i, j int) bool { return libs[i].bytes < libs[j].bytes })
 	writeConfig := func(ls []lib) string {
@@ -93,7 +96,7 @@ func BenchmarkBuild(b *testing.B) {
 		if force { // a no-op rebuild processes nothing: no throughput to report
 			b.ReportMetric(float64(docs)/perOp, "files/s")
 			b.ReportMetric(float64(sections)/perOp, "sections/s")
-			b.ReportMetric(float64(dirBytes(out))/float64(size), "artifact/markdown")
+			b.ReportMetric(float64(dirBytes(out))/float64(size), "artifact/source")
 		}
 	}
 	var total int64
@@ -109,10 +112,13 @@ func BenchmarkBuild(b *testing.B) {
 	b.Run("noop-all", func(b *testing.B) { run(b, all, out, false, 0) })
 }
 
-func markdownBytes(dir string) int64 {
+// sourceBytes is the size of the documentation files under dir: those a
+// reader reads by extension (what discovery selects by default, give or
+// take excluded folders and a Sphinx project's .txt).
+func sourceBytes(dir string) int64 {
 	var n int64
 	filepath.WalkDir(dir, func(p string, d fs.DirEntry, err error) error {
-		if err == nil && !d.IsDir() && strings.Contains(".md.mdx.markdown", filepath.Ext(p)) && filepath.Ext(p) != "" {
+		if _, ok := (formats.Set{}).Of(filepath.ToSlash(p)); err == nil && !d.IsDir() && ok {
 			if fi, err := d.Info(); err == nil {
 				n += fi.Size()
 			}
