@@ -245,6 +245,33 @@ func TestEvaluate(t *testing.T) {
 	}
 }
 
+// TestMarkdownLiterals: a reStructuredText heading quoted as written
+// matches the title the rst reader renders.
+func TestMarkdownLiterals(t *testing.T) {
+	for in, want := range map[string]string{
+		"View Lifetime and ``self``": "View Lifetime and `self`",
+		"Use `CORSMiddleware`":       "Use `CORSMiddleware`",
+		"Plain":                      "Plain",
+	} {
+		if got := markdownLiterals(in); got != want {
+			t.Errorf("markdownLiterals(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWithoutAnchor(t *testing.T) {
+	for in, want := range map[string]string{
+		"View Lifetime and `self` {#view-lifetime-and-self}": "View Lifetime and `self`",
+		"Sets {x}":  "Sets {x}",
+		"No anchor": "No anchor",
+		"A {#b} c":  "A {#b} c",
+	} {
+		if got := withoutAnchor(in); got != want {
+			t.Errorf("withoutAnchor(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
 func TestWithoutLibraryName(t *testing.T) {
 	lib := &artifacts.CatalogLib{Library: artifacts.Library{ID: "/tiangolo/fastapi", Title: "FastAPI", Aliases: []string{"fast-api"}}}
 	for in, want := range map[string]string{

@@ -168,7 +168,7 @@ func rankOf(ctx context.Context, e *Engine, q Question) (int, []string, error) {
 	var above []string
 	for i, h := range res.Hits {
 		for _, x := range q.Expected {
-			if h.Path == x.Path && (h.Heading == x.Heading || h.Heading == x.HeadingNorm || h.Title == x.HeadingNorm) {
+			if h.Path == x.Path && (h.Heading == x.Heading || h.Heading == x.HeadingNorm || h.Title == x.HeadingNorm || withoutAnchor(h.Heading) == markdownLiterals(x.HeadingNorm)) {
 				return i + 1, above, nil
 			}
 		}
@@ -177,6 +177,23 @@ func rankOf(ctx context.Context, e *Engine, q Question) (int, []string, error) {
 		}
 	}
 	return 0, above, nil
+}
+
+// markdownLiterals writes a reStructuredText heading's inline literals
+// (``self``) as the markdown code spans (`self`) the rst reader renders
+// them as in a section's title: the eval files quote headings as written
+// in the source.
+func markdownLiterals(heading string) string {
+	return strings.ReplaceAll(heading, "``", "`")
+}
+
+// withoutAnchor drops the explicit anchor ("{#id}") a reader appends to a
+// section's markdown heading.
+func withoutAnchor(heading string) string {
+	if i := strings.LastIndex(heading, " {#"); i >= 0 && strings.HasSuffix(heading, "}") {
+		return heading[:i]
+	}
+	return heading
 }
 
 // Format writes the report as two tables, per library then per kind,
