@@ -180,9 +180,9 @@ func rankOf(ctx context.Context, e *Engine, q Question) (int, []string, error) {
 }
 
 // markdownLiterals writes a reStructuredText heading's inline literals
-// (“self“) as the markdown code spans (`self`) the rst reader renders
-// them as in a section's title: the eval files quote headings as written
-// in the source.
+// (a word between doubled backticks) as the markdown code spans (single
+// backticks) the rst reader renders them as in a section's title: the
+// eval files quote headings as written in the source.
 func markdownLiterals(heading string) string {
 	return strings.ReplaceAll(heading, "``", "`")
 }
