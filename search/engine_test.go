@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -197,9 +198,9 @@ func TestEngineConcurrent(t *testing.T) {
 func TestEvaluate(t *testing.T) {
 	e := buildFixtures(t)
 	qs, err := ReadQuestions(strings.NewReader(`
-{"library":"acme/widgets","query":"Widget.destroy stops polling and removes the DOM","expected":[{"path":"docs/api/create-widget.md","heading":"Widget.destroy()","heading_norm":"Widget.destroy()"}]}
-{"library":"acme/cli","query":"log in","expected":[{"path":"index.mdx","heading":"Log in {/*log-in*/}","heading_norm":"Log in"}]}
-{"library":"acme/cli","query":"zzyzx nothing","expected":[{"path":"index.mdx","heading":"Install","heading_norm":"Install"}]}
+{"library":"acme/widgets","query":"Widget.destroy stops polling and removes the DOM","expected":[{"path":"docs/api/create-widget.md","heading":"Widget.destroy()","heading_norm":"Widget.destroy()"}],"kind":"api"}
+{"library":"acme/cli","query":"log in","expected":[{"path":"index.mdx","heading":"Log in {/*log-in*/}","heading_norm":"Log in"}],"kind":"howto"}
+{"library":"acme/cli","query":"zzyzx nothing","expected":[{"path":"index.mdx","heading":"Install","heading_norm":"Install"}],"kind":"howto"}
 {"library":"acme/nope","query":"x","expected":[{"path":"a.md","heading":"A","heading_norm":"A"}]}
 `))
 	if err != nil {
@@ -216,8 +217,58 @@ func TestEvaluate(t *testing.T) {
 	if w := rep.Libraries["acme/widgets"]; w.RecallAt1 != 1 || w.MRRAt10 != 1 {
 		t.Errorf("widgets = %+v, want a hit at rank 1", w)
 	}
+	if k := rep.Kinds["api"]; k.Questions != 1 || k.RecallAt1 != 1 {
+		t.Errorf("api kind = %+v, want its one question answered first", k)
+	}
+	if k := rep.Kinds["howto"]; k.Questions != 2 {
+		t.Errorf("howto kind = %+v, want 2 questions", k)
+	}
+	if k := rep.Kinds[""]; k.Questions != 1 || k.Errors != 1 {
+		t.Errorf("questions without a kind = %+v, want the failed one", k)
+	}
+	var missed []string
+	for _, m := range rep.Misses {
+		missed = append(missed, m.Query)
+	}
+	if want := []string{"zzyzx nothing", "x"}; !slices.Equal(missed, want) {
+		t.Errorf("misses = %q, want %q", missed, want)
+	}
+	var out strings.Builder
+	rep.Format(&out, true)
+	for _, want := range []string{"kind ", "howto", "rank 0: zzyzx nothing", "want index.mdx#Install", "error: "} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("report lacks %q:\n%s", want, out.String())
+		}
+	}
 	if _, err := ReadQuestions(strings.NewReader(`{"library":"x"}`)); err == nil {
 		t.Error("a question without query and expected was accepted")
+	}
+}
+
+// TestMarkdownLiterals: a reStructuredText heading quoted as written
+// matches the title the rst reader renders.
+func TestMarkdownLiterals(t *testing.T) {
+	for in, want := range map[string]string{
+		"View Lifetime and ``self``": "View Lifetime and `self`",
+		"Use `CORSMiddleware`":       "Use `CORSMiddleware`",
+		"Plain":                      "Plain",
+	} {
+		if got := markdownLiterals(in); got != want {
+			t.Errorf("markdownLiterals(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func TestWithoutAnchor(t *testing.T) {
+	for in, want := range map[string]string{
+		"View Lifetime and `self` {#view-lifetime-and-self}": "View Lifetime and `self`",
+		"Sets {x}":  "Sets {x}",
+		"No anchor": "No anchor",
+		"A {#b} c":  "A {#b} c",
+	} {
+		if got := withoutAnchor(in); got != want {
+			t.Errorf("withoutAnchor(%q) = %q, want %q", in, got, want)
+		}
 	}
 }
 

@@ -60,10 +60,34 @@ type Scores struct {
 	Errors int `json:"errors"`
 }
 
-// Report is an evaluation's outcome, per library and overall.
+// Report is an evaluation's outcome, per library, per kind of question
+// and overall, with every question not answered first.
 type Report struct {
 	Libraries map[string]Scores `json:"libraries"`
-	Overall   Scores            `json:"overall"`
+	// Kinds holds the figures per question kind (howto, api, concept,
+	// troubleshoot, code; "" for questions without one).
+	Kinds   map[string]Scores `json:"kinds"`
+	Overall Scores            `json:"overall"`
+	// Misses are the questions whose first hit does not answer them, in
+	// the file's order: what ranked first, and where an answer did.
+	Misses []Miss `json:"misses,omitempty"`
+}
+
+// Miss is a question whose first hit was not an answer.
+type Miss struct {
+	Library string `json:"library"`
+	Kind    string `json:"kind,omitempty"`
+	Query   string `json:"query"`
+	// Rank is the 1-based rank of the first answer in the top 10, 0 when
+	// none is there.
+	Rank int `json:"rank"`
+	// Expected are the answers, as "path#heading".
+	Expected []string `json:"expected"`
+	// Top are the hits ranked above the answer (the top 5 when none is in
+	// the top 10), as "path#heading".
+	Top []string `json:"top"`
+	// Err is why the question could not be searched.
+	Err string `json:"error,omitempty"`
 }
 
 // Evaluate asks every question of the engine and scores the top 10: a hit
@@ -74,19 +98,33 @@ func Evaluate(ctx context.Context, e *Engine, qs []Question) (*Report, error) {
 		n, r1, r5, errs int
 		rr              float64
 	}
-	per := map[string]*acc{}
+	per, kinds := map[string]*acc{}, map[string]*acc{}
+	group := func(m map[string]*acc, key string) *acc {
+		a := m[key]
+		if a == nil {
+			a = &acc{}
+			m[key] = a
+		}
+		return a
+	}
 	all := &acc{}
+	var misses []Miss
 	for _, q := range qs {
-		rank, err := rankOf(ctx, e, q)
+		rank, top, err := rankOf(ctx, e, q)
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
-		a := per[q.Library]
-		if a == nil {
-			a = &acc{}
-			per[q.Library] = a
+		if rank != 1 {
+			m := Miss{Library: q.Library, Kind: q.Kind, Query: q.Query, Rank: rank, Top: top}
+			for _, x := range q.Expected {
+				m.Expected = append(m.Expected, x.Path+"#"+x.Heading)
+			}
+			if err != nil {
+				m.Err = err.Error()
+			}
+			misses = append(misses, m)
 		}
-		for _, x := range []*acc{a, all} {
+		for _, x := range []*acc{group(per, q.Library), group(kinds, q.Kind), all} {
 			x.n++
 			switch {
 			case err != nil:
@@ -109,47 +147,99 @@ func Evaluate(ctx context.Context, e *Engine, qs []Question) (*Report, error) {
 		n := float64(a.n)
 		return Scores{Questions: a.n, RecallAt1: float64(a.r1) / n, RecallAt5: float64(a.r5) / n, MRRAt10: a.rr / n, Errors: a.errs}
 	}
-	rep := &Report{Libraries: map[string]Scores{}, Overall: score(all)}
+	rep := &Report{Libraries: map[string]Scores{}, Kinds: map[string]Scores{}, Overall: score(all), Misses: misses}
 	for lib, a := range per {
 		rep.Libraries[lib] = score(a)
+	}
+	for kind, a := range kinds {
+		rep.Kinds[kind] = score(a)
 	}
 	return rep, nil
 }
 
 // rankOf returns the 1-based rank of the first answering section in the
-// top 10, or 0.
-func rankOf(ctx context.Context, e *Engine, q Question) (int, error) {
+// top 10, or 0, and the hits ranked above it (the top 5 when it is not in
+// the top 10), as "path#heading".
+func rankOf(ctx context.Context, e *Engine, q Question) (int, []string, error) {
 	res, err := e.Search(ctx, Request{Library: q.Library, Query: q.Query, Limit: 10})
 	if err != nil {
-		return 0, err
+		return 0, nil, err
 	}
+	var above []string
 	for i, h := range res.Hits {
 		for _, x := range q.Expected {
-			if h.Path == x.Path && (h.Heading == x.Heading || h.Heading == x.HeadingNorm || h.Title == x.HeadingNorm) {
-				return i + 1, nil
+			if h.Path == x.Path && (h.Heading == x.Heading || h.Heading == x.HeadingNorm || h.Title == x.HeadingNorm || withoutAnchor(h.Heading) == markdownLiterals(x.HeadingNorm)) {
+				return i + 1, above, nil
 			}
 		}
+		if i < 5 {
+			above = append(above, h.Path+"#"+h.Heading)
+		}
 	}
-	return 0, nil
+	return 0, above, nil
 }
 
-// Format writes the report as a table, libraries sorted.
-func (r *Report) Format(w io.Writer) {
-	libs := make([]string, 0, len(r.Libraries))
-	for l := range r.Libraries {
-		libs = append(libs, l)
+// markdownLiterals writes a reStructuredText heading's inline literals
+// (a word between doubled backticks) as the markdown code spans (single
+// backticks) the rst reader renders them as in a section's title: the
+// eval files quote headings as written in the source.
+func markdownLiterals(heading string) string {
+	return strings.ReplaceAll(heading, "``", "`")
+}
+
+// withoutAnchor drops the explicit anchor ("{#id}") a reader appends to a
+// section's markdown heading.
+func withoutAnchor(heading string) string {
+	if i := strings.LastIndex(heading, " {#"); i >= 0 && strings.HasSuffix(heading, "}") {
+		return heading[:i]
 	}
-	sort.Strings(libs)
-	fmt.Fprintf(w, "%-32s %9s %9s %9s %8s\n", "library", "recall@1", "recall@5", "MRR@10", "questions")
+	return heading
+}
+
+// Format writes the report as two tables, per library then per kind,
+// each sorted, and with misses set every question not answered first.
+func (r *Report) Format(w io.Writer, misses bool) {
+	r.table(w, "library", r.Libraries)
+	fmt.Fprintln(w)
+	r.table(w, "kind", r.Kinds)
+	if !misses {
+		return
+	}
+	for _, m := range r.Misses {
+		fmt.Fprintf(w, "\n%s [%s] rank %d: %s\n", m.Library, m.Kind, m.Rank, m.Query)
+		if m.Err != "" {
+			fmt.Fprintf(w, "  error: %s\n", m.Err)
+		}
+		for _, x := range m.Expected {
+			fmt.Fprintf(w, "  want %s\n", x)
+		}
+		for i, x := range m.Top {
+			fmt.Fprintf(w, "  %2d   %s\n", i+1, x)
+		}
+	}
+}
+
+// table writes one table of figures by name, names sorted, then the
+// overall row.
+func (r *Report) table(w io.Writer, title string, by map[string]Scores) {
+	names := make([]string, 0, len(by))
+	for l := range by {
+		names = append(names, l)
+	}
+	sort.Strings(names)
+	fmt.Fprintf(w, "%-32s %9s %9s %9s %8s\n", title, "recall@1", "recall@5", "MRR@10", "questions")
 	row := func(name string, s Scores) {
+		if name == "" {
+			name = "(none)"
+		}
 		fmt.Fprintf(w, "%-32s %9.3f %9.3f %9.3f %8d", name, s.RecallAt1, s.RecallAt5, s.MRRAt10, s.Questions)
 		if s.Errors > 0 {
 			fmt.Fprintf(w, "  (%d failed)", s.Errors)
 		}
 		fmt.Fprintln(w)
 	}
-	for _, l := range libs {
-		row(l, r.Libraries[l])
+	for _, l := range names {
+		row(l, by[l])
 	}
 	row("overall", r.Overall)
 }

@@ -81,3 +81,32 @@ func TestAntoraNavigationOrdersFolders(t *testing.T) {
 		t.Errorf("folder lists %v, want %v", got, want)
 	}
 }
+
+// TestSearchDropsDuplicates: a guide kept in two copies (a port beside the
+// original, as keras-io keeps its guides) answers once, and the hit it
+// would have pushed out of the limit takes its place, text included.
+func TestSearchDropsDuplicates(t *testing.T) {
+	repo := gittest.New(t, "main")
+	guide := "# Training\n\n## Class weights\n\nPass class weights to fit so that a rare class counts more in the loss.\n"
+	repo.Write(map[string]string{
+		"guides/training.md":      guide,
+		"guides/core/training.md": guide,
+		"guides/sampling.md":      "# Sampling\n\n## Resampling\n\nA rare class can also be resampled before fit.\n",
+	})
+	repo.Commit("guides")
+	e := openCatalog(t, "  - id: /acme/ml\n    repo: "+repo.Dir+"\n")
+	res, err := e.Search(context.Background(), Request{Library: "/acme/ml", Query: "class weights for a rare class in fit", Limit: 2, WithText: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, h := range res.Hits {
+		got = append(got, h.Path+"#"+h.Title)
+		if h.Text == "" {
+			t.Errorf("%s: no text", h.Path)
+		}
+	}
+	if len(got) != 2 || !strings.HasSuffix(got[0], "#Class weights") || got[1] != "guides/sampling.md#Resampling" {
+		t.Errorf("hits %q: want one copy of Class weights, then Resampling", got)
+	}
+}

@@ -44,10 +44,24 @@ func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 		if err != nil {
 			return err
 		}
-		q.Limit, q.WithText = min(req.Limit, request.MaxLimit), req.WithText
+		limit := min(req.Limit, request.MaxLimit)
+		if limit <= 0 {
+			limit = 10
+		}
+		// A few more than asked, to fill the limit after near-duplicates
+		// are dropped; their text is read for the hits kept only.
+		q.Limit = limit + (limit+1)/2
 		hits, err := v.Search(ctx, q.Query)
 		if err != nil {
 			return err
+		}
+		hits = withoutDuplicates(hits, limit)
+		if req.WithText {
+			for i := range hits {
+				if hits[i].Text, err = v.Text(hits[i].Record); err != nil {
+					return err
+				}
+			}
 		}
 		res = &Result{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Hits: hits, TopicsCapped: q.capped}
 		return nil
@@ -89,4 +103,30 @@ func prepare(st *catalog.Snapshot, sc request.Scope, library, query string, topi
 		return nil, nil, nil, ErrEmptyQuery
 	}
 	return &prepared{Query: index.Query{Text: text, Topics: slugs, Kind: mode}, capped: capped}, r, v, nil
+}
+
+// withoutDuplicates returns the first limit hits that are not near
+// duplicates of a hit ranked above them (index.NearDuplicate), the way
+// Docs packs its pages: documentation kept in two copies (a guide and its
+// port, a page per major version) would otherwise fill a ranking with
+// the same text twice.
+func withoutDuplicates(hits []index.Hit, limit int) []index.Hit {
+	kept := hits[:0:0]
+	for i := range hits {
+		if len(kept) == limit {
+			break
+		}
+		dup := false
+		for k := range kept {
+			a, b := &hits[i], &kept[k]
+			if index.NearDuplicate(a.Hash, a.SimHash, a.Tokens, b.Hash, b.SimHash, b.Tokens) {
+				dup = true
+				break
+			}
+		}
+		if !dup {
+			kept = append(kept, hits[i])
+		}
+	}
+	return kept
 }

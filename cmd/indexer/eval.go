@@ -13,11 +13,14 @@ import (
 func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("eval --questions FILE.jsonl [flags]", `Asks every question of an evaluation file (one JSON object a line, as in
 ../shared/eval: library, query, expected sections) and prints recall@1,
-recall@5 and MRR@10 per library and overall. A hit is a returned section
-whose path and heading match an expected one.`, stdout, stderr)
+recall@5 and MRR@10 per library, per kind of question and overall. A hit
+is a returned section whose path and heading match an expected one.
+--misses lists every question not answered first: its answers, and what
+ranked above them.`, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory")
 	file := fs.String("questions", "", "evaluation file (.jsonl), required")
-	asJSON := fs.Bool("json", false, "print the report as JSON")
+	asJSON := fs.Bool("json", false, "print the report as JSON (misses included)")
+	misses := fs.Bool("misses", false, "list the questions not answered first, with what ranked above their answers")
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
@@ -52,7 +55,7 @@ whose path and heading match an expected one.`, stdout, stderr)
 		enc.SetIndent("", "  ")
 		enc.Encode(rep)
 	} else {
-		rep.Format(stdout)
+		rep.Format(stdout, *misses)
 	}
 	if rep.Overall.Errors > 0 {
 		fmt.Fprintf(stderr, "%d questions could not be searched (unknown library or version?)\n", rep.Overall.Errors)
