@@ -7,8 +7,10 @@ import (
 	"github.com/yuin/goldmark"
 	"github.com/yuin/goldmark/ast"
 	"github.com/yuin/goldmark/extension"
+	"github.com/yuin/goldmark/parser"
 	"github.com/yuin/goldmark/renderer"
 	"github.com/yuin/goldmark/renderer/html"
+	"github.com/yuin/goldmark/text"
 	"github.com/yuin/goldmark/util"
 )
 
@@ -27,15 +29,33 @@ import (
 //     forbids.
 //
 // GitHub's extensions (tables, strikethrough, task lists, autolinks) are
-// on, as the documents are mostly written for GitHub.
-func newMarkdown() goldmark.Markdown {
+// on, as the documents are mostly written for GitHub. Headings are moved
+// down by shift levels (at most to h6), so that a section shown under a
+// page's h3 keeps the page's heading outline in order.
+func newMarkdown(shift int) goldmark.Markdown {
 	return goldmark.New(
+		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift(shift), 100))),
 		goldmark.WithExtensions(extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignNone)),
 			extension.Strikethrough, extension.TaskList, extension.Linkify),
 		goldmark.WithRendererOptions(
 			renderer.WithNodeRenderers(util.Prioritized(imageAsLink{}, 100)),
 		),
 	)
+}
+
+// headingShift moves every heading down by its value.
+type headingShift int
+
+func (s headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
+	if s == 0 {
+		return
+	}
+	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+		if h, ok := n.(*ast.Heading); ok && entering {
+			h.Level = min(h.Level+int(s), 6)
+		}
+		return ast.WalkContinue, nil
+	})
 }
 
 // renderMarkdown renders src with md. The result is safe to put in a

@@ -29,7 +29,7 @@ func liveMarkup(out string) string {
 // checks that nothing in the output is live, and that the text survives
 // as text.
 func TestMarkdownInert(t *testing.T) {
-	md := newMarkdown()
+	md := newMarkdown(0)
 	for _, tc := range []struct{ name, src, keep string }{
 		{"script block", "<script>alert(1)</script>\n", ""},
 		{"inline script", "a <script>alert(1)</script> b\n", "a"},
@@ -54,6 +54,7 @@ func TestMarkdownInert(t *testing.T) {
 		{"table", "| a | b |\n|:-|-:|\n| <script>x</script> | 2 |\n", "<td>"},
 		{"code", "```html\n<script>alert(1)</script>\n```\n", "&lt;script&gt;"},
 		{"inline code", "`<img src=x onerror=alert(1)>`\n", "&lt;img"},
+		{"heading", "# Title\n", "<h1>Title</h1>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			out := string(renderMarkdown(md, tc.src))
@@ -67,12 +68,23 @@ func TestMarkdownInert(t *testing.T) {
 	}
 }
 
+// TestHeadingShift: sections shown under an h3 have their headings moved
+// below it, never past h6.
+func TestHeadingShift(t *testing.T) {
+	out := string(renderMarkdown(newMarkdown(3), "# A\n\n## B\n\n#### D\n"))
+	for _, want := range []string{"<h4>A</h4>", "<h5>B</h5>", "<h6>D</h6>"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
 // FuzzMarkdownInert checks that no markdown renders live markup.
 func FuzzMarkdownInert(f *testing.F) {
 	for _, s := range []string{"<script>x</script>", "[a](javascript:x)", "![a](b)", "<img onerror=x>", "<!-- c -->", "| a |\n|-|\n| b |", "<a href='javascript:x'>"} {
 		f.Add(s)
 	}
-	md := newMarkdown()
+	md := newMarkdown(0)
 	f.Fuzz(func(t *testing.T, src string) {
 		out := string(renderMarkdown(md, src))
 		if m := liveMarkup(out); m != "" {

@@ -8,6 +8,7 @@ import (
 	"net/http/cookiejar"
 	"net/http/httptest"
 	"net/url"
+	"path"
 	"regexp"
 	"strconv"
 	"strings"
@@ -130,11 +131,11 @@ func TestAssets(t *testing.T) {
 	c := noRedirects(nil)
 	_, page := get(t, c, ts.URL, "/")
 	refs := regexp.MustCompile(`(?:href|src)="(/-/static/[^"]+)"`).FindAllStringSubmatch(page, -1)
-	if len(refs) != 2 {
-		t.Fatalf("page links %d static files, want the stylesheet and the script: %v", len(refs), refs)
+	if len(refs) != 3 {
+		t.Fatalf("page links %d static files, want the icon, the stylesheet and the script: %v", len(refs), refs)
 	}
 	for _, m := range refs {
-		if !regexp.MustCompile(`^/-/static/site\.[0-9a-f]{12}\.(css|js)$`).MatchString(m[1]) {
+		if !regexp.MustCompile(`^/-/static/(site|favicon)\.[0-9a-f]{12}\.(css|js|svg)$`).MatchString(m[1]) {
 			t.Errorf("static file %s is not named by its hash", m[1])
 		}
 		resp, body := get(t, c, ts.URL, m[1])
@@ -144,7 +145,7 @@ func TestAssets(t *testing.T) {
 		if cc := resp.Header.Get("Cache-Control"); cc != "public, max-age=31536000, immutable" {
 			t.Errorf("%s: Cache-Control %q", m[1], cc)
 		}
-		want := map[bool]string{true: "text/css; charset=utf-8", false: "text/javascript; charset=utf-8"}[strings.HasSuffix(m[1], ".css")]
+		want := map[string]string{".css": "text/css; charset=utf-8", ".js": "text/javascript; charset=utf-8", ".svg": "image/svg+xml"}[path.Ext(m[1])]
 		if ct := resp.Header.Get("Content-Type"); ct != want {
 			t.Errorf("%s: Content-Type %q, want %q", m[1], ct, want)
 		}
