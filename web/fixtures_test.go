@@ -56,6 +56,18 @@ Intro <script>window.__pwned = "inline script";</script> text.
 // hostileDoc, into a new artifact directory.
 func dist(tb testing.TB) string {
 	tb.Helper()
+	out := fixturesDist(tb)
+	evil := gittest.New(tb, "main")
+	evil.Write(map[string]string{"docs/hostile.md": hostileDoc})
+	evil.Commit("hostile")
+	buildtest.Build(tb, out, "libraries:\n  - id: /evil/docs\n    title: Evil Docs\n    repo: "+evil.Dir+"\n")
+	return out
+}
+
+// fixturesDist builds the bundled fixtures alone, as `go run
+// ./cmd/indexer build` does, into a new artifact directory.
+func fixturesDist(tb testing.TB) string {
+	tb.Helper()
 	out := tb.TempDir()
 	cfg, err := config.Load(buildtest.Fixtures(tb, "..", nil))
 	if err != nil {
@@ -68,10 +80,6 @@ func dist(tb testing.TB) string {
 	if err := res.Err(); err != nil {
 		tb.Fatal(err)
 	}
-	evil := gittest.New(tb, "main")
-	evil.Write(map[string]string{"docs/hostile.md": hostileDoc})
-	evil.Commit("hostile")
-	buildtest.Build(tb, out, "libraries:\n  - id: /evil/docs\n    title: Evil Docs\n    repo: "+evil.Dir+"\n")
 	return out
 }
 

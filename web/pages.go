@@ -262,7 +262,7 @@ func (s *Site) queryPage(w http.ResponseWriter, r *http.Request) {
 	}
 	d.Answer = ans
 	d.Raw = ans.Markdown()
-	md := newMarkdown(3) // under each section's h3
+	md := s.sectionMD
 	repo := s.repo(ans.Library, ans.Version)
 	for _, sec := range ans.Sections {
 		d.Sections = append(d.Sections, sectionView{Section: sec, DocURL: docURL(d.Base, sec.Path, sec.Anchor),
@@ -336,7 +336,7 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	lib := s.libraryData(r, res.Library, res.Version)
 	d := documentData{Base: lib.Base, LibTitle: lib.Title, Version: lib.Version, Path: info.Path, Title: cmp.Or(info.Title, info.Path),
 		Outline: info.Outline, SourceURL: contextitems.SourceURL(s.repo(res.Library.ID, res.Version.Version), res.Version.Commit, info.Path, "")}
-	md := newMarkdown(0)
+	md := s.documentMD
 	var text strings.Builder
 	anchor := ""
 	flush := func() {

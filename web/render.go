@@ -29,6 +29,7 @@ func parseTemplates(a *assets) map[string]*template.Template {
 		"asset": a.url,
 		"short": shortCommit,
 		"join":  strings.Join,
+		"count": count,
 	}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
@@ -67,6 +68,14 @@ func (s *Site) render(w http.ResponseWriter, r *http.Request, status int, name, 
 // fail renders the error page.
 func (s *Site) fail(w http.ResponseWriter, r *http.Request, status int, msg string) {
 	s.render(w, r, status, "error", http.StatusText(status), msg)
+}
+
+// count is n and the noun, plural unless n is 1: "1 section", "3 sections".
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
 }
 
 // shortCommit is a commit's first 12 characters.

@@ -28,6 +28,8 @@ import (
 	"log/slog"
 	"net/http"
 
+	"github.com/yuin/goldmark"
+
 	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/catalog"
@@ -76,6 +78,9 @@ type Site struct {
 	pages  map[string]*template.Template
 	assets *assets
 	mux    *http.ServeMux
+	// sectionMD renders sections shown under a page's h3, documentMD whole
+	// documents; goldmark's renderers are safe for concurrent use.
+	sectionMD, documentMD goldmark.Markdown
 }
 
 // New returns the site serving engine.
@@ -84,7 +89,7 @@ func New(engine Engine, opts Options) *Site {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Site{engine: engine, opts: opts, log: log, assets: loadAssets()}
+	s := &Site{engine: engine, opts: opts, log: log, assets: loadAssets(), sectionMD: newMarkdown(3), documentMD: newMarkdown(0)}
 	s.pages = parseTemplates(s.assets)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /-/static/{name}", s.assets.serve)

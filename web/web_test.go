@@ -405,3 +405,24 @@ func httptestTLS(tb testing.TB, h http.Handler) *httptest.Server {
 	tb.Cleanup(ts.Close)
 	return ts
 }
+
+// TestRebinding: on loopback, a page asked for under another host name (a
+// DNS-rebinding attack through a person's browser) is refused.
+func TestRebinding(t *testing.T) {
+	ts := serve(t, handler(openEngine(t, dist(t)), nil))
+	req, _ := http.NewRequest("GET", ts.URL+"/acme/widgets", nil)
+	req.Host = "evil.example"
+	resp, err := noRedirects(nil).Do(req)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if body := readAll(t, resp); resp.StatusCode != http.StatusForbidden || strings.Contains(body, "Acme") {
+		t.Errorf("foreign Host on loopback: %d, want 403\n%s", resp.StatusCode, body)
+	}
+	req.Host = "localhost"
+	if resp, err := noRedirects(nil).Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusOK {
+		t.Errorf("Host localhost: %d, want 200", resp.StatusCode)
+	}
+}
