@@ -18,6 +18,7 @@ import (
 	"github.com/chromedp/cdproto/runtime"
 	"github.com/chromedp/chromedp"
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 // browserPath is Debian's chromium, which .ci/run installs. Tests never
@@ -301,6 +302,14 @@ func TestBrowser(t *testing.T) {
 			chromedp.WaitVisible(chromedp.CSS(".match")))
 		if id := eval[string](tb, "document.querySelector('.match').dataset.id"); id != "/acme/widgets" {
 			t.Errorf("first match %s, want /acme/widgets", id)
+		}
+		res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "resolve-library-id", Arguments: map[string]any{"libraryName": "widgets"}})
+		if err != nil || res.IsError {
+			t.Fatalf("resolve-library-id: %v %+v", err, res)
+		}
+		tb.do(chromedp.Click(chromedp.CSS("#raw summary")), chromedp.WaitVisible(chromedp.CSS("#raw-text")))
+		if raw, want := eval[string](tb, "document.getElementById('raw-text').textContent"), res.Content[0].(*mcp.TextContent).Text; raw != want {
+			t.Errorf("raw text differs from resolve-library-id's:\n%s", cmp.Diff(want, raw))
 		}
 		screenshots(tb, shots, "resolve")
 		tb.clean("resolve")

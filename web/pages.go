@@ -16,6 +16,7 @@ import (
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/server"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -378,16 +379,14 @@ type resolveData struct {
 	Max                 int
 	Asked               bool
 	Error               string
-	Matches             []resolveMatch
+	Note                string
+	Matches             []server.Match
+	// Raw is the text resolve-library-id sends the agent.
+	Raw string
 }
 
-type resolveMatch struct {
-	libraries.Info
-	ID, URL string
-}
-
-// resolvePage shows what resolve-library-id answers: the same
-// libraries.Request the tool makes.
+// resolvePage shows what resolve-library-id answers: the tool's own
+// answer from the local engine (server.Resolve), text and matches.
 func (s *Site) resolvePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := resolveData{Name: strings.TrimSpace(q.Get("name")), Query: q.Get("query"), Detail: cmp.Or(q.Get("detail"), "summary"), Max: libraries.DefaultMaxLibraries}
@@ -400,15 +399,14 @@ func (s *Site) resolvePage(w http.ResponseWriter, r *http.Request) {
 	}
 	status := http.StatusOK
 	if d.Name != "" && d.Error == "" {
-		d.Asked = true
-		res, err := s.engine.FindLibraries(r.Context(), libraries.Request{Name: d.Name, Query: d.Query, Max: d.Max, Detail: d.Detail})
+		text, out, err := server.Resolve(r.Context(), s.engine, server.ResolveInput{LibraryName: d.Name, Query: d.Query, MaxResults: d.Max, Detail: d.Detail})
 		if err != nil {
 			status, d.Error = errorStatus(err)
-			d.Asked = false
-		} else {
-			for _, m := range res.Matches {
-				d.Matches = append(d.Matches, resolveMatch{Info: m, ID: m.Library.ID, URL: m.Library.ID})
+			if status == http.StatusInternalServerError {
+				status = http.StatusBadRequest // the tool's own input errors
 			}
+		} else {
+			d.Asked, d.Raw, d.Note, d.Matches = true, text, out.Note, out.Matches
 		}
 	}
 	s.render(w, r, status, "resolve", "Find a library", d)

@@ -36,6 +36,7 @@ import (
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/server"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -43,12 +44,12 @@ import (
 // (unpadded base64url); pass it to the server as HTTPOptions.SiteCookie.
 const CookieName = "codex7_token"
 
-// Engine is what the site needs of the search engine; *search.Engine has
-// it. Its methods must be safe for concurrent use and must honour the
-// request.Scope in their context, as the MCP tools rely on.
+// Engine is what the site needs of the search engine: what the MCP tools
+// ask (server.Engine), and a version's topics, documents and the catalog;
+// *search.Engine has it. Its methods must be safe for concurrent use and
+// must honour the request.Scope in their context, as the tools rely on.
 type Engine interface {
-	Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error)
-	FindLibraries(ctx context.Context, req libraries.Request) (*libraries.Result, error)
+	server.Engine
 	Topics(ctx context.Context, id string) (*catalog.Resolved, *topics.Tree, error)
 	Documents(ctx context.Context, id string) (*catalog.Resolved, []artifacts.DocumentInfo, error)
 	Catalog() *artifacts.Catalog

@@ -1,6 +1,7 @@
 package web_test
 
 import (
+	"context"
 	"encoding/json"
 	"html"
 	"io"
@@ -15,6 +16,7 @@ import (
 	"testing"
 
 	"github.com/google/go-cmp/cmp"
+	"github.com/modelcontextprotocol/go-sdk/mcp"
 )
 
 func remarshal(from, to any) error {
@@ -370,7 +372,7 @@ func TestQueryIsTheToolsAnswer(t *testing.T) {
 			if d := cmp.Diff(want, got); d != "" {
 				t.Errorf("sections (-tool +page):\n%s", d)
 			}
-			raw := regexp.MustCompile(`(?s)<pre class="raw" id="raw-text" data-copy>(.*?)</pre>`).FindStringSubmatch(body)
+			raw := regexp.MustCompile(`(?s)<pre class="raw" id="raw-text" data-copy>\n(.*?)</pre>`).FindStringSubmatch(body)
 			if raw == nil || htmlUnescape(raw[1]) != text {
 				t.Errorf("the raw text differs from the tool's")
 			}
@@ -424,5 +426,54 @@ func TestRebinding(t *testing.T) {
 		t.Fatal(err)
 	} else if resp.Body.Close(); resp.StatusCode != http.StatusOK {
 		t.Errorf("Host localhost: %d, want 200", resp.StatusCode)
+	}
+}
+
+// TestResolveIsTheToolsAnswer compares the resolve page with
+// resolve-library-id called over MCP with the same arguments: the same
+// matches in the same order and the raw text the tool sends.
+func TestResolveIsTheToolsAnswer(t *testing.T) {
+	ts := serve(t, handler(openEngine(t, dist(t)), nil))
+	cs := mcpSession(t, ts.URL, "")
+	for _, tc := range []struct {
+		query string
+		args  map[string]any
+	}{
+		{"name=widgets", map[string]any{"libraryName": "widgets"}},
+		{"name=acme&query=deploy&max=1&detail=topics", map[string]any{"libraryName": "acme", "query": "deploy", "maxResults": 1, "detail": "topics"}},
+		{"name=acme&max=99&detail=full", map[string]any{"libraryName": "acme", "maxResults": 99, "detail": "full"}},
+		{"name=nothing-like-it", map[string]any{"libraryName": "nothing-like-it"}},
+	} {
+		t.Run(tc.query, func(t *testing.T) {
+			res, err := cs.CallTool(context.Background(), &mcp.CallToolParams{Name: "resolve-library-id", Arguments: tc.args})
+			if err != nil || res.IsError {
+				t.Fatalf("resolve-library-id: %v %+v", err, res)
+			}
+			text := res.Content[0].(*mcp.TextContent).Text
+			var out struct {
+				Matches []struct{ ID string } `json:"matches"`
+			}
+			if err := remarshal(res.StructuredContent, &out); err != nil {
+				t.Fatal(err)
+			}
+			resp, body := get(t, noRedirects(nil), ts.URL, "/-/resolve?"+tc.query)
+			if resp.StatusCode != 200 {
+				t.Fatalf("%d\n%s", resp.StatusCode, body)
+			}
+			var want, got []string
+			for _, m := range out.Matches {
+				want = append(want, m.ID)
+			}
+			for _, m := range regexp.MustCompile(`<article class="card match" data-id="([^"]*)">`).FindAllStringSubmatch(body, -1) {
+				got = append(got, m[1])
+			}
+			if d := cmp.Diff(want, got); d != "" {
+				t.Errorf("matches (-tool +page):\n%s", d)
+			}
+			raw := regexp.MustCompile(`(?s)<pre class="raw" id="raw-text" data-copy>\n(.*?)</pre>`).FindStringSubmatch(body)
+			if raw == nil || htmlUnescape(raw[1]) != text {
+				t.Errorf("the raw text differs from the tool's:\n%s", cmp.Diff(text, htmlUnescape(raw[1])))
+			}
+		})
 	}
 }
