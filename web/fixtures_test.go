@@ -6,7 +6,9 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"os"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/modelcontextprotocol/go-sdk/mcp"
@@ -51,17 +53,51 @@ Intro <script>window.__pwned = "inline script";</script> text.
 
 ` + "```html\n<script>this is code, shown as text</script>\n```\n"
 
-// dist builds the bundled fixtures (/acme/widgets, /acme/cli, as
-// `go run ./cmd/indexer build` does) and /evil/docs, whose one document is
-// hostileDoc, into a new artifact directory.
+// shared is the artifact directory dist builds once for the package's
+// tests, which only read it; TestMain removes it.
+var shared struct {
+	once sync.Once
+	dir  string
+	ok   bool
+}
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if shared.dir != "" {
+		os.RemoveAll(shared.dir)
+	}
+	os.Exit(code)
+}
+
+// dist returns the artifact directory of the bundled fixtures
+// (/acme/widgets, /acme/cli, as `go run ./cmd/indexer build` builds them)
+// and /evil/docs, whose one document is hostileDoc, built once for all the
+// package's tests: they must not write to it.
 func dist(tb testing.TB) string {
 	tb.Helper()
-	out := fixturesDist(tb)
+	shared.once.Do(func() {
+		dir, err := os.MkdirTemp("", "codex7-web-dist-")
+		if err != nil {
+			tb.Fatal(err)
+		}
+		shared.dir = dir
+		buildDist(tb, dir)
+		shared.ok = true
+	})
+	if !shared.ok {
+		tb.Fatal("the shared artifacts failed to build (see the first test's failure)")
+	}
+	return shared.dir
+}
+
+// buildDist builds dist's libraries into out.
+func buildDist(tb testing.TB, out string) {
+	tb.Helper()
+	buildFixtures(tb, out)
 	evil := gittest.New(tb, "main")
 	evil.Write(map[string]string{"docs/hostile.md": hostileDoc})
 	evil.Commit("hostile")
 	buildtest.Build(tb, out, "libraries:\n  - id: /evil/docs\n    title: Evil Docs\n    repo: "+evil.Dir+"\n")
-	return out
 }
 
 // fixturesDist builds the bundled fixtures alone, as `go run
@@ -69,6 +105,13 @@ func dist(tb testing.TB) string {
 func fixturesDist(tb testing.TB) string {
 	tb.Helper()
 	out := tb.TempDir()
+	buildFixtures(tb, out)
+	return out
+}
+
+// buildFixtures builds the bundled fixtures into out.
+func buildFixtures(tb testing.TB, out string) {
+	tb.Helper()
 	cfg, err := config.Load(buildtest.Fixtures(tb, "..", nil))
 	if err != nil {
 		tb.Fatal(err)
@@ -80,7 +123,6 @@ func fixturesDist(tb testing.TB) string {
 	if err := res.Err(); err != nil {
 		tb.Fatal(err)
 	}
-	return out
 }
 
 // openEngine opens an engine on dir.
