@@ -10,13 +10,18 @@ import (
 	"net/http/httptest"
 	"net/url"
 	"path"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/web"
 )
 
 func remarshal(from, to any) error {
@@ -475,5 +480,48 @@ func TestResolveIsTheToolsAnswer(t *testing.T) {
 				t.Errorf("the raw text differs from the tool's:\n%s", cmp.Diff(text, htmlUnescape(raw[1])))
 			}
 		})
+	}
+}
+
+// TestCatalogOrder: the catalog lists libraries by id, with every version's
+// commit and build time.
+func TestCatalogOrder(t *testing.T) {
+	engine := openEngine(t, dist(t))
+	ts := serve(t, handler(engine, nil))
+	_, body := get(t, noRedirects(nil), ts.URL, "/")
+	var ids []string
+	for _, m := range regexp.MustCompile(`<p class="id"><code>([^<]*)</code></p>`).FindAllStringSubmatch(body, -1) {
+		ids = append(ids, m[1])
+	}
+	if d := cmp.Diff([]string{"/acme/cli", "/acme/widgets", "/evil/docs"}, ids); d != "" {
+		t.Errorf("catalog order (-want +got):\n%s", d)
+	}
+	for _, l := range engine.Catalog().Libraries {
+		for _, v := range l.Versions {
+			if !strings.Contains(body, `title="`+v.Commit+`"`) || !strings.Contains(body, `datetime="`+v.BuiltAt.UTC().Format(time.RFC3339)+`"`) {
+				t.Errorf("%s %s: commit or build time not shown", l.ID, v.Version)
+			}
+		}
+	}
+}
+
+// TestManifestRepos reads a version's repository from its manifest, and
+// nothing for what the catalog does not hold.
+func TestManifestRepos(t *testing.T) {
+	dir := dist(t)
+	engine := openEngine(t, dir)
+	repo := web.ManifestRepos([]string{t.TempDir(), dir}, engine.Catalog)
+	lib := engine.Catalog().Library("/evil/docs")
+	m, err := artifacts.ReadManifest(filepath.Join(dir, filepath.FromSlash(lib.Versions[0].Path)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := repo("/evil/docs", lib.Versions[0].Version); got == "" || got != m.Repo {
+		t.Errorf("repo of /evil/docs: %q, want the manifest's %q", got, m.Repo)
+	}
+	for _, c := range [][2]string{{"/evil/docs", "v9"}, {"/nope/nope", "main"}} {
+		if got := repo(c[0], c[1]); got != "" {
+			t.Errorf("repo of %s@%s: %q, want none", c[0], c[1], got)
+		}
 	}
 }
