@@ -100,7 +100,8 @@ type HTTPOptions struct {
 	Site http.Handler
 	// SiteCookie names the cookie in which the site keeps the token a
 	// person entered, unpadded base64url; on the site's paths the guard
-	// takes it as a bearer token. Other routes ignore it: /mcp and /api need the header.
+	// takes it as a bearer token. Other routes ignore it: /mcp and /api
+	// need the header.
 	SiteCookie string
 	// sdkOnly answers every MCP request through the SDK, without the fast
 	// path for tool calls (fastCalls): for tests that compare the two.
