@@ -3,6 +3,7 @@ package server
 import (
 	"context"
 	"crypto/rand"
+	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
 	"fmt"
@@ -39,6 +40,11 @@ import (
 // Browsers send Origin; a page whose origin is not listed may not call
 // /mcp (403), which stops DNS rebinding even where the server listens on
 // every interface.
+//
+// With a site mounted, every other path is the site's: it authenticates
+// by the header or by the site's cookie, is rate limited and scoped like
+// /mcp, and without a known token still reaches the site, scoped to no
+// library, which shows its login form.
 type guard struct {
 	policy  func() *access.Policy // nil, or returning nil: no access control
 	origins map[string]bool       // allowed Origin values, normalized
@@ -46,6 +52,11 @@ type guard struct {
 	ids     requestIDs
 	now     func() time.Time
 	next    http.Handler
+	// site says a web site is mounted at "/": paths outside the known
+	// routes are its pages, which take siteCookie's value as a bearer
+	// token and reach the site without one (see admit).
+	site       bool
+	siteCookie string
 }
 
 type grantKey struct{}
@@ -64,7 +75,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	}
 	var grant *access.Grant
 	if pol != nil {
-		if tok, ok := bearer(r); ok {
+		tok, ok := bearer(r)
+		if !ok && g.site && route == otherLabel {
+			tok, ok = cookieToken(r, g.siteCookie)
+		}
+		if ok {
 			grant = pol.Authenticate(tok)
 		}
 	}
@@ -118,6 +133,13 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol 
 		}
 	}
 	if pol != nil {
+		if grant == nil && g.site && route == otherLabel {
+			// The site answers with its login form (and serves the
+			// stylesheet it needs); whatever it asks the engine sees no
+			// library.
+			g.next.ServeHTTP(w, r.WithContext(request.WithScope(ctx, noLibraries{})))
+			return
+		}
 		if grant == nil {
 			unauthorized(w, r, route)
 			return
@@ -144,6 +166,28 @@ func bearer(r *http.Request) (string, bool) {
 	tok = strings.TrimSpace(tok)
 	return tok, tok != ""
 }
+
+// cookieToken is the token kept in the cookie name, if any: unpadded
+// base64url, so that a token of any bytes survives as a cookie value.
+func cookieToken(r *http.Request, name string) (string, bool) {
+	if name == "" {
+		return "", false
+	}
+	c, err := r.Cookie(name)
+	if err != nil || c.Value == "" {
+		return "", false
+	}
+	tok, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(tok) == 0 {
+		return "", false
+	}
+	return string(tok), true
+}
+
+// noLibraries is the scope of a site request without a known token.
+type noLibraries struct{}
+
+func (noLibraries) Allows(string) bool { return false }
 
 func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
 	w.Header().Set("WWW-Authenticate", `Bearer realm="codex7"`)

@@ -91,6 +91,18 @@ type HTTPOptions struct {
 	// (registry mirrors): /readyz lists each, and is not ready while one
 	// has never delivered. Called per request, from any goroutine.
 	Feeds func() []FeedStatus
+	// Site, when set, is the web page for people (package web), mounted at
+	// "/": every path the routes above do not claim. It sits behind the
+	// same guard, so under Auth it sees only what the request's token
+	// allows; a request without a known token still reaches it (with a
+	// scope that allows nothing) so that it can show its login form and
+	// serve its assets. nil serves no site (indexer serve --no-ui).
+	Site http.Handler
+	// SiteCookie names the cookie in which the site keeps the token a
+	// person entered, unpadded base64url; on the site's paths the guard
+	// takes it as a bearer token. Other routes ignore it: /mcp and /api
+	// need the header.
+	SiteCookie string
 	// sdkOnly answers every MCP request through the SDK, without the fast
 	// path for tool calls (fastCalls): for tests that compare the two.
 	sdkOnly bool
@@ -100,7 +112,8 @@ type HTTPOptions struct {
 // REST API under /api (package context7api), plus /healthz (the
 // process is up), /readyz (200 once a catalog is loaded, with its size and
 // the versions refused; 503 before) and
-// /metrics (Prometheus text format). Requests from a browser on another
+// /metrics (Prometheus text format), and opts.Site, when set, at every
+// other path. Requests from a browser on another
 // origin and, on loopback, DNS-rebinding Host headers are refused with 403;
 // bodies over 1 MiB with 413; requests beyond opts.MaxInFlight with 503.
 // Errors are answered with a short text/plain line (under /api, the JSON
@@ -133,7 +146,8 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	if auditLog == nil {
 		auditLog = log
 	}
-	gd := &guard{policy: opts.Auth, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now}
+	gd := &guard{policy: opts.Auth, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
+		site: opts.Site != nil, siteCookie: opts.SiteCookie}
 	cop := http.NewCrossOriginProtection()
 	for _, o := range opts.AllowedOrigins {
 		gd.origins[normalizeOrigin(o)] = true
@@ -209,6 +223,20 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 			log.Debug("metrics scrape not delivered", "err", err)
 		}
 	})
+	if opts.Site != nil {
+		// The most general pattern: /mcp, /api/ and the probes above are
+		// more specific and win. A page served on loopback refuses a
+		// foreign Host header, as the SDK does for /mcp: a DNS-rebinding
+		// page must not read the catalog through a person's browser.
+		site := opts.Site
+		mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+			if rebinding(r) {
+				http.Error(w, "forbidden: this server listens on loopback and the Host header names another host", http.StatusForbidden)
+				return
+			}
+			site.ServeHTTP(w, r)
+		}))
+	}
 	gd.next = mux
 	lim.next = m.observe(recoverPanics(log, gd))
 	return lim

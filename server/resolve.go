@@ -134,20 +134,8 @@ type ResolveFolder struct {
 }
 
 func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in ResolveInput) (*mcp.CallToolResult, ResolveOutput, error) {
-	name := strings.TrimSpace(in.LibraryName)
-	if strings.Trim(name, "\"'`") == "" {
-		return nil, ResolveOutput{}, errors.New(`libraryName is required, e.g. {"libraryName": "fastapi"}`)
-	}
-	if n := utf8.RuneCountInString(name); n > maxNameRunes {
-		return nil, ResolveOutput{}, fmt.Errorf("libraryName is %d characters long, at most %d: give just the library's name, and put the user's question in query", n, maxNameRunes)
-	}
-	// The question only breaks ties and orders documents: the engine need
-	// not split a megabyte into words, nor Context7 be sent one.
-	if len(in.Query) > request.MaxQueryBytes {
-		return nil, ResolveOutput{}, fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), request.MaxQueryBytes)
-	}
-	// A detail level is checked before Context7 is asked anything.
-	if _, err := libraries.ParseDetail(in.Detail); err != nil {
+	name, err := checkResolve(in)
+	if err != nil {
 		return nil, ResolveOutput{}, err
 	}
 	// Context7 is searched while the local search runs.
@@ -160,12 +148,65 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	}
 	rec := audit.From(ctx)
 	rec.SetQuery(strings.TrimSpace(name + " " + in.Query))
-	res, err := h.engine.FindLibraries(ctx, libraries.Request{Name: name, Query: in.Query, Max: in.MaxResults, Detail: in.Detail})
-	if errors.Is(err, libraries.ErrInvalidDetail) {
+	out, err := resolveLocal(ctx, h.engine, name, in)
+	if err != nil {
 		return nil, ResolveOutput{}, err
 	}
+	if remote != nil {
+		mergeRemote(&out, name, in.MaxResults, <-remote)
+	}
+	rec.SetResults(len(out.Matches))
+	noteMaxResults(&out, in)
+	return textResult(renderResolve(name, &out)), out, nil
+}
+
+// Resolve answers resolve-library-id from engine alone, as the tool does
+// on a server without Context7: the text the agent reads and the
+// structured output. The web page shows it; an error is the tool's.
+func Resolve(ctx context.Context, engine Engine, in ResolveInput) (string, ResolveOutput, error) {
+	name, err := checkResolve(in)
 	if err != nil {
-		return nil, ResolveOutput{}, agentError(err)
+		return "", ResolveOutput{}, err
+	}
+	out, err := resolveLocal(ctx, engine, name, in)
+	if err != nil {
+		return "", ResolveOutput{}, err
+	}
+	noteMaxResults(&out, in)
+	return renderResolve(name, &out), out, nil
+}
+
+// checkResolve returns the trimmed libraryName of a valid input, or the
+// error the tool answers.
+func checkResolve(in ResolveInput) (string, error) {
+	name := strings.TrimSpace(in.LibraryName)
+	if strings.Trim(name, "\"'`") == "" {
+		return "", errors.New(`libraryName is required, e.g. {"libraryName": "fastapi"}`)
+	}
+	if n := utf8.RuneCountInString(name); n > maxNameRunes {
+		return "", fmt.Errorf("libraryName is %d characters long, at most %d: give just the library's name, and put the user's question in query", n, maxNameRunes)
+	}
+	// The question only breaks ties and orders documents: the engine need
+	// not split a megabyte into words, nor Context7 be sent one.
+	if len(in.Query) > request.MaxQueryBytes {
+		return "", fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), request.MaxQueryBytes)
+	}
+	// A detail level is checked before Context7 is asked anything.
+	if _, err := libraries.ParseDetail(in.Detail); err != nil {
+		return "", err
+	}
+	return name, nil
+}
+
+// resolveLocal is the local part of resolve-library-id's answer: the
+// engine's matches and the note when none is named name.
+func resolveLocal(ctx context.Context, engine Engine, name string, in ResolveInput) (ResolveOutput, error) {
+	res, err := engine.FindLibraries(ctx, libraries.Request{Name: name, Query: in.Query, Max: in.MaxResults, Detail: in.Detail})
+	if errors.Is(err, libraries.ErrInvalidDetail) {
+		return ResolveOutput{}, err
+	}
+	if err != nil {
+		return ResolveOutput{}, agentError(err)
 	}
 	out := ResolveOutput{Detail: string(res.Detail), Matches: make([]Match, 0, len(res.Matches))}
 	for _, li := range res.Matches {
@@ -177,14 +218,14 @@ func (h *handlers) resolve(ctx context.Context, _ *mcp.CallToolRequest, in Resol
 	case out.Matches[0].Match == libraries.MatchText:
 		out.Note = fmt.Sprintf("No library named %q is indexed here; these only mention it in their description or topics. Only locally indexed libraries exist on this server.", name)
 	}
-	if remote != nil {
-		mergeRemote(&out, name, in.MaxResults, <-remote)
-	}
-	rec.SetResults(len(out.Matches))
+	return out, nil
+}
+
+// noteMaxResults says when maxResults was lowered.
+func noteMaxResults(out *ResolveOutput, in ResolveInput) {
 	if in.MaxResults > libraries.MaxLibraries {
 		out.Note = strings.TrimSpace(out.Note + fmt.Sprintf(" maxResults lowered to the maximum of %d.", libraries.MaxLibraries))
 	}
-	return textResult(renderResolve(name, &out)), out, nil
 }
 
 func toMatch(li libraries.Info) Match {

@@ -21,6 +21,7 @@ import (
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
+	"github.com/codex7/codex7/web"
 )
 
 func runServe(ctx context.Context, args []string, stdout, stderr io.Writer) int {
@@ -30,7 +31,9 @@ stdin/stdout (logs go to stderr), for Claude Code, Cursor and other local
 clients. Otherwise it serves streamable HTTP at /mcp, Context7's REST API
 under /api (base URL http://host:port/api for Context7's clients), with
 /healthz, /readyz and /metrics (Prometheus), on --http (default `+server.DefaultAddr+`: loopback; give
-0.0.0.0:8080 in a container).
+0.0.0.0:8080 in a container). Every other path is a read-only web page for
+people: the catalog, each library's topics and documents, and the answer
+the tools give for a question (--no-ui turns it off).
 
 It never writes under the artifact directory. Manifests are checked at
 start; each version's files are checksummed in the background and before
@@ -44,7 +47,8 @@ Access control (HTTP only; stdio trusts the local user): with --auth FILE,
 every request to /mcp, /api and /metrics needs "Authorization: Bearer
 TOKEN" with a token the file lists (by its SHA-256; make one with
 'indexer token'), 401 otherwise, and sees only the libraries the token's
-patterns allow; each token has a request rate, 429 beyond it. SIGHUP
+patterns allow (the web page asks for the token once, keeps it in a
+cookie, and shows the same libraries); each token has a request rate, 429 beyond it. SIGHUP
 rereads the file (a bad file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
@@ -76,6 +80,7 @@ two of them is an error, never a silent pick.
 	auditFile := fs.String("audit-log", "", "append audit lines (JSON) to this file instead of stderr")
 	var origins listFlag
 	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
+	noUI := fs.Bool("no-ui", false, "serve no web page at / (HTTP only): only /mcp, /api and the probes")
 	verbose := fs.Bool("v", false, "debug logs")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown")
 	memProfile := fs.String("memprofile", "", "write a heap profile to this file at shutdown")
@@ -213,6 +218,10 @@ two of them is an error, never a silent pick.
 		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, Feeds: feeds.status}
 		if *authFile != "" {
 			opts.Auth = policy.Load
+		}
+		if !*noUI {
+			opts.Site = web.New(engine, web.Options{Auth: opts.Auth, Logger: log, Repo: web.ManifestRepos(engine.Dirs(), engine.Catalog)})
+			opts.SiteCookie = web.CookieName
 		}
 		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, opts), log, nil)
 	}

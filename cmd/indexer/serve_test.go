@@ -80,6 +80,10 @@ func TestServeHTTP(t *testing.T) {
 	if err != nil || res.IsError || !strings.Contains(res.Content[0].(*mcp.TextContent).Text, "/acme/widgets") {
 		t.Fatalf("resolve over HTTP: %v %+v", err, res)
 	}
+	// The web page is served at / beside /mcp.
+	if code, body := httpGet(t, base+"/"); code != http.StatusOK || !strings.Contains(body, "<h1>Catalog</h1>") || !strings.Contains(body, "/acme/widgets") {
+		t.Errorf("GET /: %d\n%s", code, body)
+	}
 	requireSignals(t)
 	cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
@@ -96,6 +100,24 @@ func TestServeHTTP(t *testing.T) {
 	for _, p := range []string{cpuProf, memProf} {
 		if data, err := os.ReadFile(p); err != nil || len(data) < 2 || data[0] != 0x1f || data[1] != 0x8b {
 			t.Errorf("%s: %d bytes, %v; want a gzipped profile", filepath.Base(p), len(data), err)
+		}
+	}
+}
+
+// TestServeNoUI: with --no-ui, / is not served, and the rest is.
+func TestServeNoUI(t *testing.T) {
+	bin, out := serveFixtures(t)
+	addr := freeAddr(t)
+	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--no-ui")
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer cmd.Process.Kill()
+	base := "http://" + addr
+	waitReady(t, base)
+	for path, want := range map[string]int{"/": http.StatusNotFound, "/acme/widgets": http.StatusNotFound, "/healthz": http.StatusOK, "/api/v1/search?query=widgets": http.StatusOK} {
+		if code, body := httpGet(t, base+path); code != want {
+			t.Errorf("GET %s with --no-ui: %d, want %d\n%s", path, code, want, body)
 		}
 	}
 }

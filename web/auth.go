@@ -1,0 +1,135 @@
+package web
+
+import (
+	"encoding/base64"
+	"net/http"
+	"net/url"
+	"strings"
+
+	"github.com/codex7/codex7/access"
+)
+
+// Login, as the server's guard sees it: under a policy every page needs a
+// token the policy knows, sent as "Authorization: Bearer" or kept in
+// CookieName. A person enters it once at /-/login; the cookie is
+// HttpOnly (no script reads it), SameSite=Strict (no other site's page
+// sends it) and Secure over TLS. The guard scopes the request to the
+// token's libraries and rate; the site only decides whether to show a page
+// or the login form.
+
+// policy is the access policy in force, nil for none.
+func (s *Site) policy() *access.Policy {
+	if s.opts.Auth == nil {
+		return nil
+	}
+	return s.opts.Auth()
+}
+
+// grant is the grant of the request's token, and whether a login is
+// needed at all. Without a policy it is (nil, false).
+func (s *Site) grant(r *http.Request) (g *access.Grant, required bool) {
+	pol := s.policy()
+	if pol == nil {
+		return nil, false
+	}
+	if tok, ok := requestToken(r); ok {
+		return pol.Authenticate(tok), true
+	}
+	return nil, true
+}
+
+// requestToken is the token of the request's Authorization header, or
+// else of its cookie.
+func requestToken(r *http.Request) (string, bool) {
+	scheme, tok, ok := strings.Cut(r.Header.Get("Authorization"), " ")
+	if ok && strings.EqualFold(scheme, "Bearer") && strings.TrimSpace(tok) != "" {
+		return strings.TrimSpace(tok), true
+	}
+	c, err := r.Cookie(CookieName)
+	if err != nil {
+		return "", false
+	}
+	b, err := base64.RawURLEncoding.DecodeString(c.Value)
+	if err != nil || len(b) == 0 {
+		return "", false
+	}
+	return string(b), true
+}
+
+// authed serves h to requests that need no login or have a known token,
+// and sends the others to the login form, which brings them back.
+func (s *Site) authed(h http.HandlerFunc) http.HandlerFunc {
+	return func(w http.ResponseWriter, r *http.Request) {
+		if g, required := s.grant(r); required && g == nil {
+			http.Redirect(w, r, "/-/login?next="+url.QueryEscape(r.URL.RequestURI()), http.StatusSeeOther)
+			return
+		}
+		h(w, r)
+	}
+}
+
+// loginData is the login page's content.
+type loginData struct {
+	Next  string
+	Error string
+}
+
+func (s *Site) loginForm(w http.ResponseWriter, r *http.Request) {
+	next := safeNext(r.URL.Query().Get("next"))
+	if g, required := s.grant(r); !required || g != nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	s.render(w, r, http.StatusOK, "login", "Sign in", loginData{Next: next})
+}
+
+// login checks the token a person entered and keeps it in the cookie.
+func (s *Site) login(w http.ResponseWriter, r *http.Request) {
+	r.Body = http.MaxBytesReader(w, r.Body, 16<<10)
+	if err := r.ParseForm(); err != nil {
+		s.fail(w, r, http.StatusBadRequest, "the form could not be read: "+err.Error())
+		return
+	}
+	next := safeNext(r.PostForm.Get("next"))
+	pol := s.policy()
+	if pol == nil {
+		http.Redirect(w, r, next, http.StatusSeeOther)
+		return
+	}
+	tok := strings.TrimSpace(r.PostForm.Get("token"))
+	if tok == "" || pol.Authenticate(tok) == nil {
+		s.render(w, r, http.StatusUnauthorized, "login", "Sign in", loginData{Next: next,
+			Error: "This token is not known to the server: check it, or ask the server's operator for one."})
+		return
+	}
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(tok)),
+		Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, next, http.StatusSeeOther)
+}
+
+// logout forgets the cookie.
+func (s *Site) logout(w http.ResponseWriter, r *http.Request) {
+	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1,
+		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+	http.Redirect(w, r, "/-/login", http.StatusSeeOther)
+}
+
+// safeNext is where a login may send the browser back to: a path on this
+// site, never another host. Anything else ("//evil.example",
+// "https://evil.example", "/\\evil.example", "javascript:…") is "/".
+func safeNext(next string) string {
+	if next == "" || next[0] != '/' || len(next) > 2048 {
+		return "/"
+	}
+	if len(next) > 1 && (next[1] == '/' || next[1] == '\\') {
+		return "/"
+	}
+	if strings.ContainsAny(next, "\\\r\n\t") || strings.ContainsRune(next, 0) {
+		return "/"
+	}
+	u, err := url.Parse(next)
+	if err != nil || u.Scheme != "" || u.Host != "" || u.User != nil || !strings.HasPrefix(u.Path, "/") {
+		return "/"
+	}
+	return next
+}
