@@ -22,7 +22,7 @@ import (
 // SyntheticVersion is part of every synthetic catalog's cache key: bump it
 // whenever the same Spec would generate different repositories or config,
 // so that a cached catalog of the old layout is never reused.
-const SyntheticVersion = 1
+const SyntheticVersion = 2
 
 // maxSyntheticPage leaves the corpus's few huge pages (release notes,
 // generated references) out of synthetic libraries, which stand for a
@@ -163,7 +163,7 @@ func corpusPages(corpus string) ([]corpusPage, error) {
 var syntheticSig = object.Signature{Name: "Codex7 Synthetic", Email: "synthetic@codex7.invalid", When: time.Date(2026, 1, 2, 3, 4, 5, 0, time.UTC)}
 
 // writeRepo makes a bare repository at dir whose branch main (its HEAD)
-// holds files in one commit.
+// holds files in one commit, packed.
 func writeRepo(dir string, files map[string][]byte) error {
 	repo, err := git.PlainInitWithOptions(dir, &git.PlainInitOptions{Bare: true, InitOptions: git.InitOptions{DefaultBranch: plumbing.Main}})
 	if err != nil {
@@ -183,7 +183,12 @@ func writeRepo(dir string, files map[string][]byte) error {
 	if err != nil {
 		return err
 	}
-	return st.SetReference(plumbing.NewHashReference(plumbing.Main, h))
+	if err := st.SetReference(plumbing.NewHashReference(plumbing.Main, h)); err != nil {
+		return err
+	}
+	// Packed, as a real repository or mirror is after git gc: serving
+	// loose objects costs git far more per clone than serving a pack.
+	return repo.RepackObjects(&git.RepackConfig{})
 }
 
 // writeTree writes the tree of the files below prefix ("" for the root)
