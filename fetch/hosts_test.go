@@ -2,14 +2,11 @@ package fetch
 
 import (
 	"context"
-	"net/http"
-	"net/http/cgi"
-	"net/http/httptest"
+	"fmt"
 	"os/exec"
 	"reflect"
 	"strings"
 	"sync"
-	"sync/atomic"
 	"testing"
 
 	"github.com/codex7/codex7/internal/gittest"
@@ -53,38 +50,21 @@ func TestListLocalMatchesGit(t *testing.T) {
 }
 
 // TestPerHostLimit lists and clones sixteen repositories of one real git
-// server (git http-backend behind net/http/cgi) from sixteen goroutines
-// with PerHost 3: the server never sees more than three requests at once,
-// and sees that many (the limit is not a lock).
+// server (git http-backend) from sixteen goroutines with PerHost 3: the
+// server never sees more than three requests at once, and sees that many
+// (the limit is not a lock).
 func TestPerHostLimit(t *testing.T) {
-	backend, err := exec.LookPath("git")
-	if err != nil {
-		t.Skip("git binary not found")
-	}
 	root := t.TempDir()
 	var names []string
 	for i := range 16 {
 		r := gittest.New(t, "main")
 		r.Write(map[string]string{"README.md": strings.Repeat("# Lib\n\ntext\n", i+1)})
 		r.Commit("docs")
-		name := "r" + string(rune('a'+i)) + ".git"
+		name := fmt.Sprintf("r%02d.git", i)
 		r.Git("clone", "-q", "--bare", r.Dir, root+"/"+name)
 		names = append(names, name)
 	}
-	var cur, peak atomic.Int32
-	cgiHandler := &cgi.Handler{Path: backend, Args: []string{"http-backend"}, Env: []string{"GIT_PROJECT_ROOT=" + root, "GIT_HTTP_EXPORT_ALL=1"}}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, req *http.Request) {
-		n := cur.Add(1)
-		defer cur.Add(-1)
-		for {
-			p := peak.Load()
-			if n <= p || peak.CompareAndSwap(p, n) {
-				break
-			}
-		}
-		cgiHandler.ServeHTTP(w, req)
-	}))
-	defer srv.Close()
+	srv := gittest.ServeHTTP(t, root)
 	f := &Fetcher{Policy: Policy{Transports: []string{TransportHTTP}}, PerHost: 3}
 	ctx := context.Background()
 	var wg sync.WaitGroup
@@ -112,7 +92,7 @@ func TestPerHostLimit(t *testing.T) {
 	for err := range errs {
 		t.Fatal(err)
 	}
-	if p := peak.Load(); p > 3 || p < 2 {
+	if p := srv.Peak(); p > 3 || p < 2 {
 		t.Errorf("the server saw at most %d requests at once; want 2 or 3 with PerHost 3", p)
 	}
 }
