@@ -14,20 +14,20 @@ import (
 )
 
 var (
-	scaleLibs  = flag.String("scale-libs", "1000", "comma-separated library counts of BenchmarkBuildScale's synthetic catalogs")
-	scalePages = flag.Int("scale-pages", 20, "pages per library of BenchmarkBuildScale's synthetic catalogs")
-	scaleArgs  = flag.String("scale-args", "", "extra build flags for BenchmarkBuildScale, space-separated (e.g. --cpuprofile /tmp/cpu.prof)")
+	scaleLibs  = flag.String("scale-libs", "1000", "comma-separated library counts of BenchmarkScaleBuild's synthetic catalogs")
+	scalePages = flag.Int("scale-pages", 20, "pages per library of BenchmarkScaleBuild's synthetic catalogs")
+	scaleArgs  = flag.String("scale-args", "", "extra build flags for BenchmarkScaleBuild, space-separated (e.g. --cpuprofile /tmp/cpu.prof)")
 )
 
-// BenchmarkBuildScale builds synthetic catalogs (internal/loadgen: N
+// BenchmarkScaleBuild builds synthetic catalogs (internal/loadgen: N
 // libraries of -scale-pages pages from -corpus, each its own git
 // repository, generated once into the user cache directory) with the real
 // binary: a full build into an empty dist, then a no-op rebuild of the
 // same config. It reports each one's wall time and the build process's
 // peak RSS. Run it as
 //
-//	go test -run '^$' -bench BuildScale -benchtime 1x -count 3 ./cmd/indexer/ -scale-libs 1000,5000
-func BenchmarkBuildScale(b *testing.B) {
+//	go test -run '^$' -bench ScaleBuild -benchtime 1x -count 3 ./cmd/indexer/ -scale-libs 1000,5000
+func BenchmarkScaleBuild(b *testing.B) {
 	if _, err := os.Stat(*corpus); err != nil {
 		b.Skipf("no corpus at %s: %v", *corpus, err)
 	}
