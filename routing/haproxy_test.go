@@ -27,7 +27,7 @@ import (
 
 // haproxyBinary finds haproxy: the test skips without it, and fails when
 // CODEX7_REQUIRE_PROXY=1 (CI installs it).
-func haproxyBinary(t *testing.T) string {
+func haproxyBinary(t testing.TB) string {
 	t.Helper()
 	bin, err := exec.LookPath("haproxy")
 	if err != nil {
@@ -39,7 +39,7 @@ func haproxyBinary(t *testing.T) string {
 	return bin
 }
 
-func freeListener(t *testing.T) net.Listener {
+func freeListener(t testing.TB) net.Listener {
 	t.Helper()
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -48,22 +48,24 @@ func freeListener(t *testing.T) net.Listener {
 	return ln
 }
 
-// TestHAProxyRoutes splits six libraries across two replica groups with
-// Generate, builds each group's dist from its own generated config, serves
-// each with the real HTTP server on a real port, and puts the real HAProxy
-// in front with the generated configuration. Every way an agent names a
-// library, over MCP and both REST versions, must reach the group that holds
-// it (the response's X-Codex7-Group) and be answered; a group asked
-// directly for a library it does not hold cannot answer, so the routing is
-// what makes the answers right.
-func TestHAProxyRoutes(t *testing.T) {
-	bin := haproxyBinary(t)
-	if testing.Short() {
-		t.Skip("builds two dists and starts a proxy")
-	}
+// cluster is replica groups served on real ports behind a real HAProxy.
+type cluster struct {
+	base    string // the proxy's URL
+	groups  []routing.Group
+	groupOf map[string]string
+	libs    []testLib
+}
+
+type testLib struct{ id, alias string }
+
+// startCluster splits six libraries across two groups with Generate,
+// builds each group's dist from its own generated config, serves each with
+// the real HTTP server on a real port, and starts haproxy with the
+// generated configuration in front.
+func startCluster(t testing.TB, bin string) *cluster {
+	t.Helper()
 	dir := t.TempDir()
-	type lib struct{ id, alias string }
-	libs := []lib{{"/alpha/one", "uno"}, {"/beta/two", "dos"}, {"/gamma/three", "tres"}, {"/delta/four", "cuatro"}, {"/eps/five", "cinco"}, {"/zeta/six", "seis"}}
+	libs := []testLib{{"/alpha/one", "uno"}, {"/beta/two", "dos"}, {"/gamma/three", "tres"}, {"/delta/four", "cuatro"}, {"/eps/five", "cinco"}, {"/zeta/six", "seis"}}
 	var cfg strings.Builder
 	fmt.Fprintf(&cfg, "allow: {local_roots: [%s]}\nlibraries:\n", os.TempDir())
 	for _, l := range libs {
@@ -133,6 +135,35 @@ func TestHAProxyRoutes(t *testing.T) {
 	})
 	base := "http://" + proxyAddr
 
+	c := &cluster{base: base, groups: groups, groupOf: groupOf, libs: libs}
+	if !waitfor.Poll(20*time.Second, func() bool {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("the proxy at %s never answered /readyz", base)
+	}
+	return c
+}
+
+// TestHAProxyRoutes splits six libraries across two replica groups with
+// Generate, builds each group's dist from its own generated config, serves
+// each with the real HTTP server on a real port, and puts the real HAProxy
+// in front with the generated configuration. Every way an agent names a
+// library, over MCP and both REST versions, must reach the group that holds
+// it (the response's X-Codex7-Group) and be answered; a group asked
+// directly for a library it does not hold cannot answer, so the routing is
+// what makes the answers right.
+func TestHAProxyRoutes(t *testing.T) {
+	bin := haproxyBinary(t)
+	if testing.Short() {
+		t.Skip("builds two dists and starts a proxy")
+	}
+	c := startCluster(t, bin)
+	base, groups, groupOf, libs := c.base, c.groups, c.groupOf, c.libs
 	type answer struct {
 		status int
 		group  string
@@ -152,9 +183,6 @@ func TestHAProxyRoutes(t *testing.T) {
 		defer resp.Body.Close()
 		data, _ := io.ReadAll(resp.Body)
 		return answer{resp.StatusCode, resp.Header.Get(routing.GroupHeader), string(data)}
-	}
-	if !waitfor.Poll(20*time.Second, func() bool { return do(t, "GET", base+"/readyz", "").status == 200 }) {
-		t.Fatalf("the proxy at %s never answered /readyz", base)
 	}
 	call := func(tool, args string) string {
 		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
@@ -196,5 +224,42 @@ func TestHAProxyRoutes(t *testing.T) {
 	a := do(t, "POST", base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if a.status != 200 || a.group != routing.AnyBackend {
 		t.Errorf("initialize: status %d from %q, want 200 from %s", a.status, a.group, routing.AnyBackend)
+	}
+}
+
+// BenchmarkHAProxyHop measures what the proxy adds to a get-library-docs
+// call: the same call straight to the replica holding the library, and
+// through HAProxy (which buffers the body, reads its libraryId and looks
+// it up in the map), one keep-alive connection each, in turns.
+//
+//	go test -run '^$' -bench HAProxyHop -benchtime 2000x -count 3 ./routing/
+func BenchmarkHAProxyHop(b *testing.B) {
+	c := startCluster(b, haproxyBinary(b))
+	l := c.libs[0]
+	var direct string
+	for _, g := range c.groups {
+		if g.Name == c.groupOf[l.id] {
+			direct = "http://" + g.Servers[0]
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get-library-docs","arguments":{"libraryId":"` + l.id + `","customQuery":"retries"}}}`
+	for _, target := range []struct{ name, base string }{{"direct", direct}, {"proxied", c.base}} {
+		b.Run(target.name, func(b *testing.B) {
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			for b.Loop() {
+				req, _ := http.NewRequest("POST", target.base+"/mcp", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+		})
 	}
 }
