@@ -106,10 +106,18 @@ func (r *Refs) describe() string {
 
 // Fetcher fetches from the repositories its Policy allows, within its
 // Limits. The zero value allows DefaultTransports and local repositories
-// anywhere, with the default limits. A Fetcher is safe for concurrent use.
+// anywhere, with the default limits. A Fetcher is safe for concurrent use,
+// and must not be copied once used: its per-host limit is shared by every
+// call on it.
 type Fetcher struct {
 	Policy Policy
 	Limits Limits
+	// PerHost bounds the listings and clones running against one host at
+	// once (see Host; 0 means DefaultPerHost). Calls past it wait their
+	// turn, or for their context to end.
+	PerHost int
+
+	hosts hostLimiter
 }
 
 // ListRefs asks the remote at repoURL for its refs without fetching
@@ -130,6 +138,27 @@ func (f *Fetcher) ListRefs(ctx context.Context, repoURL string, auth transport.A
 	if err := f.Policy.Check(repoURL); err != nil {
 		return nil, fmt.Errorf("list refs: %w", err)
 	}
+	release, err := f.hosts.acquire(ctx, repoURL, f.PerHost)
+	if err != nil {
+		return nil, fmt.Errorf("list refs of %s: %w", Redact(repoURL), err)
+	}
+	defer release()
+	if t, _ := Transport(repoURL); t == TransportFile {
+		if dir, err := localPath(repoURL); err == nil {
+			refs, err := listLocal(ctx, dir)
+			if err == nil {
+				return refs, nil
+			}
+			if !errors.Is(err, errNotLocal) {
+				return nil, fmt.Errorf("list refs of %s: %w", repoURL, err)
+			}
+		}
+	}
+	return listRemote(ctx, repoURL, auth)
+}
+
+// listRemote asks the remote for its refs over git's protocol.
+func listRemote(ctx context.Context, repoURL string, auth transport.AuthMethod) (*Refs, error) {
 	remote := git.NewRemote(memory.NewStorage(), &gitconfig.RemoteConfig{Name: "origin", URLs: []string{repoURL}})
 	list, err := remote.ListContext(ctx, &git.ListOptions{Auth: auth, PeelingOption: git.AppendPeeled})
 	if err != nil {
@@ -166,6 +195,11 @@ func (f *Fetcher) Clone(ctx context.Context, repoURL string, ref Resolved, auth 
 	if err := f.Policy.Check(repoURL); err != nil {
 		return nil, fmt.Errorf("clone: %w", err)
 	}
+	release, err := f.hosts.acquire(ctx, repoURL, f.PerHost)
+	if err != nil {
+		return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), err)
+	}
+	defer release()
 	st := newStore(f.Limits)
 	ctx, st.abort = context.WithCancel(ctx)
 	defer st.abort()

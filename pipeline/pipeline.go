@@ -42,6 +42,9 @@ import (
 // library version. Bump it when the same sources would index differently.
 const IndexerVersion = "0.1.0"
 
+// DefaultListJobs is Options.ListJobs unless set.
+const DefaultListJobs = 32
+
 // ErrUnknownLibrary means Options.Libraries names an id the config lacks.
 var ErrUnknownLibrary = errors.New("unknown library")
 
@@ -56,6 +59,14 @@ type Options struct {
 	// Jobs is how many library versions are built at once, and how many
 	// files of one version are split at once (default GOMAXPROCS).
 	Jobs int
+	// ListJobs is how many libraries are planned at once: their refs listed
+	// and compared with what is published (default DefaultListJobs).
+	// Listing waits on the remote, so it runs wider than Jobs; PerHost
+	// bounds what one host sees.
+	ListJobs int
+	// PerHost bounds the listings and clones running against one host at
+	// once (default fetch.DefaultPerHost; local repositories share one).
+	PerHost int
 	// FetchTimeout bounds listing and cloning one library version (default 10m).
 	FetchTimeout time.Duration
 	// MaxFileBytes skips larger markdown files (default DefaultMaxFileBytes).
@@ -153,6 +164,12 @@ func (o *Options) defaults() {
 	if o.Jobs <= 0 {
 		o.Jobs = runtime.GOMAXPROCS(0)
 	}
+	if o.ListJobs <= 0 {
+		o.ListJobs = DefaultListJobs
+	}
+	if o.PerHost <= 0 {
+		o.PerHost = fetch.DefaultPerHost
+	}
 	if o.FetchTimeout <= 0 {
 		o.FetchTimeout = 10 * time.Minute
 	}
@@ -205,23 +222,43 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Result, erro
 	// Every repository is checked against the config's allow: again here,
 	// with symbolic links resolved, before it is contacted.
 	b := &builder{cfg: cfg, opts: opts, log: opts.Logger, fetcher: &fetch.Fetcher{
-		Policy: fetch.Policy{Transports: cfg.AllowedTransports(), LocalRoots: cfg.LocalRoots()},
-		Limits: opts.Fetch,
-	}}
-	// Plan every library in parallel (listing refs is network-bound), then
-	// build the out-of-date versions with Jobs workers.
+		Policy:  fetch.Policy{Transports: cfg.AllowedTransports(), LocalRoots: cfg.LocalRoots()},
+		Limits:  opts.Fetch,
+		PerHost: opts.PerHost,
+	}, snapshots: make(chan struct{}, opts.Jobs)}
+	// Libraries are planned ListJobs at a time (listing refs waits on the
+	// remote) and each out-of-date version is handed to one of Jobs
+	// builders as soon as it is planned, so a build's memory does not grow
+	// with the number of libraries: plans keep no trees, and at most Jobs
+	// fetched trees wait for a builder (see builder.snapshots).
 	plans := make([]*plan, len(libs))
-	b.parallel(len(libs), func(i int) { plans[i] = b.plan(ctx, libs[i]) })
-
-	var jobs []*job
+	queue := make(chan *job)
+	var mu sync.Mutex
 	res := &Result{}
+	var builders sync.WaitGroup
+	for range opts.Jobs {
+		builders.Go(func() {
+			for j := range queue {
+				r := b.build(ctx, j)
+				mu.Lock()
+				res.Versions = append(res.Versions, r)
+				mu.Unlock()
+			}
+		})
+	}
+	b.parallelN(opts.ListJobs, len(libs), func(i int) {
+		p := b.plan(ctx, libs[i])
+		for _, j := range p.jobs {
+			queue <- j
+		}
+		p.jobs = nil
+		plans[i] = p
+	})
+	close(queue)
+	builders.Wait()
 	for _, p := range plans {
 		res.Versions = append(res.Versions, p.failed...)
-		jobs = append(jobs, p.jobs...)
 	}
-	results := make([]VersionResult, len(jobs))
-	b.parallel(len(jobs), func(i int) { results[i] = b.build(ctx, jobs[i]) })
-	res.Versions = append(res.Versions, results...)
 	sort.SliceStable(res.Versions, func(i, j int) bool {
 		a, c := res.Versions[i], res.Versions[j]
 		if a.Library != c.Library {
@@ -275,6 +312,11 @@ type builder struct {
 	opts    Options
 	log     *slog.Logger
 	fetcher *fetch.Fetcher
+	// snapshots holds a token for every tree fetched while planning (a
+	// default branch read for its context7.json) until its build is done
+	// with it, so that planners running ahead of the builders hold at most
+	// Jobs trees.
+	snapshots chan struct{}
 	// intact memoizes, by version directory, whether its files matched its
 	// manifest: planning asks twice about a library's default branch, and
 	// checksumming a version reads all of it.
@@ -282,9 +324,12 @@ type builder struct {
 }
 
 // parallel runs f(0..n-1) on at most opts.Jobs goroutines.
-func (b *builder) parallel(n int, f func(int)) {
+func (b *builder) parallel(n int, f func(int)) { b.parallelN(b.opts.Jobs, n, f) }
+
+// parallelN runs f(0..n-1) on at most limit goroutines.
+func (b *builder) parallelN(limit, n int, f func(int)) {
 	var g errgroup.Group
-	g.SetLimit(b.opts.Jobs)
+	g.SetLimit(limit)
 	for i := range n {
 		g.Go(func() error {
 			f(i)
@@ -311,6 +356,9 @@ type job struct {
 	resolved   fetch.Resolved
 	configHash string
 	snap       *fetch.Snapshot // already fetched while planning, or nil
+	// snapToken says the job holds one of builder.snapshots for snap,
+	// which its build gives back.
+	snapToken bool
 	// context7Versions is recorded in the manifest of the default branch's
 	// version when the versions come from the repository.
 	context7Versions []string
@@ -361,9 +409,22 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 		}
 		extra, known := b.recordedContext7Versions(lib, head, res.Commit)
 		if !known {
+			select {
+			case b.snapshots <- struct{}{}:
+			case <-ctx.Done():
+				return fail(refs.Head, ctx.Err())
+			}
 			if headSnap, err = b.fetcher.Clone(lctx, url, res, auth); err != nil {
+				<-b.snapshots
 				return fail(refs.Head, err)
 			}
+			// The token goes with the job that takes headSnap, or back
+			// below when none does.
+			defer func() {
+				if headSnap != nil {
+					<-b.snapshots
+				}
+			}()
 			extra = context7Versions(readContext7(headSnap, b.log))
 		}
 		headExtra = extra
@@ -393,14 +454,14 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 		j.configHash = b.configHash(lib, v, name)
 		if len(lib.Versions) == 0 && v.Ref == refs.Head {
 			j.context7Versions = headExtra
-			if headSnap != nil && res.Commit == headSnap.Commit {
-				j.snap = headSnap
-			}
 		}
 		if !b.opts.Force && b.publishedUpToDate(j) != nil {
 			p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: name, Ref: v.Ref, Commit: res.Commit, Stage: StageUpToDate})
 			b.opts.Progress(Event{Library: lib.ID, Version: name, Stage: StageUpToDate})
 			continue
+		}
+		if headSnap != nil && len(lib.Versions) == 0 && v.Ref == refs.Head && res.Commit == headSnap.Commit {
+			j.snap, j.snapToken, headSnap = headSnap, true, nil
 		}
 		p.jobs = append(p.jobs, j)
 	}
@@ -508,6 +569,9 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		b.opts.Progress(Event{Library: j.lib.ID, Version: j.name, Stage: StageFailed, Err: err, Elapsed: r.Duration})
 		b.log.Error("build failed", "library", j.lib.ID, "version", j.name, "err", err)
 		return r
+	}
+	if j.snapToken {
+		defer func() { <-b.snapshots }()
 	}
 	snap := j.snap
 	if snap == nil {

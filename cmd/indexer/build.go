@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/fetch"
 	"github.com/codex7/codex7/fixtures"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -48,6 +49,8 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 	fs.Var(&libs, "library", "build only this library id (repeatable)")
 	force := fs.Bool("force", false, "rebuild versions that are up to date")
 	jobs := fs.Int("jobs", 0, "library versions built at once (default: number of CPUs)")
+	listJobs := fs.Int("list-jobs", pipeline.DefaultListJobs, "libraries whose refs are listed at once")
+	perHost := fs.Int("per-host", fetch.DefaultPerHost, "listings and clones at once against one git host (local repositories count as one host)")
 	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "time limit for fetching one library version")
 	verbose := fs.Bool("v", false, "verbose: log every skipped file and debug detail")
 	memLimit := fs.Int64("memory-limit-mib", 400, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
@@ -82,7 +85,7 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 		log = slog.New(slog.NewTextHandler(stderr, &slog.HandlerOptions{Level: slog.LevelError}))
 	}
 	opts := pipeline.Options{
-		Out: *out, Libraries: libs, Force: *force, Jobs: *jobs, FetchTimeout: *fetchTimeout, Logger: log,
+		Out: *out, Libraries: libs, Force: *force, Jobs: *jobs, ListJobs: *listJobs, PerHost: *perHost, FetchTimeout: *fetchTimeout, Logger: log,
 	}
 	var prog *progress
 	if terminal {

@@ -26,7 +26,7 @@ const usage = `indexer turns documentation in git repositories into versioned se
 artifacts for coding agents, and queries them.
 
 Usage:
-  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [-v]
+  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [--per-host N] [-v]
   indexer verify  [DIR]
   indexer push    [--artifacts DIR] [--tag T]... oci://HOST[:PORT]/REPO[:TAG]
   indexer pull    [--artifacts DIR] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
@@ -34,6 +34,7 @@ Usage:
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
   indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [--context7-* ...]
   indexer token   --name NAME --library PATTERN... [--rate N]
+  indexer route   --groups A,B[,...] [--config FILE] [--out DIR] [--server GROUP=HOST:PORT]... [--by library|org]
   indexer context [--artifacts DIR] [--json|--markdown] [--hook] "PROMPT"
   indexer healthcheck [--timeout D] [URL]
   indexer version
@@ -74,6 +75,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runServe(ctx, rest, stdout, stderr)
 	case "token":
 		return runToken(rest, stdout, stderr)
+	case "route":
+		return runRoute(rest, stdout, stderr)
 	case "healthcheck":
 		return runHealthcheck(ctx, rest, stdout, stderr)
 	case "context":

@@ -9,6 +9,9 @@
 // library resolution over every library served. Calls are taken from the
 // plan in order by whichever client is free, so a run of n calls always
 // makes the same n calls, whatever the concurrency.
+//
+// MakeSynthetic makes what the build benchmarks build: a catalog of many
+// small libraries, each its own git repository, cached between runs.
 package loadgen
 
 import (

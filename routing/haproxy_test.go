@@ -1,0 +1,265 @@
+package routing_test
+
+import (
+	"bytes"
+	"context"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/url"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/waitfor"
+	"github.com/codex7/codex7/pipeline"
+	"github.com/codex7/codex7/routing"
+	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/server"
+)
+
+// haproxyBinary finds haproxy: the test skips without it, and fails when
+// CODEX7_REQUIRE_PROXY=1 (CI installs it).
+func haproxyBinary(t testing.TB) string {
+	t.Helper()
+	bin, err := exec.LookPath("haproxy")
+	if err != nil {
+		if os.Getenv("CODEX7_REQUIRE_PROXY") == "1" {
+			t.Fatal("haproxy not found and CODEX7_REQUIRE_PROXY=1: apt-get install haproxy")
+		}
+		t.Skip("haproxy not found: apt-get install haproxy (CI sets CODEX7_REQUIRE_PROXY=1)")
+	}
+	return bin
+}
+
+func freeListener(t testing.TB) net.Listener {
+	t.Helper()
+	ln, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	return ln
+}
+
+// cluster is replica groups served on real ports behind a real HAProxy.
+type cluster struct {
+	base    string // the proxy's URL
+	groups  []routing.Group
+	groupOf map[string]string
+	libs    []testLib
+}
+
+type testLib struct{ id, alias string }
+
+// startCluster splits six libraries across two groups with Generate,
+// builds each group's dist from its own generated config, serves each with
+// the real HTTP server on a real port, and starts haproxy with the
+// generated configuration in front.
+func startCluster(t testing.TB, bin string) *cluster {
+	t.Helper()
+	dir := t.TempDir()
+	libs := []testLib{{"/alpha/one", "uno"}, {"/beta/two", "dos"}, {"/gamma/three", "tres"}, {"/delta/four", "cuatro"}, {"/eps/five", "cinco"}, {"/zeta/six", "seis"}}
+	var cfg strings.Builder
+	fmt.Fprintf(&cfg, "allow: {local_roots: [%s]}\nlibraries:\n", os.TempDir())
+	for _, l := range libs {
+		r := gittest.New(t, "main")
+		name := strings.Split(l.id, "/")[2]
+		r.Write(map[string]string{"docs/guide.md": "# " + name + " guide\n\nHow to configure " + name + " connection pools.\n\n## Retries\n\nRetry " + name + " requests with backoff.\n"})
+		r.Commit("docs")
+		fmt.Fprintf(&cfg, "  - id: %s\n    aliases: [%s]\n    repo: %s\n", l.id, l.alias, r.Dir)
+	}
+	cfgPath := filepath.Join(dir, "codex7.yaml")
+	if err := os.WriteFile(cfgPath, []byte(cfg.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	groupNames := []string{"g0", "g1"}
+	listeners := map[string]net.Listener{}
+	servers := map[string][]string{}
+	for _, g := range groupNames {
+		listeners[g] = freeListener(t)
+		servers[g] = []string{listeners[g].Addr().String()}
+	}
+	proxyLn := freeListener(t)
+	proxyAddr := proxyLn.Addr().String()
+	proxyLn.Close() // haproxy binds it
+	groups, err := routing.Generate(routing.Options{Config: cfgPath, Groups: groupNames, Servers: servers, Out: filepath.Join(dir, "router"), Bind: proxyAddr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	groupOf := map[string]string{}
+	for _, g := range groups {
+		if len(g.Libraries) == 0 {
+			t.Fatalf("group %s holds no library: the test needs both groups used (%+v)", g.Name, groups)
+		}
+		for _, id := range g.Libraries {
+			groupOf[id] = g.Name
+		}
+		gcfg, err := config.Load(filepath.Join(dir, "codex7."+g.Name+".yaml"))
+		if err != nil {
+			t.Fatal(err)
+		}
+		dist := filepath.Join(dir, "dist-"+g.Name)
+		res, err := pipeline.Build(context.Background(), gcfg, pipeline.Options{Out: dist})
+		if err != nil || res.Err() != nil {
+			t.Fatalf("build %s: %v %v", g.Name, err, res.Err())
+		}
+		engine, err := search.Open(dist)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { engine.Close() })
+		srv := &http.Server{Handler: server.Handler(engine, "test", slog.New(slog.DiscardHandler), server.HTTPOptions{})}
+		go srv.Serve(listeners[g.Name])
+		t.Cleanup(func() { srv.Close() })
+	}
+
+	cmd := exec.Command(bin, "-db", "-f", filepath.Join(dir, "router", "haproxy.cfg"))
+	var logs bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &logs, &logs
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+		if t.Failed() {
+			t.Logf("haproxy output:\n%s", logs.String())
+		}
+	})
+	base := "http://" + proxyAddr
+
+	c := &cluster{base: base, groups: groups, groupOf: groupOf, libs: libs}
+	if !waitfor.Poll(20*time.Second, func() bool {
+		resp, err := http.Get(base + "/readyz")
+		if err != nil {
+			return false
+		}
+		resp.Body.Close()
+		return resp.StatusCode == 200
+	}) {
+		t.Fatalf("the proxy at %s never answered /readyz", base)
+	}
+	return c
+}
+
+// TestHAProxyRoutes splits six libraries across two replica groups with
+// Generate, builds each group's dist from its own generated config, serves
+// each with the real HTTP server on a real port, and puts the real HAProxy
+// in front with the generated configuration. Every way an agent names a
+// library, over MCP and both REST versions, must reach the group that holds
+// it (the response's X-Codex7-Group) and be answered; a group asked
+// directly for a library it does not hold cannot answer, so the routing is
+// what makes the answers right.
+func TestHAProxyRoutes(t *testing.T) {
+	bin := haproxyBinary(t)
+	if testing.Short() {
+		t.Skip("builds two dists and starts a proxy")
+	}
+	c := startCluster(t, bin)
+	base, groups, groupOf, libs := c.base, c.groups, c.groupOf, c.libs
+	type answer struct {
+		status int
+		group  string
+		body   string
+	}
+	do := func(t *testing.T, method, target, body string) answer {
+		t.Helper()
+		req, _ := http.NewRequest(method, target, strings.NewReader(body))
+		if body != "" {
+			req.Header.Set("Content-Type", "application/json")
+			req.Header.Set("Accept", "application/json, text/event-stream")
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			return answer{status: -1, body: err.Error()}
+		}
+		defer resp.Body.Close()
+		data, _ := io.ReadAll(resp.Body)
+		return answer{resp.StatusCode, resp.Header.Get(routing.GroupHeader), string(data)}
+	}
+	call := func(tool, args string) string {
+		return `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"` + tool + `","arguments":` + args + `}}`
+	}
+	for _, l := range libs {
+		want := groupOf[l.id]
+		org, project, _ := strings.Cut(strings.TrimPrefix(l.id, "/"), "/")
+		project2 := strings.ToUpper(project[:1]) + project[1:]
+		cases := []struct{ name, method, target, body, must string }{
+			{"mcp docs", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"`+l.id+`","customQuery":"retries"}`), "Retry " + project},
+			{"mcp docs, version and case", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"/`+org+`/`+project2+`@main","topic":"retries"}`), "Retry " + project},
+			{"mcp docs, GitHub URL", "POST", base + "/mcp", call("get-library-docs", `{"context7CompatibleLibraryID":"https://github.com/`+org+`/`+project+`","customQuery":"pools"}`), "connection pools"},
+			{"mcp docs, alias", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"`+l.alias+`","customQuery":"pools"}`), "connection pools"},
+			{"mcp resolve", "POST", base + "/mcp", call("resolve-library-id", `{"libraryName":"`+l.alias+`"}`), l.id},
+			{"rest v2 context", "GET", base + "/api/v2/context?type=txt&query=retries&libraryId=" + url.QueryEscape(l.id), "", "Retry " + project},
+			{"rest v2 search", "GET", base + "/api/v2/libs/search?query=retries&libraryName=" + project, "", l.id},
+			{"rest v1 docs", "GET", base + "/api/v1/" + org + "/" + project + "/main?topic=retries", "", "Retry " + project},
+		}
+		for _, c := range cases {
+			t.Run(l.id+"/"+c.name, func(t *testing.T) {
+				a := do(t, c.method, c.target, c.body)
+				if a.status != 200 || a.group != want || !strings.Contains(a.body, c.must) || strings.Contains(a.body, `"isError":true`) {
+					t.Errorf("status %d from group %q, want 200 from %s holding %q; body:\n%.600s", a.status, a.group, want, c.must, a.body)
+				}
+			})
+		}
+		// The other group does not hold it: asked directly, it cannot answer.
+		for _, g := range groups {
+			if g.Name == want {
+				continue
+			}
+			a := do(t, "GET", "http://"+g.Servers[0]+"/api/v2/context?type=txt&query=retries&libraryId="+url.QueryEscape(l.id), "")
+			if a.status == 200 && strings.Contains(a.body, "Retry "+project) {
+				t.Errorf("group %s answers for %s, which it should not hold", g.Name, l.id)
+			}
+		}
+	}
+	// A request about no library goes to any group.
+	a := do(t, "POST", base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
+	if a.status != 200 || a.group != routing.AnyBackend {
+		t.Errorf("initialize: status %d from %q, want 200 from %s", a.status, a.group, routing.AnyBackend)
+	}
+}
+
+// BenchmarkHAProxyHop measures what the proxy adds to a get-library-docs
+// call: the same call straight to the replica holding the library, and
+// through HAProxy (which buffers the body, reads its libraryId and looks
+// it up in the map), one keep-alive connection each, in turns.
+//
+//	go test -run '^$' -bench HAProxyHop -benchtime 2000x -count 3 ./routing/
+func BenchmarkHAProxyHop(b *testing.B) {
+	c := startCluster(b, haproxyBinary(b))
+	l := c.libs[0]
+	var direct string
+	for _, g := range c.groups {
+		if g.Name == c.groupOf[l.id] {
+			direct = "http://" + g.Servers[0]
+		}
+	}
+	body := `{"jsonrpc":"2.0","id":7,"method":"tools/call","params":{"name":"get-library-docs","arguments":{"libraryId":"` + l.id + `","customQuery":"retries"}}}`
+	for _, target := range []struct{ name, base string }{{"direct", direct}, {"proxied", c.base}} {
+		b.Run(target.name, func(b *testing.B) {
+			client := &http.Client{Transport: &http.Transport{MaxIdleConnsPerHost: 1}}
+			for b.Loop() {
+				req, _ := http.NewRequest("POST", target.base+"/mcp", strings.NewReader(body))
+				req.Header.Set("Content-Type", "application/json")
+				req.Header.Set("Accept", "application/json, text/event-stream")
+				resp, err := client.Do(req)
+				if err != nil {
+					b.Fatal(err)
+				}
+				io.Copy(io.Discard, resp.Body)
+				resp.Body.Close()
+				if resp.StatusCode != 200 {
+					b.Fatalf("status %d", resp.StatusCode)
+				}
+			}
+		})
+	}
+}
