@@ -92,7 +92,7 @@ func (v *Version) Document(path string, withText bool) ([]index.Hit, error) {
 // damagedError is the *VersionError of a request that met d on st: the
 // version is refused, so st is outdated, and the error names the versions
 // st still serves.
-func (st *Snapshot) damagedError(d *damaged) error {
+func (st *snapshot) damagedError(d *damaged) error {
 	if !d.passing {
 		st.outdated.Store(true)
 	}

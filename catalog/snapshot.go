@@ -18,12 +18,20 @@ import (
 	"github.com/codex7/codex7/topics"
 )
 
-// state is one loaded catalog: immutable once swapped in, except for the
-// reference count and the vdirs' lazily opened indexes. A versionDir whose
-// manifest did not change is shared with the previous state, so a reload
-// keeps open indexes open. With several sources (artifact directories),
-// the catalog is their union.
+// Snapshot is one request's view of a loaded catalog: the catalog, shared
+// by every request that runs on it, and what the request opened, held open
+// until it ends (Loader.With makes one per call of its function).
 type Snapshot struct {
+	*snapshot
+	lease *lease
+}
+
+// snapshot is one loaded catalog: immutable once swapped in, except for
+// the reference count and the vdirs' lazily opened indexes. A versionDir
+// whose manifest did not change is shared with the previous snapshot, so a
+// reload keeps open indexes open. With several sources (artifact
+// directories), the catalog is their union.
+type snapshot struct {
 	// ready says at least one source is loaded: requests are served.
 	ready      bool
 	sources    []loadedSource         // one per Engine source, in order
@@ -33,6 +41,7 @@ type Snapshot struct {
 	refused    []Refused              // found at load, sorted by path
 	libs       *libraries.Index
 	cache      *index.Cache
+	set        *openSet // the Loader's, bounding the versions open
 	loadedAt   time.Time
 	generation int64
 	// retry says a version was refused at load for a reason that may pass
@@ -66,8 +75,8 @@ type loadedSource struct {
 	seenErr string
 }
 
-func emptySnapshot(dirs []string) *Snapshot {
-	st := &Snapshot{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, vdirs: map[string]*versionDir{},
+func emptySnapshot(dirs []string) *snapshot {
+	st := &snapshot{catalog: &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}, vdirs: map[string]*versionDir{},
 		libs: libraries.NewIndex(&artifacts.Catalog{}, nil)}
 	for _, d := range dirs {
 		st.sources = append(st.sources, loadedSource{dir: d, err: errNoCatalogYet, seenErr: errNoCatalogYet.Error()})
@@ -103,8 +112,8 @@ type source struct {
 // (listed, left out of the served catalog), and so is a library that
 // two sources both hold, in both. When no source has a catalog the
 // state is not ready and the error is the first source's.
-func load(srcs []source, prev *Snapshot, cache *index.Cache) (*Snapshot, error) {
-	st := &Snapshot{vdirs: map[string]*versionDir{}, cache: cache, loadedAt: time.Now()}
+func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*snapshot, error) {
+	st := &snapshot{vdirs: map[string]*versionDir{}, cache: cache, set: set, loadedAt: time.Now()}
 	cats := make([]*artifacts.Catalog, len(srcs))
 	var firstErr error
 	for i, src := range srcs {
@@ -208,7 +217,7 @@ func ownerDirs(srcs []source, owners []int) []string {
 // loadLibrary checks the versions of l, listed in the catalog of the
 // source dir, and returns l as served (refused versions left out) and
 // the topic tree of its latest version, if that version is served.
-func (st *Snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *Snapshot) (artifacts.CatalogLib, *topics.Tree) {
+func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapshot) (artifacts.CatalogLib, *topics.Tree) {
 	lib := l
 	lib.Versions = nil
 	var latestTree *topics.Tree
@@ -252,11 +261,11 @@ func (st *Snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *Snapsh
 
 // refuse records a version refused at load because of err; vdir is its
 // directory, left out of the reason.
-func (st *Snapshot) refuse(lib, version, path string, err error, vdir string) {
+func (st *snapshot) refuse(lib, version, path string, err error, vdir string) {
 	st.refused = append(st.refused, Refused{Library: lib, Version: version, Path: path, Reason: reason(err, vdir), Cause: err})
 }
 
-func (st *Snapshot) isRefused(path string) bool {
+func (st *snapshot) isRefused(path string) bool {
 	for _, r := range st.refused {
 		if r.Path == path {
 			return true
@@ -269,7 +278,7 @@ func (st *Snapshot) isRefused(path string) bool {
 // versionDir, reused from prev when the manifest is unchanged. A reused versionDir
 // that was refused is kept in st (so that its refusal lasts until the
 // version is republished) and its refusal returned.
-func (st *Snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *Snapshot) (*versionDir, error) {
+func (st *snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *snapshot) (*versionDir, error) {
 	rel := v.Path
 	if segs := strings.Split(rel, "/"); len(segs) != 3 || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") || strings.HasPrefix(rel, ".") {
 		return nil, fmt.Errorf("catalog path %q is not org/project/version", rel)
@@ -305,20 +314,20 @@ func (st *Snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifa
 
 // acquireVersionDirs counts st as a user of each of its vdirs; called once, just
 // before st is swapped in.
-func (st *Snapshot) acquireVersionDirs() {
+func (st *snapshot) acquireVersionDirs() {
 	for _, sl := range st.vdirs {
 		sl.users.Add(1)
 	}
 }
 
-func (st *Snapshot) release() {
+func (st *snapshot) release() {
 	if st.refs.Add(-1) == 0 && st.retired.Load() {
 		st.close()
 	}
 }
 
 // retire marks st replaced; it closes once no request holds it.
-func (st *Snapshot) retire() {
+func (st *snapshot) retire() {
 	st.retired.Store(true)
 	if st.refs.Load() == 0 {
 		st.close()
@@ -326,18 +335,18 @@ func (st *Snapshot) retire() {
 }
 
 // close releases st's vdirs; a versionDir no state uses any more closes its index.
-func (st *Snapshot) close() {
+func (st *snapshot) close() {
 	st.cleanup.Do(func() {
 		for _, sl := range st.vdirs {
 			if sl.users.Add(-1) == 0 {
-				sl.close()
+				sl.close(st.set)
 			}
 		}
 	})
 }
 
 // resolve finds the library version id names in st's catalog.
-func (st *Snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir, error) {
+func (st *snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir, error) {
 	key, err := request.ParseKey(id)
 	if err != nil {
 		return nil, nil, err
@@ -376,7 +385,7 @@ func (st *Snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir
 
 // refusedLibrary returns a refusal of a library absent from the served
 // catalog because every version of it was refused.
-func (st *Snapshot) refusedLibrary(sc request.Scope, key request.Key) *Refused {
+func (st *snapshot) refusedLibrary(sc request.Scope, key request.Key) *Refused {
 	for i := range st.refused {
 		r := &st.refused[i]
 		if !request.Visible(sc, r.Library) {
@@ -395,26 +404,29 @@ func (st *Snapshot) refusedLibrary(sc request.Scope, key request.Key) *Refused {
 // Resolve finds the library version id names, within sc, in st's catalog.
 // An id without a version gets the library's latest; an explicit version
 // that is not built is a *VersionError, never replaced by another.
-func (st *Snapshot) Resolve(sc request.Scope, id string) (*Resolved, error) {
+func (st *snapshot) Resolve(sc request.Scope, id string) (*Resolved, error) {
 	r, _, err := st.resolve(sc, id)
 	return r, err
 }
 
 // Libraries returns the library index of st's catalog.
-func (st *Snapshot) Libraries() *libraries.Index { return st.libs }
+func (st *snapshot) Libraries() *libraries.Index { return st.libs }
 
 // Open resolves id within sc and opens its version (verifying its files
-// on first use). A version that cannot be opened is a *VersionError that
-// says why, or ErrStale when it was republished meanwhile.
+// on first use). The version stays open until the request ends (the
+// function given to Loader.With returns): it must not be used after. A
+// version that cannot be opened is a *VersionError that says why, or
+// ErrStale when it was republished meanwhile.
 func (st *Snapshot) Open(sc request.Scope, id string) (*Resolved, *Version, error) {
 	r, sl, err := st.resolve(sc, id)
 	if err != nil {
 		return nil, nil, err
 	}
-	v, err := sl.open(st.cache)
+	v, err := sl.open(st.cache, st.set)
 	if err != nil {
 		return nil, nil, st.unavailable(r, sl, err)
 	}
+	st.lease.hold(sl)
 	return r, v, nil
 }
 
@@ -423,7 +435,7 @@ func (st *Snapshot) Open(sc request.Scope, id string) (*Resolved, *Version, erro
 // *VersionError naming the other versions otherwise. When the version is
 // now refused, st is marked outdated so that a catalog without it is
 // loaded.
-func (st *Snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
+func (st *snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
 	if errors.Is(err, ErrStale) {
 		return err
 	}

@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -48,11 +49,16 @@ type versionDir struct {
 	verified    map[string]bool // files that matched the manifest
 	verifiedAll bool
 	verifying   *checksumPass // the checksum pass under way, or nil
+	passes      atomic.Int32  // checksum passes run, for tests
 
-	// mu serializes opening and closing the index.
+	// mu serializes opening and closing the index. v, elem, pins and
+	// closed are written with both mu and the Loader's openSet's mu held,
+	// and read with either.
 	mu     sync.Mutex
-	v      *Version
-	closed bool
+	v      *Version      // the open version, nil when closed or evicted
+	elem   *list.Element // v's place in the openSet
+	pins   int           // requests holding v
+	closed bool          // no Snapshot serves the versionDir: it never opens again
 }
 
 // checksumPass is one checksum pass of a versionDir; requests that need it meanwhile
@@ -288,6 +294,7 @@ func (sl *versionDir) verify() error {
 	}
 	f := &checksumPass{done: make(chan struct{})}
 	sl.verifying = f
+	sl.passes.Add(1)
 	var todo []string
 	for _, name := range sortedFiles(sl.manifest) {
 		if !sl.verified[name] {
@@ -364,24 +371,21 @@ func (sl *versionDir) hashFile(name string) error {
 	return nil
 }
 
-// open verifies and opens the version on first use; concurrent callers
-// share one opening. The manifest is read again before and after opening:
-// if the directory was republished in between, nothing opened is kept and
-// ErrStale says to retry on a fresh state, so an answer never mixes two
-// builds. A failure that is not damage is returned without being recorded,
-// and the next call tries again.
-func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
+// open verifies and opens the version, or finds it open, and returns it
+// pinned in set: it stays open until set.release(sl). Concurrent callers
+// share one opening. A version evicted from set opens again without being
+// checksummed again: what was verified stays verified for as long as the
+// versionDir (its manifest) lives. The manifest is read again before and
+// after opening: if the directory was republished in between, nothing
+// opened is kept and ErrStale says to retry on a fresh state, so an answer
+// never mixes two builds. A failure that is not damage is returned without
+// being recorded, and the next call tries again.
+func (sl *versionDir) open(cache *index.Cache, set *openSet) (*Version, error) {
 	if err := sl.refusal(); err != nil {
 		return nil, err // damaged since it opened (see check)
 	}
-	sl.mu.Lock()
-	v, closed := sl.v, sl.closed
-	sl.mu.Unlock()
-	switch {
-	case v != nil:
-		return v, nil
-	case closed:
-		return nil, ErrStale
+	if v, err, ok := set.pin(sl); ok {
+		return v, err
 	}
 	if err := sl.verify(); err != nil {
 		return nil, err
@@ -392,11 +396,8 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	switch {
-	case sl.v != nil:
-		return sl.v, nil
-	case sl.closed:
-		return nil, ErrStale
+	if v, err, ok := set.pin(sl); ok {
+		return v, err
 	}
 	if err := sl.checkManifest(); err != nil {
 		return nil, err
@@ -409,7 +410,7 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 		reader.Close()
 		return nil, err
 	}
-	v = &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+	v := &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
 		stale: func() bool {
 			sum, err := manifestSum(sl.dir)
 			return err == nil && sum != sl.sum
@@ -417,20 +418,17 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 	for _, s := range tree.Slugs() {
 		v.slugs[s] = true
 	}
-	sl.v = v
-	sl.opened.Store(true)
+	set.add(sl, v)
 	return v, nil
 }
 
-// close closes the index; the versionDir cannot open again.
-func (sl *versionDir) close() {
+// close closes the index for good: no Snapshot serves the versionDir, so
+// no request holds it and it cannot open again.
+func (sl *versionDir) close(set *openSet) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	sl.closed = true
-	if sl.v != nil {
-		sl.v.reader.Close()
-		sl.v = nil
-		sl.opened.Store(false)
+	if v := set.remove(sl); v != nil {
+		v.reader.Close()
 	}
 }
 

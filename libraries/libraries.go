@@ -5,9 +5,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/lru"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
@@ -100,11 +100,17 @@ type Index struct {
 	postings map[string][]posting
 	// fieldLens are each library's field lengths, in terms.
 	fieldLens [][numFields]int
-	// listings caches the listing of each version's documents, by the
-	// address of the first document of the engine's shared slice; it
-	// lives as long as the index, that is until the next catalog load.
-	listings sync.Map // *artifacts.DocumentInfo → *listing
+	// listings caches the listing of recently listed versions' documents,
+	// by the address of the first document of the engine's shared slice.
+	// It is bounded: a version closed and opened again reads its
+	// documents anew, so a listing of the old slice is never asked for
+	// again, and an unbounded map would keep every slice ever listed.
+	listings *lru.Cache[*artifacts.DocumentInfo, *listing]
 }
+
+// maxListings bounds the listings an Index keeps, in entries; the one
+// of a version of 1,000 pages is about 50 KB.
+const maxListings = 256
 
 type posting struct {
 	lib    int
@@ -125,7 +131,8 @@ type libNames struct {
 // each library's latest version by library id (missing ones are skipped).
 // It does no I/O and keeps cat and trees, which must not change afterwards.
 func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
-	x := &Index{trees: trees, postings: map[string][]posting{}}
+	x := &Index{trees: trees, postings: map[string][]posting{},
+		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
 	var fieldTerms [][numFields][]string
 	var total [numFields]float64
 	for i := range cat.Libraries {
@@ -280,11 +287,12 @@ func (x *Index) listingOf(docs []artifacts.DocumentInfo) *listing {
 	if len(docs) == 0 {
 		return newListing(docs)
 	}
-	if l, ok := x.listings.Load(&docs[0]); ok && len(l.(*listing).docs) == len(docs) {
-		return l.(*listing)
+	if l, ok := x.listings.Get(&docs[0]); ok && len(l.docs) == len(docs) {
+		return l
 	}
-	l, _ := x.listings.LoadOrStore(&docs[0], newListing(docs))
-	return l.(*listing)
+	l := newListing(docs)
+	x.listings.Put(&docs[0], l, 1)
+	return l
 }
 
 // splitID returns the org and project of "/org/project".
