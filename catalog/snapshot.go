@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"os"
 	"path"
 	"path/filepath"
 	"sort"
@@ -33,15 +34,17 @@ type Snapshot struct {
 // directories), the catalog is their union.
 type snapshot struct {
 	// ready says at least one source is loaded: requests are served.
-	ready      bool
-	sources    []loadedSource         // one per Engine source, in order
-	catalog    *artifacts.Catalog     // served view: refused versions left out
-	vdirs      map[string]*versionDir // by version path, every version listed on disk
-	paths      []string               // the keys of vdirs, sorted
-	refused    []Refused              // found at load, sorted by path
-	libs       *libraries.Index
-	cache      *index.Cache
-	set        *openSet // the Loader's, bounding the versions open
+	ready   bool
+	sources []loadedSource         // one per Engine source, in order
+	catalog *artifacts.Catalog     // served view: refused versions left out
+	vdirs   map[string]*versionDir // by version path, every version listed on disk
+	paths   []string               // the keys of vdirs, sorted
+	refused []Refused              // found at load, sorted by path
+	libs    *libraries.Index
+	cache   *index.Cache
+	set     *openSet // the Loader's, bounding the versions open
+	// prepared holds, during load only, what prepareVersions found.
+	prepared   map[prepKey]prepared
 	loadedAt   time.Time
 	generation int64
 	// retry says a version was refused at load for a reason that may pass
@@ -137,6 +140,8 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 		st.sources = append(st.sources, ls)
 	}
 	owners := libraryOwners(srcs, cats)
+	st.prepareVersions(srcs, cats, prev)
+	defer func() { st.prepared = nil }()
 	served := &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}
 	trees := map[string]*topics.Tree{}
 	for i, cat := range cats {
@@ -277,39 +282,153 @@ func (st *snapshot) isRefused(path string) bool {
 // versionDirFor checks one catalog version against its manifest and returns its
 // versionDir, reused from prev when the manifest is unchanged. A reused versionDir
 // that was refused is kept in st (so that its refusal lasts until the
-// version is republished) and its refusal returned.
+// version is republished) and its refusal returned. The files were
+// looked at by prepareVersions when it ran first; otherwise they are now.
 func (st *snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *snapshot) (*versionDir, error) {
 	rel := v.Path
-	if segs := strings.Split(rel, "/"); len(segs) != 3 || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") || strings.HasPrefix(rel, ".") {
-		return nil, fmt.Errorf("catalog path %q is not org/project/version", rel)
+	if err := checkRel(rel); err != nil {
+		return nil, err
 	}
 	if st.vdirs[rel] != nil {
 		return nil, fmt.Errorf("catalog lists %s twice", rel)
 	}
-	vdir := filepath.Join(dir, filepath.FromSlash(rel))
-	m, sum, err := readManifest(vdir)
-	if err != nil {
-		return nil, err
+	k := prepKey{dir, rel}
+	p, ok := st.prepared[k]
+	if ok {
+		delete(st.prepared, k) // a retry after a republish looks again
+	} else {
+		p = prepareVersion(dir, rel, prev)
 	}
-	if !strings.EqualFold(m.Library.ID, l.ID) || m.Version != v.Version {
+	if p.err != nil {
+		return nil, p.err
+	}
+	sl := p.sl
+	if m := sl.manifest; !strings.EqualFold(m.Library.ID, l.ID) || m.Version != v.Version {
 		return nil, fmt.Errorf("manifest is for %s@%s, catalog says %s@%s", m.Library.ID, m.Version, l.ID, v.Version)
 	}
-	key := rel + "\x00" + sum
-	if prev != nil {
-		if old := prev.vdirs[rel]; old != nil && old.key == key {
-			st.vdirs[rel] = old
-			if err := old.refusal(); err != nil {
-				return nil, err
-			}
-			return old, nil
+	st.vdirs[rel] = sl
+	if p.reused {
+		if err := sl.refusal(); err != nil {
+			return nil, err
 		}
 	}
-	if err := checkFilesPresent(vdir, m); err != nil {
-		return nil, err
-	}
-	sl := &versionDir{key: key, dir: vdir, sum: sum, library: l.ID, version: v.Version, manifest: m}
-	st.vdirs[rel] = sl
 	return sl, nil
+}
+
+// checkRel checks that a catalog's version path is org/project/version.
+func checkRel(rel string) error {
+	if segs := strings.Split(rel, "/"); len(segs) != 3 || path.Clean(rel) != rel || strings.HasPrefix(rel, "/") || strings.Contains(rel, "..") || strings.HasPrefix(rel, ".") {
+		return fmt.Errorf("catalog path %q is not org/project/version", rel)
+	}
+	return nil
+}
+
+// prepKey names a version directory of a source.
+type prepKey struct{ dir, rel string }
+
+// prepared is what prepareVersion found of one version directory.
+type prepared struct {
+	sl     *versionDir
+	reused bool // sl is prev's
+	err    error
+}
+
+// prepareVersion reads the manifest of the version directory rel of the
+// source dir, and makes its versionDir, or reuses prev's when the
+// manifest is unchanged: the same file (inode, size and modification time:
+// a publish replaces the directory, so a manifest is never rewritten in
+// place), or one with the same bytes. A new versionDir is checked to have
+// every file its manifest lists. It only reads prev, and is safe to call
+// concurrently.
+func prepareVersion(dir, rel string, prev *snapshot) prepared {
+	vdir := filepath.Join(dir, filepath.FromSlash(rel))
+	var old *versionDir
+	if prev != nil {
+		if o := prev.vdirs[rel]; o != nil && o.dir == vdir {
+			old = o
+		}
+	}
+	mid, idErr := statManifest(vdir)
+	if old != nil && idErr == nil && old.mid == mid {
+		return prepared{sl: old, reused: true}
+	}
+	m, sum, err := readManifest(vdir)
+	if err != nil {
+		return prepared{err: err}
+	}
+	key := rel + "\x00" + sum
+	if old != nil && old.key == key {
+		return prepared{sl: old, reused: true}
+	}
+	if err := checkFilesPresent(vdir, m); err != nil {
+		return prepared{err: err}
+	}
+	return prepared{sl: &versionDir{key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m}}
+}
+
+// statManifest identifies the manifest file of the version directory vdir.
+func statManifest(vdir string) (catalogID, error) {
+	p := filepath.Join(vdir, artifacts.ManifestFile)
+	fi, err := os.Stat(p)
+	if err != nil {
+		return catalogID{}, err
+	}
+	return catalogID{ino: fileIndex(p, fi), size: fi.Size(), mtime: fi.ModTime()}, nil
+}
+
+// loadWorkers is how many version directories a load looks at at once:
+// most of the work is waiting for the file system.
+const loadWorkers = 8
+
+// prepareVersions runs prepareVersion on every version the catalogs list,
+// loadWorkers at a time, and reads the topic tree of each library's latest
+// version, into st.prepared, for versionDirFor and loadLibrary to take up
+// in catalog order. Nothing is decided here: it only does the I/O early.
+func (st *snapshot) prepareVersions(srcs []source, cats []*artifacts.Catalog, prev *snapshot) {
+	type job struct {
+		k      prepKey
+		latest bool
+	}
+	var jobs []job
+	for i, cat := range cats {
+		if cat == nil {
+			continue
+		}
+		for _, l := range cat.Libraries {
+			for _, v := range l.Versions {
+				if checkRel(v.Path) == nil {
+					jobs = append(jobs, job{prepKey{srcs[i].dir, v.Path}, v.Version == l.Latest})
+				}
+			}
+		}
+	}
+	results := make([]prepared, len(jobs))
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(loadWorkers, len(jobs)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for {
+				j := int(next.Add(1)) - 1
+				if j >= len(jobs) {
+					return
+				}
+				p := prepareVersion(jobs[j].k.dir, jobs[j].k.rel, prev)
+				if p.err == nil && jobs[j].latest {
+					p.sl.topics() // kept by sl; an error is met again in order
+				}
+				results[j] = p
+			}
+		}()
+	}
+	wg.Wait()
+	st.prepared = make(map[prepKey]prepared, len(jobs))
+	for j, jb := range jobs {
+		if _, dup := st.prepared[jb.k]; !dup {
+			st.prepared[jb.k] = results[j]
+		}
+	}
 }
 
 // acquireVersionDirs counts st as a user of each of its vdirs; called once, just
