@@ -97,7 +97,7 @@ func (st *snapshot) damagedError(d *damaged) error {
 		st.outdated.Store(true)
 	}
 	verr := &VersionError{Library: d.sl.library, Version: d.sl.version, Reason: reason(d.err, d.sl.dir), Cause: d.err}
-	if l := st.catalog.Library(d.sl.library); l != nil {
+	if l := st.libs.ByID(d.sl.library); l != nil {
 		verr.Library = l.ID
 		for _, x := range l.Versions {
 			if x.Version != d.sl.version {

@@ -189,7 +189,11 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 		return st.refused[i].Library < st.refused[j].Library
 	})
 	st.catalog = served
-	st.libs = libraries.NewIndex(served, trees)
+	var prevLibs *libraries.Index
+	if prev != nil {
+		prevLibs = prev.libs
+	}
+	st.libs = libraries.NewIndexFrom(prevLibs, served, trees)
 	return st, firstErr
 }
 
@@ -470,7 +474,7 @@ func (st *snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir
 	if err != nil {
 		return nil, nil, err
 	}
-	lib := findLibrary(st.catalog, sc, key)
+	lib := findLibrary(st.libs, sc, key)
 	if lib == nil && key.Name != "" {
 		lib = st.libs.ByName(sc, key.Name)
 	}
@@ -571,28 +575,14 @@ func (st *snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
 }
 
 // findLibrary finds the library key names exactly, by id, or by project
-// name, title or alias, among those sc lets the request see.
-func findLibrary(cat *artifacts.Catalog, sc request.Scope, key request.Key) *artifacts.CatalogLib {
+// name, title or alias, among those sc lets the request see, with the
+// catalog's library index: no request looks at every library.
+func findLibrary(libs *libraries.Index, sc request.Scope, key request.Key) *artifacts.CatalogLib {
 	if key.ID != "" {
-		if l := cat.Library(key.ID); l != nil && request.Visible(sc, l.ID) {
+		if l := libs.ByID(key.ID); l != nil && request.Visible(sc, l.ID) {
 			return l
 		}
 		return nil
 	}
-	want := strings.ToLower(key.Name)
-	for i := range cat.Libraries {
-		l := &cat.Libraries[i]
-		if !request.Visible(sc, l.ID) {
-			continue
-		}
-		if strings.ToLower(l.ID[strings.LastIndex(l.ID, "/")+1:]) == want || strings.ToLower(l.Title) == want {
-			return l
-		}
-		for _, a := range l.Aliases {
-			if strings.ToLower(a) == want {
-				return l
-			}
-		}
-	}
-	return nil
+	return libs.Named(sc, key.Name)
 }

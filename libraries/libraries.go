@@ -100,6 +100,12 @@ type Index struct {
 	postings map[string][]posting
 	// fieldLens are each library's field lengths, in terms.
 	fieldLens [][numFields]int
+	// docs are what the index knows of each library, by position in
+	// libs, reused by the next catalog's index for libraries unchanged.
+	docs []*libDoc
+	// lookup finds the libraries a name can match without looking at
+	// every library (see lookup.go).
+	lookup *nameLookup
 	// listings caches the listing of recently listed versions' documents,
 	// by the address of the first document of the engine's shared slice.
 	// It is bounded: a version closed and opened again reads its
@@ -125,77 +131,6 @@ type libNames struct {
 	orgKeys  []string // nameKeys of the org
 	words    []string // nameWords of org, project, title and aliases, with glued "js" split off
 	compacts []string // compact forms of org, project, title and aliases, for substring matches
-}
-
-// newLibraryIndex indexes cat's libraries; trees holds the topic tree of
-// each library's latest version by library id (missing ones are skipped).
-// It does no I/O and keeps cat and trees, which must not change afterwards.
-func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
-	x := &Index{trees: trees, postings: map[string][]posting{},
-		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
-	var fieldTerms [][numFields][]string
-	var total [numFields]float64
-	for i := range cat.Libraries {
-		l := &cat.Libraries[i]
-		x.libs = append(x.libs, l)
-		org, project := splitID(l.ID)
-		var ft [numFields][]string
-		for _, n := range append([]string{project, l.Title}, l.Aliases...) {
-			ft[fieldName] = append(ft[fieldName], nameTerms(n)...)
-		}
-		ft[fieldOrg] = nameTerms(org)
-		ft[fieldDescription] = textTerms(l.Description)
-		if t := trees[l.ID]; t != nil {
-			for _, c := range t.Categories {
-				ft[fieldTopics] = append(ft[fieldTopics], textTerms(c.Name)...)
-				for _, tp := range c.Topics {
-					ft[fieldTopics] = append(ft[fieldTopics], textTerms(tp.Name)...)
-				}
-			}
-		}
-		var lens [numFields]int
-		for f := range ft {
-			total[f] += float64(len(ft[f]))
-			lens[f] = len(ft[f])
-		}
-		x.fieldLens = append(x.fieldLens, lens)
-		fieldTerms = append(fieldTerms, ft)
-		x.names = append(x.names, namesOf(l, org, project))
-	}
-	n := float64(len(x.libs))
-	var avg [numFields]float64
-	for f := range avg {
-		avg[f] = max(total[f]/max(n, 1), 1)
-	}
-	// Each term's count per field in each library, then postings.
-	for i, ft := range fieldTerms {
-		counts := map[string]*[numFields]uint16{}
-		var order []string
-		for f, terms := range ft {
-			for _, t := range terms {
-				c := counts[t]
-				if c == nil {
-					c = &[numFields]uint16{}
-					counts[t] = c
-					order = append(order, t)
-				}
-				if c[f] < math.MaxUint16 {
-					c[f]++
-				}
-			}
-		}
-		for _, t := range order {
-			x.postings[t] = append(x.postings[t], posting{lib: i, counts: *counts[t]})
-		}
-	}
-	all := libStats{n: n, avg: avg}
-	for _, ps := range x.postings {
-		idf := all.idf(len(ps))
-		for j := range ps {
-			ps[j].score = idf * all.saturated(&ps[j], x.fieldLens[ps[j].lib])
-		}
-	}
-	return x
 }
 
 // libStats are what BM25F weighs a term by: the libraries counted and
@@ -480,9 +415,9 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 			get(ps.lib).score += ps.score
 		}
 	}
-	for i := range x.names {
+	for _, i := range x.lookup.candidates(&p) {
 		if tr := x.names[i].tier(&p); tr > tierText {
-			get(i).tier = tr
+			get(int(i)).tier = tr
 		}
 	}
 	if len(byLib) == 0 {

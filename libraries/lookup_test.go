@@ -1,0 +1,65 @@
+package libraries
+
+import (
+	"fmt"
+	"slices"
+	"testing"
+
+	"github.com/codex7/codex7/artifacts"
+)
+
+// TestCandidatesCoverEveryNameMatch checks the name lookup against the
+// scan it replaces: for every name asked, every library whose names match
+// it better than by text (libNames.tier) is among the candidates, so
+// ranking over candidates only finds what ranking over every library did.
+func TestCandidatesCoverEveryNameMatch(t *testing.T) {
+	cat, trees := testCatalog()
+	for i := range 300 { // generated libraries whose names share parts
+		w := []string{"stone", "river", "stonewall", "js", "docs", "react", "vite", "flow", "riverbed"}
+		id := fmt.Sprintf("/%s%d/%s-%s", w[i%len(w)], i%7, w[(i*5+1)%len(w)], w[(i*7+2)%len(w)])
+		cat.Libraries = append(cat.Libraries, lib(id, w[(i*3)%len(w)]+" "+w[(i*11)%len(w)], "", w[(i*13)%len(w)]))
+	}
+	x := NewIndex(cat, trees)
+	names := []string{"vite", "/vitejs/vite", "next js", "nextjs", "Next.js", "react hooks", "react router", "deno", "denoland",
+		"hugo", "hugoDocs", "express", "webpack.js.org", "tiangolo", "go", "d3", "widgets", "acme widgets", "tailwind css",
+		"stone", "river", "ston", "iver", "stone river", "stonewall js", "riverbed docs", "flow", "low", "js", "docs",
+		"/stone0/river-js", "stone-river", "bed", "RiverBed", "x", "", "zzz", "vite plugin react"}
+	for _, name := range names {
+		p := parseName(name)
+		cands := x.lookup.candidates(&p)
+		for i := range x.names {
+			if x.names[i].tier(&p) > tierText && !slices.Contains(cands, int32(i)) {
+				t.Errorf("%q: %s matches by name (tier %d) but is not a candidate", name, x.libs[i].ID, x.names[i].tier(&p))
+			}
+		}
+	}
+}
+
+// TestNewIndexFromReuses: an index built from the previous one for the
+// same catalog ranks alike and shares its postings; for a catalog with one
+// library changed, it ranks as a fresh index does.
+func TestNewIndexFromReuses(t *testing.T) {
+	cat, trees := testCatalog()
+	prev := NewIndex(cat, trees)
+	same := NewIndexFrom(prev, cat, trees)
+	if len(same.postings) == 0 || fmt.Sprintf("%p", same.postings) != fmt.Sprintf("%p", prev.postings) {
+		t.Error("an unchanged catalog's postings were built again")
+	}
+	changed := &artifacts.Catalog{Libraries: slices.Clone(cat.Libraries)}
+	changed.Libraries[0].Description = "Frontend tooling for widgets"
+	fresh, reused := NewIndex(changed, trees), NewIndexFrom(prev, changed, trees)
+	for _, q := range [][2]string{{"vite", ""}, {"widgets", "frontend"}, {"react", "routing"}, {"tooling", ""}} {
+		want, got := fresh.Search(nil, q[0], q[1], 10), reused.Search(nil, q[0], q[1], 10)
+		if fmt.Sprint(matchSummary(want)) != fmt.Sprint(matchSummary(got)) {
+			t.Errorf("%q: reusing index gives %v, fresh one %v", q, matchSummary(got), matchSummary(want))
+		}
+	}
+}
+
+func matchSummary(ms []Match) []string {
+	var out []string
+	for _, m := range ms {
+		out = append(out, fmt.Sprintf("%s %s %.6f", m.Library.ID, m.Match, m.Relevance))
+	}
+	return out
+}
