@@ -43,8 +43,12 @@ type snapshot struct {
 	libs    *libraries.Index
 	cache   *index.Cache
 	set     *openSet // the Loader's, bounding the versions open
-	// prepared holds, during load only, what prepareVersions found.
-	prepared   map[prepKey]prepared
+	// prepared and loadTrees hold, during load only, what
+	// prepareVersions found and the latest versions' trees it read.
+	prepared  map[prepKey]prepared
+	loadTrees map[*versionDir]*topics.Tree
+	// latest is each library's latest versionDir, by library id.
+	latest     map[string]*versionDir
 	loadedAt   time.Time
 	generation int64
 	// retry says a version was refused at load for a reason that may pass
@@ -141,9 +145,13 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 	}
 	owners := libraryOwners(srcs, cats)
 	st.prepareVersions(srcs, cats, prev)
-	defer func() { st.prepared = nil }()
+	defer func() { st.prepared, st.loadTrees = nil, nil }()
 	served := &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}
-	trees := map[string]*topics.Tree{}
+	// builds identifies each library's latest version, for the library
+	// index; trees holds those of the trees read by this load, only until
+	// the index is built.
+	builds, trees := map[string]string{}, map[string]*topics.Tree{}
+	st.latest = map[string]*versionDir{}
 	for i, cat := range cats {
 		if cat == nil {
 			continue
@@ -164,8 +172,12 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 				}
 				continue
 			}
-			if lib, tree := st.loadLibrary(dir, l, prev); len(lib.Versions) > 0 {
+			if lib, latest, tree := st.loadLibrary(dir, l, prev); len(lib.Versions) > 0 {
 				served.Libraries = append(served.Libraries, lib)
+				if latest != nil {
+					st.latest[l.ID] = latest
+					builds[l.ID] = latest.sum
+				}
 				if tree != nil {
 					trees[l.ID] = tree
 				}
@@ -193,7 +205,13 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 	if prev != nil {
 		prevLibs = prev.libs
 	}
-	st.libs = libraries.NewIndexFrom(prevLibs, served, trees)
+	st.libs = libraries.NewIndexFrom(prevLibs, served, builds, func(id string) *topics.Tree {
+		if t := trees[id]; t != nil {
+			return t
+		}
+		return st.latestTree(id)
+	})
+	trees = nil // the index needs no more of them
 	return st, firstErr
 }
 
@@ -224,12 +242,17 @@ func ownerDirs(srcs []source, owners []int) []string {
 }
 
 // loadLibrary checks the versions of l, listed in the catalog of the
-// source dir, and returns l as served (refused versions left out) and
-// the topic tree of its latest version, if that version is served.
-func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapshot) (artifacts.CatalogLib, *topics.Tree) {
+// source dir, and returns l as served (refused versions left out), the
+// versionDir of its latest version, if that version is served, and its
+// topic tree if this load read it. A latest version's topics.json is read
+// (and checked) once for its versionDir, by the first load that serves
+// it: a tree is not kept, so that a catalog of 50,000 libraries does not
+// hold 50,000 trees.
+func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapshot) (artifacts.CatalogLib, *versionDir, *topics.Tree) {
 	lib := l
 	lib.Versions = nil
 	var latestTree *topics.Tree
+	var latest *versionDir
 	for _, v := range l.Versions {
 		sl, err := st.versionDirFor(dir, &l, &v, prev)
 		if err != nil {
@@ -244,7 +267,14 @@ func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapsh
 		if v.Version != l.Latest {
 			continue
 		}
-		tree, err := sl.topics()
+		var tree *topics.Tree
+		if sl.topicsRead.Load() {
+			latest = sl
+			continue
+		}
+		if tree = st.loadTrees[sl]; tree == nil {
+			tree, err = sl.topics()
+		}
 		// A build republished the version since its manifest was
 		// read: read the new one. That is no damage to refuse.
 		deadline, wait := time.Now().Add(republishedWait), republishedBackoff
@@ -258,14 +288,29 @@ func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapsh
 			}
 		}
 		if err == nil {
-			latestTree = tree
+			latestTree, latest = tree, sl
 		} else {
 			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
 			st.retry = st.retry || transient(err) || errors.Is(err, ErrStale)
 			lib.Versions = lib.Versions[:len(lib.Versions)-1]
 		}
 	}
-	return lib, latestTree
+	return lib, latest, latestTree
+}
+
+// latestTree reads the topic tree of library id's latest version, or
+// returns nil when it cannot be read (the error is the version's to
+// report when it is asked for).
+func (st *snapshot) latestTree(id string) *topics.Tree {
+	sl := st.latest[id]
+	if sl == nil {
+		return nil
+	}
+	t, err := sl.topics()
+	if err != nil {
+		return nil
+	}
+	return t
 }
 
 // refuse records a version refused at load because of err; vdir is its
@@ -333,7 +378,8 @@ type prepKey struct{ dir, rel string }
 // prepared is what prepareVersion found of one version directory.
 type prepared struct {
 	sl     *versionDir
-	reused bool // sl is prev's
+	reused bool         // sl is prev's
+	tree   *topics.Tree // sl's topic tree, read for a latest version
 	err    error
 }
 
@@ -367,6 +413,11 @@ func prepareVersion(dir, rel string, prev *snapshot) prepared {
 	if err := checkFilesPresent(vdir, m); err != nil {
 		return prepared{err: err}
 	}
+	// Keep what serving needs: the list of skipped files, the repository
+	// and the like are a manifest's larger part, and a catalog of 50,000
+	// versions holds them all.
+	m = &artifacts.Manifest{Library: artifacts.Library{ID: m.Library.ID}, Version: m.Version, Commit: m.Commit,
+		BuiltAt: m.BuiltAt, Counts: m.Counts, Files: m.Files}
 	return prepared{sl: &versionDir{key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m}}
 }
 
@@ -419,8 +470,8 @@ func (st *snapshot) prepareVersions(srcs []source, cats []*artifacts.Catalog, pr
 					return
 				}
 				p := prepareVersion(jobs[j].k.dir, jobs[j].k.rel, prev)
-				if p.err == nil && jobs[j].latest {
-					p.sl.topics() // kept by sl; an error is met again in order
+				if p.err == nil && jobs[j].latest && !p.sl.topicsRead.Load() {
+					p.tree, _ = p.sl.topics() // an error is met again in order
 				}
 				results[j] = p
 			}
@@ -428,9 +479,13 @@ func (st *snapshot) prepareVersions(srcs []source, cats []*artifacts.Catalog, pr
 	}
 	wg.Wait()
 	st.prepared = make(map[prepKey]prepared, len(jobs))
+	st.loadTrees = map[*versionDir]*topics.Tree{}
 	for j, jb := range jobs {
 		if _, dup := st.prepared[jb.k]; !dup {
 			st.prepared[jb.k] = results[j]
+		}
+		if t := results[j].tree; t != nil {
+			st.loadTrees[results[j].sl] = t
 		}
 	}
 }

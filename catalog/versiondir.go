@@ -43,7 +43,9 @@ type versionDir struct {
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
 	opened  atomic.Bool
-	tree    atomic.Pointer[topics.Tree]
+	// topicsRead says topics.json was read and checked once: a load
+	// need not read it again to know the version serves.
+	topicsRead atomic.Bool
 
 	// vmu guards the verification record; it is never held while hashing.
 	vmu         sync.Mutex
@@ -259,14 +261,12 @@ func (sl *versionDir) checkManifest() error {
 	return nil
 }
 
-// topics returns the version's topic tree, verifying topics.json first.
-// The file is read once, for its checksum and its tree.
+// topics reads the version's topic tree, verifying topics.json the first
+// time. The file is read once per call, for its checksum and its tree; the
+// tree is not kept (an open Version keeps its own).
 func (sl *versionDir) topics() (*topics.Tree, error) {
 	if err := sl.refusal(); err != nil {
 		return nil, err
-	}
-	if tree := sl.tree.Load(); tree != nil {
-		return tree, nil
 	}
 	name := artifacts.TopicsFile
 	data, err := os.ReadFile(filepath.Join(sl.dir, name))
@@ -295,8 +295,8 @@ func (sl *versionDir) topics() (*topics.Tree, error) {
 	if err := sl.checkManifest(); err != nil {
 		return nil, err
 	}
-	sl.tree.CompareAndSwap(nil, tree)
-	return sl.tree.Load(), nil
+	sl.topicsRead.Store(true)
+	return tree, nil
 }
 
 // verify checksums every file of the version once. It is safe to call

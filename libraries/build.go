@@ -1,8 +1,10 @@
 package libraries
 
 import (
+	"fmt"
 	"math"
 	"strings"
+	"unique"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/lru"
@@ -28,14 +30,15 @@ type termCount struct {
 	counts [numFields]uint16
 }
 
-// libKey is what a libDoc is computed from.
+// libKey is what a libDoc is computed from: the library's entry, and
+// which build of its latest version gave the topic tree.
 type libKey struct {
 	id, title, description, aliases string
-	tree                            *topics.Tree // shared while the version's files are unchanged
+	build                           string
 }
 
-func keyOf(l *artifacts.CatalogLib, tree *topics.Tree) libKey {
-	return libKey{id: l.ID, title: l.Title, description: l.Description, aliases: strings.Join(l.Aliases, "\x00"), tree: tree}
+func keyOf(l *artifacts.CatalogLib, build string) libKey {
+	return libKey{id: l.ID, title: l.Title, description: l.Description, aliases: strings.Join(l.Aliases, "\x00"), build: build}
 }
 
 func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
@@ -55,6 +58,11 @@ func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
 		}
 	}
 	d := &libDoc{key: key, names: namesOf(l, org, project)}
+	for _, list := range [][]string{d.names.keys, d.names.orgKeys, d.names.words} {
+		for i, w := range list {
+			list[i] = unique.Make(w).Value()
+		}
+	}
 	at := map[string]int{} // term → index in d.terms
 	for f, terms := range ft {
 		d.lens[f] = len(terms)
@@ -63,7 +71,8 @@ func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
 			if !ok {
 				i = len(d.terms)
 				at[t] = i
-				d.terms = append(d.terms, termCount{term: t})
+				// Libraries share most of their terms: one copy of each.
+				d.terms = append(d.terms, termCount{term: unique.Make(t).Value()})
 			}
 			if c := &d.terms[i].counts[f]; *c < math.MaxUint16 {
 				*c++
@@ -77,16 +86,26 @@ func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
 // library's latest version by library id (missing ones are skipped). It
 // does no I/O and keeps cat and trees, which must not change afterwards.
 func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
-	return NewIndexFrom(nil, cat, trees)
+	builds := map[string]string{}
+	for id, t := range trees {
+		builds[id] = fmt.Sprintf("%p", t)
+	}
+	return NewIndexFrom(nil, cat, builds, func(id string) *topics.Tree { return trees[id] })
 }
 
-// NewIndexFrom is NewIndex reusing what prev, the index of an earlier
-// catalog (or nil), worked out of the libraries whose entry and tree are
-// the same in cat: when every library is, prev's postings and name lookup
-// are shared too, and the new index costs a pass over the catalog. prev is
-// not modified and stays usable.
-func NewIndexFrom(prev *Index, cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
-	x := &Index{trees: trees,
+// NewIndexFrom indexes cat's libraries, reusing what prev, the index of an
+// earlier catalog (or nil), worked out of the libraries whose entry and
+// latest build are the same in cat: when every library is, prev's
+// postings and name lookup are shared too, and the new index costs a pass
+// over the catalog. builds identifies, by library id, the build of each
+// library's latest version (its manifest's checksum); tree returns that
+// version's topic tree, or nil when it cannot be had. tree is called for
+// the libraries not reused, and afterwards, by Find, for the matches
+// described with their topics: it must be safe for concurrent use, and
+// should not hold every tree in memory. prev is not modified and stays
+// usable.
+func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, tree func(id string) *topics.Tree) *Index {
+	x := &Index{tree: tree,
 		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
 	var old map[string]*libDoc
 	if prev != nil {
@@ -100,10 +119,14 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, trees map[string]*topics.
 	x.docs = make([]*libDoc, len(cat.Libraries))
 	for i := range cat.Libraries {
 		l := &cat.Libraries[i]
-		key := keyOf(l, trees[l.ID])
+		key := keyOf(l, builds[l.ID])
 		d := old[l.ID]
 		if d == nil || d.key != key {
-			d = newLibDoc(l, key.tree, key)
+			var t *topics.Tree
+			if key.build != "" {
+				t = tree(l.ID)
+			}
+			d = newLibDoc(l, t, key)
 		}
 		same = same && prev.docs[i] == d
 		x.libs[i], x.docs[i] = l, d

@@ -90,9 +90,11 @@ const (
 // It is built once per catalog by newLibraryIndex and never modified
 // afterwards, so any number of goroutines may search it at once.
 type Index struct {
-	libs  []*artifacts.CatalogLib
-	trees map[string]*topics.Tree // by library id: its latest version's tree
-	names []libNames              // by position in libs
+	libs []*artifacts.CatalogLib
+	// tree returns the topic tree of a library's latest version by
+	// library id, or nil (see NewIndexFrom).
+	tree  func(id string) *topics.Tree
+	names []libNames // by position in libs
 	// postings maps a term to the libraries that have it, with the term's
 	// BM25F score in each (idf × saturated weighted frequency) over the
 	// whole catalog, and its count in each field, from which scoped

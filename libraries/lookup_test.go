@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/topics"
 )
 
 // TestCandidatesCoverEveryNameMatch checks the name lookup against the
@@ -41,13 +42,18 @@ func TestCandidatesCoverEveryNameMatch(t *testing.T) {
 func TestNewIndexFromReuses(t *testing.T) {
 	cat, trees := testCatalog()
 	prev := NewIndex(cat, trees)
-	same := NewIndexFrom(prev, cat, trees)
+	builds := map[string]string{}
+	for id := range trees {
+		builds[id] = "build of " + id
+	}
+	prev = NewIndexFrom(nil, cat, builds, func(id string) *topics.Tree { return trees[id] })
+	same := NewIndexFrom(prev, cat, builds, func(id string) *topics.Tree { t.Fatal("a tree read for an unchanged catalog"); return nil })
 	if len(same.postings) == 0 || fmt.Sprintf("%p", same.postings) != fmt.Sprintf("%p", prev.postings) {
 		t.Error("an unchanged catalog's postings were built again")
 	}
 	changed := &artifacts.Catalog{Libraries: slices.Clone(cat.Libraries)}
 	changed.Libraries[0].Description = "Frontend tooling for widgets"
-	fresh, reused := NewIndex(changed, trees), NewIndexFrom(prev, changed, trees)
+	fresh, reused := NewIndex(changed, trees), NewIndexFrom(prev, changed, builds, func(id string) *topics.Tree { return trees[id] })
 	for _, q := range [][2]string{{"vite", ""}, {"widgets", "frontend"}, {"react", "routing"}, {"tooling", ""}} {
 		want, got := fresh.Search(nil, q[0], q[1], 10), reused.Search(nil, q[0], q[1], 10)
 		if fmt.Sprint(matchSummary(want)) != fmt.Sprint(matchSummary(got)) {
