@@ -53,7 +53,7 @@ func (v *Version) check(err error, file string) error {
 	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, artifacts.ErrMissing) {
 		err = fmt.Errorf("%w: %w", artifacts.ErrMissing, err)
 	}
-	v.sl.refused.CompareAndSwap(nil, &err)
+	v.sl.refuse(err)
 	return &damaged{sl: v.sl, err: *v.sl.refused.Load()}
 }
 

@@ -220,18 +220,12 @@ func (e *Loader) Status() Status {
 		s.Sources = append(s.Sources, ss)
 	}
 	s.LastError = strings.Join(errs, "; ")
-	for _, l := range st.catalog.Libraries {
-		s.Versions += len(l.Versions)
-	}
+	s.Versions = st.versions
 	s.Refused = append(s.Refused, st.refused...)
-	for _, path := range st.paths {
-		sl := st.vdirs[path]
-		if err := sl.refusal(); err != nil && !st.isRefused(path) {
-			// Refused since the load: still in st.catalog, no longer served.
-			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
-			s.Versions--
-		}
-	}
+	// Refused since the load: still in st.catalog, no longer served.
+	late := st.refusedSince()
+	s.Refused = append(s.Refused, late...)
+	s.Versions -= len(late)
 	sort.SliceStable(s.Refused, func(i, j int) bool { return s.Refused[i].Path < s.Refused[j].Path })
 	o := e.set.stats()
 	s.Open, s.MaxOpen, s.Opens, s.Evictions, s.OpenHits = o.Open, o.MaxOpen, o.Opens, o.Evictions, o.Hits

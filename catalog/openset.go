@@ -3,6 +3,7 @@ package catalog
 import (
 	"container/list"
 	"sync"
+	"sync/atomic"
 )
 
 // DefaultMaxOpen is how many library versions a Loader keeps open at once
@@ -31,6 +32,10 @@ type openSet struct {
 	lru list.List // of *versionDir, most recently used first
 	// Counts since the Loader opened, under mu.
 	opens, evictions, hits int64
+	// refusals counts the versions refused since the Loader opened, by
+	// any snapshot (see versionDir.refuse): the openSet is the one thing
+	// every versionDir of a Loader shares.
+	refusals atomic.Int64
 }
 
 func newOpenSet(max int) *openSet {

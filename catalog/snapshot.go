@@ -48,9 +48,15 @@ type snapshot struct {
 	prepared  map[prepKey]prepared
 	loadTrees map[*versionDir]*topics.Tree
 	// latest is each library's latest versionDir, by library id.
-	latest     map[string]*versionDir
-	loadedAt   time.Time
-	generation int64
+	latest map[string]*versionDir
+	// versions counts the versions of catalog; refusedAt is the set of
+	// refused's paths. lateRefusals caches the versions refused since
+	// the load (see refusedSince).
+	versions     int
+	refusedAt    map[string]bool
+	lateRefusals atomic.Pointer[lateRefusals]
+	loadedAt     time.Time
+	generation   int64
 	// retry says a version was refused at load for a reason that may pass
 	// (too many open files, an I/O error): the next poll loads the catalog
 	// again even if catalog.json is unchanged.
@@ -201,6 +207,13 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 		return st.refused[i].Library < st.refused[j].Library
 	})
 	st.catalog = served
+	st.refusedAt = make(map[string]bool, len(st.refused))
+	for _, r := range st.refused {
+		st.refusedAt[r.Path] = true
+	}
+	for _, l := range served.Libraries {
+		st.versions += len(l.Versions)
+	}
 	var prevLibs *libraries.Index
 	if prev != nil {
 		prevLibs = prev.libs
@@ -319,13 +332,36 @@ func (st *snapshot) refuse(lib, version, path string, err error, vdir string) {
 	st.refused = append(st.refused, Refused{Library: lib, Version: version, Path: path, Reason: reason(err, vdir), Cause: err})
 }
 
-func (st *snapshot) isRefused(path string) bool {
-	for _, r := range st.refused {
-		if r.Path == path {
-			return true
+func (st *snapshot) isRefused(path string) bool { return st.refusedAt[path] }
+
+// lateRefusals are the versions of a snapshot refused since it was loaded,
+// as found when the Loader had counted refusals refusals.
+type lateRefusals struct {
+	refusals int64
+	refused  []Refused
+}
+
+// refusedSince returns the versions of st refused since it was loaded. It
+// looks at every version only when a version of the Loader was refused
+// since it last looked: Status, which /metrics and /readyz call, costs
+// nothing per version of a large catalog.
+func (st *snapshot) refusedSince() []Refused {
+	var n int64
+	if st.set != nil {
+		n = st.set.refusals.Load()
+	}
+	if c := st.lateRefusals.Load(); c != nil && c.refusals == n {
+		return c.refused
+	}
+	c := &lateRefusals{refusals: n}
+	for _, path := range st.paths {
+		sl := st.vdirs[path]
+		if err := sl.refusal(); err != nil && !st.isRefused(path) {
+			c.refused = append(c.refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
 		}
 	}
-	return false
+	st.lateRefusals.Store(c)
+	return c.refused
 }
 
 // versionDirFor checks one catalog version against its manifest and returns its
@@ -346,7 +382,7 @@ func (st *snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifa
 	if ok {
 		delete(st.prepared, k) // a retry after a republish looks again
 	} else {
-		p = prepareVersion(dir, rel, prev)
+		p = prepareVersion(dir, rel, prev, &st.set.refusals)
 	}
 	if p.err != nil {
 		return nil, p.err
@@ -390,7 +426,7 @@ type prepared struct {
 // place), or one with the same bytes. A new versionDir is checked to have
 // every file its manifest lists. It only reads prev, and is safe to call
 // concurrently.
-func prepareVersion(dir, rel string, prev *snapshot) prepared {
+func prepareVersion(dir, rel string, prev *snapshot, refusals *atomic.Int64) prepared {
 	vdir := filepath.Join(dir, filepath.FromSlash(rel))
 	var old *versionDir
 	if prev != nil {
@@ -418,7 +454,7 @@ func prepareVersion(dir, rel string, prev *snapshot) prepared {
 	// versions holds them all.
 	m = &artifacts.Manifest{Library: artifacts.Library{ID: m.Library.ID}, Version: m.Version, Commit: m.Commit,
 		BuiltAt: m.BuiltAt, Counts: m.Counts, Files: m.Files}
-	return prepared{sl: &versionDir{key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m}}
+	return prepared{sl: &versionDir{refusals: refusals, key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m}}
 }
 
 // statManifest identifies the manifest file of the version directory vdir.
@@ -469,7 +505,7 @@ func (st *snapshot) prepareVersions(srcs []source, cats []*artifacts.Catalog, pr
 				if j >= len(jobs) {
 					return
 				}
-				p := prepareVersion(jobs[j].k.dir, jobs[j].k.rel, prev)
+				p := prepareVersion(jobs[j].k.dir, jobs[j].k.rel, prev, &st.set.refusals)
 				if p.err == nil && jobs[j].latest && !p.sl.topicsRead.Load() {
 					p.tree, _ = p.sl.topics() // an error is met again in order
 				}

@@ -42,7 +42,11 @@ type versionDir struct {
 	users            atomic.Int32 // states holding the versionDir
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
-	opened  atomic.Bool
+	// refusals counts the refusals of every versionDir of the Loader
+	// (nil in tests that make a versionDir alone), so that Status looks for
+	// versions refused since a load only when there is one.
+	refusals *atomic.Int64
+	opened   atomic.Bool
 	// topicsRead says topics.json was read and checked once: a load
 	// need not read it again to know the version serves.
 	topicsRead atomic.Bool
@@ -225,6 +229,14 @@ func (sl *versionDir) refusal() error {
 
 func (sl *versionDir) isOpen() bool { return sl.opened.Load() }
 
+// refuse records err as why the versionDir is refused, unless it already
+// is.
+func (sl *versionDir) refuse(err error) {
+	if sl.refused.CompareAndSwap(nil, &err) && sl.refusals != nil {
+		sl.refusals.Add(1)
+	}
+}
+
 // fail returns err met using the versionDir's files, and records it as the
 // versionDir's refusal when it is permanent (see permanent). If the directory
 // was republished meanwhile, the error wraps ErrStale instead and nothing
@@ -234,7 +246,7 @@ func (sl *versionDir) fail(err error, verifying bool) error {
 		return fmt.Errorf("%w: %v", ErrStale, err)
 	}
 	if permanent(err, verifying) {
-		sl.refused.CompareAndSwap(nil, &err)
+		sl.refuse(err)
 		return sl.refusal()
 	}
 	return err
