@@ -7,14 +7,15 @@ import (
 )
 
 // DefaultMaxOpen is how many library versions a Loader keeps open at once
-// unless told otherwise (Options.MaxOpen). An open version of a small
-// library costs about 100 KB (its index's mapped pages, the section
+// unless told otherwise (Options.MaxOpen). An open version of a library of
+// 20 pages costs about 200 KB of RSS (its index's mapped pages, the section
 // store's metadata, its topic tree and, once read, its documents), a large
-// one a few MB: 64 of them fit the server's 100 MiB soft memory limit
-// beside the section cache, the answer cache and the catalog itself, and a
-// version re-opened after eviction costs well under a millisecond, as its
-// files are not checksummed again (docs/BENCHMARKS.md).
-const DefaultMaxOpen = 64
+// one a few MB: 128 of them keep a server of 1,000 to 50,000 such libraries
+// asked at random near the 100 MiB soft memory limit beside the section
+// cache, the answer cache and the catalog itself (docs/BENCHMARKS.md,
+// "Catalog scale"). Re-opening an evicted version costs well under a
+// millisecond, as its files are not checksummed again.
+const DefaultMaxOpen = 128
 
 // openSet bounds the versions open at once, across every Snapshot of a
 // Loader: when more than max are open, the least recently used that no

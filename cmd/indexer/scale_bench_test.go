@@ -150,6 +150,8 @@ func scaleOnce(b *testing.B, bin, dir string, n int) {
 	b.ReportMetric(float64(peak)/(1<<20), "soak-rss-max-MB")
 	b.ReportMetric(rss(), "soak-rss-end-MB")
 	b.ReportMetric(res.Throughput(), "soak-calls/s")
+	cpu, _ := res.CPUPerCall()
+	b.ReportMetric(float64(cpu.Microseconds()), "soak-server-cpu-us/call")
 	b.ReportMetric(ms(res.Latency.P50), "soak-p50-ms")
 	b.ReportMetric(ms(res.Latency.P99), "soak-p99-ms")
 	b.Logf("soak: %v", res)

@@ -71,7 +71,7 @@ two of them is an error, never a silent pick.
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
 	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json, and to ask registries whether a tag moved (0: only on SIGHUP)")
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
-	maxOpen := fs.Int("max-open", catalog.DefaultMaxOpen, "library versions kept open at once; beyond it the least recently used one no request holds closes, and re-opens when asked (each costs about 100 KB for a small library, a few MB for a large one; -1: no bound)")
+	maxOpen := fs.Int("max-open", catalog.DefaultMaxOpen, "library versions kept open at once; beyond it the least recently used one no request holds closes, and re-opens when asked (each costs about 200 KB for a library of 20 pages, a few MB for a large one; -1: no bound)")
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	authFile := fs.String("auth", "", "YAML file of bearer tokens (hashes) and the libraries each may read; HTTP only")
