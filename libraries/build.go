@@ -79,6 +79,7 @@ func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
 			}
 		}
 	}
+	d.terms = append(make([]termCount, 0, len(d.terms)), d.terms...) // no spare capacity: 50,000 of them are kept
 	return d
 }
 
@@ -151,17 +152,29 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 	for f := range avg {
 		avg[f] = max(total[f]/max(n, 1), 1)
 	}
-	x.postings = make(map[string][]posting, terms/4)
+	// Each term's postings in a slice of its exact length, cut from one
+	// array: appending would leave up to half of each slice spare.
+	df := make(map[string]int32, terms/8)
+	for _, d := range x.docs {
+		for _, tc := range d.terms {
+			df[tc.term]++
+		}
+	}
+	all := make([]posting, terms)
+	x.postings = make(map[string][]posting, len(df))
+	for t, n := range df {
+		x.postings[t], all = all[:0:n], all[n:]
+	}
 	for i, d := range x.docs {
 		for _, tc := range d.terms {
 			x.postings[tc.term] = append(x.postings[tc.term], posting{lib: i, counts: tc.counts})
 		}
 	}
-	all := libStats{n: n, avg: avg}
+	stats := libStats{n: n, avg: avg}
 	for _, ps := range x.postings {
-		idf := all.idf(len(ps))
+		idf := stats.idf(len(ps))
 		for j := range ps {
-			ps[j].score = idf * all.saturated(&ps[j], x.fieldLens[ps[j].lib])
+			ps[j].score = idf * stats.saturated(&ps[j], x.fieldLens[ps[j].lib])
 		}
 	}
 	x.lookup = newNameLookup(x.libs, x.names)
