@@ -24,6 +24,7 @@ var (
 	scaleSoak   = flag.Duration("scalesoak", 20*time.Second, "how long BenchmarkServeScale's soak at concurrency 16 lasts")
 	scaleFirst  = flag.Int("scalefirst", 0, "how many libraries BenchmarkServeScale asks once (0: all)")
 	scaleMaxOpn = flag.String("scale-max-open", "", "--max-open for BenchmarkServeScale's server (default: the server's)")
+	scaleMemMiB = flag.String("scale-memory-limit-mib", "", "--memory-limit-mib for BenchmarkServeScale's server (default: the server's)")
 )
 
 // scaleSizes are the catalog sizes of BenchmarkServeScale: the two
@@ -92,6 +93,9 @@ func scaleOnce(b *testing.B, bin, dir string, n int) {
 	var extra []string
 	if *scaleMaxOpn != "" {
 		extra = append(extra, "--max-open", *scaleMaxOpn)
+	}
+	if *scaleMemMiB != "" {
+		extra = append(extra, "--memory-limit-mib", *scaleMemMiB)
 	}
 	srv := startServer(b, bin, dir, extra...)
 	defer srv.stop(b)
