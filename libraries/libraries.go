@@ -451,8 +451,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 	if len(all) == 0 {
 		return nil
 	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
+	better := func(a, b *scored) bool {
 		if a.tier != b.tier {
 			return a.tier > b.tier
 		}
@@ -460,10 +459,8 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 			return a.score > b.score
 		}
 		return x.libs[a.lib].ID < x.libs[b.lib].ID
-	})
-	if len(all) > limit {
-		all = all[:limit]
 	}
+	all = topN(all, limit, better)
 	// A tier is worth more than any score, so the combined value follows
 	// the order; normalized by the top one it runs from 1 down to above 0.
 	span = max(span, 1)
@@ -478,6 +475,51 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 		out[i] = Match{Library: x.libs[s.lib], Match: tierMatch[s.tier], Relevance: rel}
 	}
 	return out
+}
+
+// topN returns the n best of all, best first, by better, a total order.
+// A name many libraries share matches thousands of a large catalog: it
+// keeps the n best in a heap instead of sorting them all. all is reused.
+func topN(all []*scored, n int, better func(a, b *scored) bool) []*scored {
+	if len(all) > 4*n {
+		// h is a heap of the n best so far, the worst of them at h[0].
+		h := all[:0:0]
+		worse := func(i, j int) bool { return better(h[j], h[i]) }
+		down := func(i int) {
+			for {
+				c := 2*i + 1
+				if c >= len(h) {
+					return
+				}
+				if c+1 < len(h) && worse(c+1, c) {
+					c++
+				}
+				if !worse(c, i) {
+					return
+				}
+				h[i], h[c] = h[c], h[i]
+				i = c
+			}
+		}
+		for _, s := range all {
+			switch {
+			case len(h) < n:
+				h = append(h, s)
+				for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+					h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+				}
+			case better(s, h[0]):
+				h[0] = s
+				down(0)
+			}
+		}
+		all = h
+	}
+	sort.Slice(all, func(i, j int) bool { return better(all[i], all[j]) })
+	if len(all) > n {
+		all = all[:n]
+	}
+	return all
 }
 
 func dedupeTerms(terms []string) []string {

@@ -69,3 +69,37 @@ func matchSummary(ms []Match) []string {
 	}
 	return out
 }
+
+// TestTopN: the heap keeps exactly the n best of many, in order, as a
+// full sort does.
+func TestTopN(t *testing.T) {
+	x := &Index{}
+	var all []*scored
+	for i := range 1000 {
+		x.libs = append(x.libs, &artifacts.CatalogLib{Library: artifacts.Library{ID: fmt.Sprintf("/o/p%04d", i)}})
+		all = append(all, &scored{lib: i, tier: (i * 7) % 3, score: float64((i * 37) % 101)})
+	}
+	better := func(a, b *scored) bool {
+		if a.tier != b.tier {
+			return a.tier > b.tier
+		}
+		if a.score != b.score {
+			return a.score > b.score
+		}
+		return x.libs[a.lib].ID < x.libs[b.lib].ID
+	}
+	for _, n := range []int{1, 5, 10, 250, 2000} {
+		want := slices.Clone(all)
+		slices.SortFunc(want, func(a, b *scored) int {
+			if better(a, b) {
+				return -1
+			}
+			return 1
+		})
+		want = want[:min(n, len(want))]
+		got := topN(slices.Clone(all), n, better)
+		if !slices.Equal(got, want) {
+			t.Errorf("n=%d: topN differs from a full sort", n)
+		}
+	}
+}
