@@ -280,12 +280,14 @@ func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapsh
 		if v.Version != l.Latest {
 			continue
 		}
-		var tree *topics.Tree
-		if sl.topicsRead.Load() {
-			latest = sl
-			continue
-		}
-		if tree = st.loadTrees[sl]; tree == nil {
+		// The tree prepareVersions read, if it read one; none needed when
+		// an earlier load read it (the library index has its terms).
+		tree := st.loadTrees[sl]
+		if tree == nil {
+			if sl.topicsRead.Load() {
+				latest = sl
+				continue
+			}
 			tree, err = sl.topics()
 		}
 		// A build republished the version since its manifest was

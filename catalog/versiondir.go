@@ -49,7 +49,8 @@ type versionDir struct {
 	opened   atomic.Bool
 	// topicsRead says topics.json was read and checked once: a load
 	// need not read it again to know the version serves.
-	topicsRead atomic.Bool
+	topicsRead  atomic.Bool
+	topicsReads atomic.Int32 // times topics.json was read, for tests
 
 	// vmu guards the verification record; it is never held while hashing.
 	vmu         sync.Mutex
@@ -281,6 +282,7 @@ func (sl *versionDir) topics() (*topics.Tree, error) {
 		return nil, err
 	}
 	name := artifacts.TopicsFile
+	sl.topicsReads.Add(1)
 	data, err := os.ReadFile(filepath.Join(sl.dir, name))
 	if errors.Is(err, os.ErrNotExist) {
 		return nil, sl.fail(fmt.Errorf("%s: %w", name, artifacts.ErrMissing), true)
