@@ -8,7 +8,9 @@
 // A Loader holds the current Snapshot, an immutable view of the catalogs;
 // requests run on one through Loader.With. A Snapshot's versionDirs
 // (one per version directory) open their Version (index, topic tree,
-// documents) lazily and close it once no Snapshot uses them.
+// documents) lazily and close it once no Snapshot uses them, or earlier
+// when more than Options.MaxOpen are open and no request holds it (least
+// recently used first); it opens again when next asked for.
 package catalog
 
 import (
