@@ -53,7 +53,7 @@ func (v *Version) check(err error, file string) error {
 	if errors.Is(err, fs.ErrNotExist) && !errors.Is(err, artifacts.ErrMissing) {
 		err = fmt.Errorf("%w: %w", artifacts.ErrMissing, err)
 	}
-	v.sl.refused.CompareAndSwap(nil, &err)
+	v.sl.refuse(err)
 	return &damaged{sl: v.sl, err: *v.sl.refused.Load()}
 }
 
@@ -92,12 +92,12 @@ func (v *Version) Document(path string, withText bool) ([]index.Hit, error) {
 // damagedError is the *VersionError of a request that met d on st: the
 // version is refused, so st is outdated, and the error names the versions
 // st still serves.
-func (st *Snapshot) damagedError(d *damaged) error {
+func (st *snapshot) damagedError(d *damaged) error {
 	if !d.passing {
 		st.outdated.Store(true)
 	}
 	verr := &VersionError{Library: d.sl.library, Version: d.sl.version, Reason: reason(d.err, d.sl.dir), Cause: d.err}
-	if l := st.catalog.Library(d.sl.library); l != nil {
+	if l := st.libs.ByID(d.sl.library); l != nil {
 		verr.Library = l.ID
 		for _, x := range l.Versions {
 			if x.Version != d.sl.version {

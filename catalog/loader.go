@@ -8,7 +8,9 @@
 // A Loader holds the current Snapshot, an immutable view of the catalogs;
 // requests run on one through Loader.With. A Snapshot's versionDirs
 // (one per version directory) open their Version (index, topic tree,
-// documents) lazily and close it once no Snapshot uses them.
+// documents) lazily and close it once no Snapshot uses them, or earlier
+// when more than Options.MaxOpen are open and no request holds it (least
+// recently used first); it opens again when next asked for.
 package catalog
 
 import (
@@ -48,6 +50,10 @@ type Options struct {
 	// AllowEmpty starts the loader without a catalog (not ready) instead
 	// of failing, for servers whose artifacts arrive after start.
 	AllowEmpty bool
+	// MaxOpen bounds the library versions open at once: beyond it, the
+	// least recently used one no request holds is closed, and opens again
+	// when next asked for (default DefaultMaxOpen; negative: no bound).
+	MaxOpen int
 }
 
 // Loader serves artifact directories read-only as one catalog. It is safe
@@ -58,9 +64,10 @@ type Loader struct {
 	dirs  []string
 	log   *slog.Logger
 	cache *index.Cache
+	set   *openSet // bounds the versions open, across snapshots
 	opts  Options
 
-	current  atomic.Pointer[Snapshot]
+	current  atomic.Pointer[snapshot]
 	reloadMu sync.Mutex // serializes loads, and Close with them
 	// logged is, per source, the last load error logged (under reloadMu),
 	// so that an error repeated at every poll is logged once.
@@ -88,7 +95,7 @@ func Open(dirs []string, opts Options) (*Loader, error) {
 	if log == nil {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
-	e := &Loader{dirs: slices.Clone(dirs), logged: make([]string, len(dirs)), log: log, cache: index.NewCache(opts.CacheBytes), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
+	e := &Loader{dirs: slices.Clone(dirs), logged: make([]string, len(dirs)), log: log, cache: index.NewCache(opts.CacheBytes), set: newOpenSet(maxOpen(opts.MaxOpen)), opts: opts, verifyKick: make(chan struct{}, 1), quit: make(chan struct{})}
 	e.current.Store(emptySnapshot(e.dirs))
 	if _, err := e.reload(false); err != nil && !e.current.Load().ready {
 		if !opts.AllowEmpty {
@@ -104,6 +111,18 @@ func Open(dirs []string, opts Options) (*Loader, error) {
 		e.kickVerify()
 	}
 	return e, nil
+}
+
+// maxOpen is the bound of Options.MaxOpen n: DefaultMaxOpen for 0, none
+// (0) when negative.
+func maxOpen(n int) int {
+	switch {
+	case n == 0:
+		return DefaultMaxOpen
+	case n < 0:
+		return 0
+	}
+	return n
 }
 
 // Close stops background work and Watch, and closes every index once the
@@ -161,9 +180,17 @@ type Status struct {
 	// Versions counts the versions served: those of the catalog, less
 	// those refused since it was loaded (until a reload leaves them out).
 	Versions int `json:"versions"`
-	// Open counts the versions whose index is open.
-	Open    int       `json:"open"`
-	Refused []Refused `json:"refused,omitempty"`
+	// Open counts the versions whose index is open, MaxOpen bounds them
+	// (0: no bound; more are open while requests hold more).
+	Open    int `json:"open"`
+	MaxOpen int `json:"max_open,omitempty"`
+	// Opens counts the versions opened since start (again after an
+	// eviction included), Evictions those closed to stay within MaxOpen,
+	// and OpenHits the requests that found their version open.
+	Opens     int64     `json:"opens"`
+	Evictions int64     `json:"evictions"`
+	OpenHits  int64     `json:"open_hits"`
+	Refused   []Refused `json:"refused,omitempty"`
 	// LastError is why the newest catalog of some source could not be
 	// loaded (the previous one is still served), or "".
 	LastError string `json:"last_error,omitempty"`
@@ -195,22 +222,15 @@ func (e *Loader) Status() Status {
 		s.Sources = append(s.Sources, ss)
 	}
 	s.LastError = strings.Join(errs, "; ")
-	for _, l := range st.catalog.Libraries {
-		s.Versions += len(l.Versions)
-	}
+	s.Versions = st.versions
 	s.Refused = append(s.Refused, st.refused...)
-	for _, path := range st.paths {
-		sl := st.vdirs[path]
-		if err := sl.refusal(); err != nil && !st.isRefused(path) {
-			// Refused since the load: still in st.catalog, no longer served.
-			s.Refused = append(s.Refused, Refused{Library: sl.library, Version: sl.version, Path: path, Reason: reason(err, sl.dir), Cause: err})
-			s.Versions--
-		}
-		if sl.isOpen() {
-			s.Open++
-		}
-	}
+	// Refused since the load: still in st.catalog, no longer served.
+	late := st.refusedSince()
+	s.Refused = append(s.Refused, late...)
+	s.Versions -= len(late)
 	sort.SliceStable(s.Refused, func(i, j int) bool { return s.Refused[i].Path < s.Refused[j].Path })
+	o := e.set.stats()
+	s.Open, s.MaxOpen, s.Opens, s.Evictions, s.OpenHits = o.Open, o.MaxOpen, o.Opens, o.Evictions, o.Hits
 	return s
 }
 
@@ -286,7 +306,7 @@ func (e *Loader) reloadLocked(force bool) (bool, error) {
 		return false, nil
 	}
 	start := time.Now()
-	st, err := load(srcs, prev, e.cache)
+	st, err := load(srcs, prev, e.cache, e.set)
 	e.logErrors(st)
 	if !st.ready {
 		// Nothing to serve yet: keep the state for its errors only.
@@ -318,7 +338,7 @@ func (e *Loader) reloadLocked(force bool) (bool, error) {
 
 // logErrors logs each source of st whose newest catalog could not be
 // loaded, once per distinct error.
-func (e *Loader) logErrors(st *Snapshot) {
+func (e *Loader) logErrors(st *snapshot) {
 	for i, src := range st.sources {
 		var msg string
 		if src.err != nil {
@@ -358,7 +378,7 @@ func statCatalog(dir string) (catalogID, error) {
 // acquire returns the current state with a reference held; release it.
 // The loop makes sure the reference is taken on a state that was current
 // after the increment, so a retiring state is never resurrected.
-func (e *Loader) acquire() *Snapshot {
+func (e *Loader) acquire() *snapshot {
 	for {
 		st := e.current.Load()
 		st.refs.Add(1)
@@ -391,7 +411,9 @@ func (e *Loader) With(fn func(*Snapshot) error) error {
 			}
 			return ErrNotReady
 		}
-		err := fn(st)
+		call := &Snapshot{snapshot: st, lease: &lease{set: e.set}}
+		err := fn(call)
+		call.lease.end()
 		if d := (*damaged)(nil); errors.As(err, &d) {
 			err = st.damagedError(d)
 		}

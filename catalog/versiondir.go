@@ -1,6 +1,7 @@
 package catalog
 
 import (
+	"container/list"
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
@@ -34,25 +35,38 @@ import (
 type versionDir struct {
 	key              string // path and manifest checksum
 	dir              string
-	sum              string // sha256 of manifest.json
+	sum              string    // sha256 of manifest.json
+	mid              catalogID // manifest.json's file, as read (zero if it could not be looked at)
 	library, version string
 	manifest         *artifacts.Manifest
 	users            atomic.Int32 // states holding the versionDir
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
-	opened  atomic.Bool
-	tree    atomic.Pointer[topics.Tree]
+	// refusals counts the refusals of every versionDir of the Loader
+	// (nil in tests that make a versionDir alone), so that Status looks for
+	// versions refused since a load only when there is one.
+	refusals *atomic.Int64
+	opened   atomic.Bool
+	// topicsRead says topics.json was read and checked once: a load
+	// need not read it again to know the version serves.
+	topicsRead  atomic.Bool
+	topicsReads atomic.Int32 // times topics.json was read, for tests
 
 	// vmu guards the verification record; it is never held while hashing.
 	vmu         sync.Mutex
 	verified    map[string]bool // files that matched the manifest
 	verifiedAll bool
 	verifying   *checksumPass // the checksum pass under way, or nil
+	passes      atomic.Int32  // checksum passes run, for tests
 
-	// mu serializes opening and closing the index.
+	// mu serializes opening and closing the index. v, elem, pins and
+	// closed are written with both mu and the Loader's openSet's mu held,
+	// and read with either.
 	mu     sync.Mutex
-	v      *Version
-	closed bool
+	v      *Version      // the open version, nil when closed or evicted
+	elem   *list.Element // v's place in the openSet
+	pins   int           // requests holding v
+	closed bool          // no Snapshot serves the versionDir: it never opens again
 }
 
 // checksumPass is one checksum pass of a versionDir; requests that need it meanwhile
@@ -216,6 +230,14 @@ func (sl *versionDir) refusal() error {
 
 func (sl *versionDir) isOpen() bool { return sl.opened.Load() }
 
+// refuse records err as why the versionDir is refused, unless it already
+// is.
+func (sl *versionDir) refuse(err error) {
+	if sl.refused.CompareAndSwap(nil, &err) && sl.refusals != nil {
+		sl.refusals.Add(1)
+	}
+}
+
 // fail returns err met using the versionDir's files, and records it as the
 // versionDir's refusal when it is permanent (see permanent). If the directory
 // was republished meanwhile, the error wraps ErrStale instead and nothing
@@ -225,7 +247,7 @@ func (sl *versionDir) fail(err error, verifying bool) error {
 		return fmt.Errorf("%w: %v", ErrStale, err)
 	}
 	if permanent(err, verifying) {
-		sl.refused.CompareAndSwap(nil, &err)
+		sl.refuse(err)
 		return sl.refusal()
 	}
 	return err
@@ -233,8 +255,15 @@ func (sl *versionDir) fail(err error, verifying bool) error {
 
 // checkManifest reads the manifest again: ErrStale if it changed since the
 // versionDir was made (a build republished the directory), the read error if it
-// cannot be read now.
+// cannot be read now. The same file as read then (inode, size and
+// modification time) is unchanged without being read: a publish replaces
+// the directory, it never rewrites a manifest in place.
 func (sl *versionDir) checkManifest() error {
+	if sl.mid != (catalogID{}) {
+		if mid, err := statManifest(sl.dir); err == nil && mid == sl.mid {
+			return nil
+		}
+	}
 	sum, err := manifestSum(sl.dir)
 	if err != nil {
 		return err
@@ -245,28 +274,43 @@ func (sl *versionDir) checkManifest() error {
 	return nil
 }
 
-// topics returns the version's topic tree, verifying topics.json first.
+// topics reads the version's topic tree, verifying topics.json the first
+// time. The file is read once per call, for its checksum and its tree; the
+// tree is not kept (an open Version keeps its own).
 func (sl *versionDir) topics() (*topics.Tree, error) {
 	if err := sl.refusal(); err != nil {
 		return nil, err
 	}
-	if tree := sl.tree.Load(); tree != nil {
-		return tree, nil
+	name := artifacts.TopicsFile
+	sl.topicsReads.Add(1)
+	data, err := os.ReadFile(filepath.Join(sl.dir, name))
+	if errors.Is(err, os.ErrNotExist) {
+		return nil, sl.fail(fmt.Errorf("%s: %w", name, artifacts.ErrMissing), true)
+	} else if err != nil {
+		return nil, sl.fail(fmt.Errorf("%s: %w", name, err), true)
 	}
-	if err := sl.verifyFile(artifacts.TopicsFile); err != nil {
-		return nil, err
+	sl.vmu.Lock()
+	done := sl.verifiedAll || sl.verified[name]
+	sl.vmu.Unlock()
+	if !done {
+		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != sl.manifest.Files[name] {
+			return nil, sl.fail(fmt.Errorf("%s: %w", name, artifacts.ErrChecksum), true)
+		}
+		sl.vmu.Lock()
+		sl.markVerified(name)
+		sl.vmu.Unlock()
 	}
-	tree, err := artifacts.ReadTopics(sl.dir)
-	if err != nil {
-		return nil, sl.fail(err, false)
+	tree := &topics.Tree{}
+	if err := json.Unmarshal(data, tree); err != nil {
+		return nil, sl.fail(fmt.Errorf("%s: %w: %v", filepath.Join(sl.dir, name), artifacts.ErrCorrupt, err), false)
 	}
 	// The file verified may not be the file read, if a build republished
 	// the directory in between: then the manifest changed too.
 	if err := sl.checkManifest(); err != nil {
 		return nil, err
 	}
-	sl.tree.CompareAndSwap(nil, tree)
-	return sl.tree.Load(), nil
+	sl.topicsRead.Store(true)
+	return tree, nil
 }
 
 // verify checksums every file of the version once. It is safe to call
@@ -288,6 +332,7 @@ func (sl *versionDir) verify() error {
 	}
 	f := &checksumPass{done: make(chan struct{})}
 	sl.verifying = f
+	sl.passes.Add(1)
 	var todo []string
 	for _, name := range sortedFiles(sl.manifest) {
 		if !sl.verified[name] {
@@ -307,29 +352,14 @@ func (sl *versionDir) verify() error {
 	}
 	sl.vmu.Lock()
 	sl.markVerified(ok...)
-	sl.verifiedAll = err == nil
+	if sl.verifiedAll = err == nil; sl.verifiedAll {
+		sl.verified = nil // every file is: 50,000 versions need not say which
+	}
 	sl.verifying = nil
 	sl.vmu.Unlock()
 	f.err = err
 	close(f.done)
 	return err
-}
-
-// verifyFile checksums one file of the version once.
-func (sl *versionDir) verifyFile(name string) error {
-	sl.vmu.Lock()
-	done := sl.verified[name]
-	sl.vmu.Unlock()
-	if done {
-		return nil
-	}
-	if err := sl.hashFile(name); err != nil {
-		return sl.fail(err, true)
-	}
-	sl.vmu.Lock()
-	sl.markVerified(name)
-	sl.vmu.Unlock()
-	return nil
 }
 
 // markVerified records files that matched the manifest; sl.vmu is held.
@@ -341,6 +371,9 @@ func (sl *versionDir) markVerified(names ...string) {
 		sl.verified[name] = true
 	}
 }
+
+// smallFile is the size below which hashFile reads a file whole.
+const smallFile = 32 << 10
 
 // hashFile checks one file against the manifest, taking no lock. A file
 // not there is artifacts.ErrMissing, one that differs
@@ -355,7 +388,16 @@ func (sl *versionDir) hashFile(name string) error {
 	}
 	defer f.Close()
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	// A small file is read whole into a buffer of its size: io.Copy
+	// would allocate 32 KB for each, and a load or checksum pass hashes
+	// tens of thousands of small files.
+	if fi, err := f.Stat(); err == nil && fi.Size() < smallFile {
+		data, err := io.ReadAll(io.LimitReader(f, smallFile+1))
+		if err != nil {
+			return fmt.Errorf("%s: %w", name, err)
+		}
+		h.Write(data)
+	} else if _, err := io.Copy(h, f); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
 	if got := hex.EncodeToString(h.Sum(nil)); got != sl.manifest.Files[name] {
@@ -364,24 +406,21 @@ func (sl *versionDir) hashFile(name string) error {
 	return nil
 }
 
-// open verifies and opens the version on first use; concurrent callers
-// share one opening. The manifest is read again before and after opening:
-// if the directory was republished in between, nothing opened is kept and
-// ErrStale says to retry on a fresh state, so an answer never mixes two
-// builds. A failure that is not damage is returned without being recorded,
-// and the next call tries again.
-func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
+// open verifies and opens the version, or finds it open, and returns it
+// pinned in set: it stays open until set.release(sl). Concurrent callers
+// share one opening. A version evicted from set opens again without being
+// checksummed again: what was verified stays verified for as long as the
+// versionDir (its manifest) lives. The manifest is read again before and
+// after opening: if the directory was republished in between, nothing
+// opened is kept and ErrStale says to retry on a fresh state, so an answer
+// never mixes two builds. A failure that is not damage is returned without
+// being recorded, and the next call tries again.
+func (sl *versionDir) open(cache *index.Cache, set *openSet) (*Version, error) {
 	if err := sl.refusal(); err != nil {
 		return nil, err // damaged since it opened (see check)
 	}
-	sl.mu.Lock()
-	v, closed := sl.v, sl.closed
-	sl.mu.Unlock()
-	switch {
-	case v != nil:
-		return v, nil
-	case closed:
-		return nil, ErrStale
+	if v, err, ok := set.pin(sl); ok {
+		return v, err
 	}
 	if err := sl.verify(); err != nil {
 		return nil, err
@@ -392,11 +431,8 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 	}
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	switch {
-	case sl.v != nil:
-		return sl.v, nil
-	case sl.closed:
-		return nil, ErrStale
+	if v, err, ok := set.pin(sl); ok {
+		return v, err
 	}
 	if err := sl.checkManifest(); err != nil {
 		return nil, err
@@ -409,7 +445,7 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 		reader.Close()
 		return nil, err
 	}
-	v = &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+	v := &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
 		stale: func() bool {
 			sum, err := manifestSum(sl.dir)
 			return err == nil && sum != sl.sum
@@ -417,20 +453,17 @@ func (sl *versionDir) open(cache *index.Cache) (*Version, error) {
 	for _, s := range tree.Slugs() {
 		v.slugs[s] = true
 	}
-	sl.v = v
-	sl.opened.Store(true)
+	set.add(sl, v)
 	return v, nil
 }
 
-// close closes the index; the versionDir cannot open again.
-func (sl *versionDir) close() {
+// close closes the index for good: no Snapshot serves the versionDir, so
+// no request holds it and it cannot open again.
+func (sl *versionDir) close(set *openSet) {
 	sl.mu.Lock()
 	defer sl.mu.Unlock()
-	sl.closed = true
-	if sl.v != nil {
-		sl.v.reader.Close()
-		sl.v = nil
-		sl.opened.Store(false)
+	if v := set.remove(sl); v != nil {
+		v.reader.Close()
 	}
 }
 

@@ -81,7 +81,7 @@ func open(dir string, cache *Cache, release bool) (*Reader, error) {
 		store.close()
 		return nil, fmt.Errorf("open index: %w", err)
 	}
-	return &Reader{r: r, store: store, prose: analyzer(), ranker: ranker}, nil
+	return &Reader{r: r, store: store, prose: cache.prose, ranker: ranker}, nil
 }
 
 // Close releases the index's files.

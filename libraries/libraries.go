@@ -5,9 +5,9 @@ import (
 	"slices"
 	"sort"
 	"strings"
-	"sync"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/lru"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
@@ -90,9 +90,11 @@ const (
 // It is built once per catalog by newLibraryIndex and never modified
 // afterwards, so any number of goroutines may search it at once.
 type Index struct {
-	libs  []*artifacts.CatalogLib
-	trees map[string]*topics.Tree // by library id: its latest version's tree
-	names []libNames              // by position in libs
+	libs []*artifacts.CatalogLib
+	// tree returns the topic tree of a library's latest version by
+	// library id, or nil (see NewIndexFrom).
+	tree  func(id string) *topics.Tree
+	names []libNames // by position in libs
 	// postings maps a term to the libraries that have it, with the term's
 	// BM25F score in each (idf × saturated weighted frequency) over the
 	// whole catalog, and its count in each field, from which scoped
@@ -100,11 +102,23 @@ type Index struct {
 	postings map[string][]posting
 	// fieldLens are each library's field lengths, in terms.
 	fieldLens [][numFields]int
-	// listings caches the listing of each version's documents, by the
-	// address of the first document of the engine's shared slice; it
-	// lives as long as the index, that is until the next catalog load.
-	listings sync.Map // *artifacts.DocumentInfo → *listing
+	// docs are what the index knows of each library, by position in
+	// libs, reused by the next catalog's index for libraries unchanged.
+	docs []*libDoc
+	// lookup finds the libraries a name can match without looking at
+	// every library (see lookup.go).
+	lookup *nameLookup
+	// listings caches the listing of recently listed versions' documents,
+	// by the address of the first document of the engine's shared slice.
+	// It is bounded: a version closed and opened again reads its
+	// documents anew, so a listing of the old slice is never asked for
+	// again, and an unbounded map would keep every slice ever listed.
+	listings *lru.Cache[*artifacts.DocumentInfo, *listing]
 }
+
+// maxListings bounds the listings an Index keeps, in entries; the one
+// of a version of 1,000 pages is about 50 KB.
+const maxListings = 256
 
 type posting struct {
 	lib    int
@@ -119,76 +133,6 @@ type libNames struct {
 	orgKeys  []string // nameKeys of the org
 	words    []string // nameWords of org, project, title and aliases, with glued "js" split off
 	compacts []string // compact forms of org, project, title and aliases, for substring matches
-}
-
-// newLibraryIndex indexes cat's libraries; trees holds the topic tree of
-// each library's latest version by library id (missing ones are skipped).
-// It does no I/O and keeps cat and trees, which must not change afterwards.
-func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
-	x := &Index{trees: trees, postings: map[string][]posting{}}
-	var fieldTerms [][numFields][]string
-	var total [numFields]float64
-	for i := range cat.Libraries {
-		l := &cat.Libraries[i]
-		x.libs = append(x.libs, l)
-		org, project := splitID(l.ID)
-		var ft [numFields][]string
-		for _, n := range append([]string{project, l.Title}, l.Aliases...) {
-			ft[fieldName] = append(ft[fieldName], nameTerms(n)...)
-		}
-		ft[fieldOrg] = nameTerms(org)
-		ft[fieldDescription] = textTerms(l.Description)
-		if t := trees[l.ID]; t != nil {
-			for _, c := range t.Categories {
-				ft[fieldTopics] = append(ft[fieldTopics], textTerms(c.Name)...)
-				for _, tp := range c.Topics {
-					ft[fieldTopics] = append(ft[fieldTopics], textTerms(tp.Name)...)
-				}
-			}
-		}
-		var lens [numFields]int
-		for f := range ft {
-			total[f] += float64(len(ft[f]))
-			lens[f] = len(ft[f])
-		}
-		x.fieldLens = append(x.fieldLens, lens)
-		fieldTerms = append(fieldTerms, ft)
-		x.names = append(x.names, namesOf(l, org, project))
-	}
-	n := float64(len(x.libs))
-	var avg [numFields]float64
-	for f := range avg {
-		avg[f] = max(total[f]/max(n, 1), 1)
-	}
-	// Each term's count per field in each library, then postings.
-	for i, ft := range fieldTerms {
-		counts := map[string]*[numFields]uint16{}
-		var order []string
-		for f, terms := range ft {
-			for _, t := range terms {
-				c := counts[t]
-				if c == nil {
-					c = &[numFields]uint16{}
-					counts[t] = c
-					order = append(order, t)
-				}
-				if c[f] < math.MaxUint16 {
-					c[f]++
-				}
-			}
-		}
-		for _, t := range order {
-			x.postings[t] = append(x.postings[t], posting{lib: i, counts: *counts[t]})
-		}
-	}
-	all := libStats{n: n, avg: avg}
-	for _, ps := range x.postings {
-		idf := all.idf(len(ps))
-		for j := range ps {
-			ps[j].score = idf * all.saturated(&ps[j], x.fieldLens[ps[j].lib])
-		}
-	}
-	return x
 }
 
 // libStats are what BM25F weighs a term by: the libraries counted and
@@ -280,11 +224,12 @@ func (x *Index) listingOf(docs []artifacts.DocumentInfo) *listing {
 	if len(docs) == 0 {
 		return newListing(docs)
 	}
-	if l, ok := x.listings.Load(&docs[0]); ok && len(l.(*listing).docs) == len(docs) {
-		return l.(*listing)
+	if l, ok := x.listings.Get(&docs[0]); ok && len(l.docs) == len(docs) {
+		return l
 	}
-	l, _ := x.listings.LoadOrStore(&docs[0], newListing(docs))
-	return l.(*listing)
+	l := newListing(docs)
+	x.listings.Put(&docs[0], l, 1)
+	return l
 }
 
 // splitID returns the org and project of "/org/project".
@@ -472,9 +417,9 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 			get(ps.lib).score += ps.score
 		}
 	}
-	for i := range x.names {
+	for _, i := range x.lookup.candidates(&p) {
 		if tr := x.names[i].tier(&p); tr > tierText {
-			get(i).tier = tr
+			get(int(i)).tier = tr
 		}
 	}
 	if len(byLib) == 0 {
@@ -506,8 +451,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 	if len(all) == 0 {
 		return nil
 	}
-	sort.Slice(all, func(i, j int) bool {
-		a, b := all[i], all[j]
+	better := func(a, b *scored) bool {
 		if a.tier != b.tier {
 			return a.tier > b.tier
 		}
@@ -515,10 +459,8 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 			return a.score > b.score
 		}
 		return x.libs[a.lib].ID < x.libs[b.lib].ID
-	})
-	if len(all) > limit {
-		all = all[:limit]
 	}
+	all = topN(all, limit, better)
 	// A tier is worth more than any score, so the combined value follows
 	// the order; normalized by the top one it runs from 1 down to above 0.
 	span = max(span, 1)
@@ -533,6 +475,51 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 		out[i] = Match{Library: x.libs[s.lib], Match: tierMatch[s.tier], Relevance: rel}
 	}
 	return out
+}
+
+// topN returns the n best of all, best first, by better, a total order.
+// A name many libraries share matches thousands of a large catalog: it
+// keeps the n best in a heap instead of sorting them all. all is reused.
+func topN(all []*scored, n int, better func(a, b *scored) bool) []*scored {
+	if len(all) > 4*n {
+		// h is a heap of the n best so far, the worst of them at h[0].
+		h := all[:0:0]
+		worse := func(i, j int) bool { return better(h[j], h[i]) }
+		down := func(i int) {
+			for {
+				c := 2*i + 1
+				if c >= len(h) {
+					return
+				}
+				if c+1 < len(h) && worse(c+1, c) {
+					c++
+				}
+				if !worse(c, i) {
+					return
+				}
+				h[i], h[c] = h[c], h[i]
+				i = c
+			}
+		}
+		for _, s := range all {
+			switch {
+			case len(h) < n:
+				h = append(h, s)
+				for i := len(h) - 1; i > 0 && worse(i, (i-1)/2); i = (i - 1) / 2 {
+					h[i], h[(i-1)/2] = h[(i-1)/2], h[i]
+				}
+			case better(s, h[0]):
+				h[0] = s
+				down(0)
+			}
+		}
+		all = h
+	}
+	sort.Slice(all, func(i, j int) bool { return better(all[i], all[j]) })
+	if len(all) > n {
+		all = all[:n]
+	}
+	return all
 }
 
 func dedupeTerms(terms []string) []string {

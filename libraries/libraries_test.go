@@ -665,3 +665,22 @@ func TestDocumentOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestListingsBounded: an index lists the documents of any number of
+// versions (a version closed and opened again reads its documents into a
+// new slice) and keeps the listings of the most recent maxListings only,
+// the latest one reused.
+func TestListingsBounded(t *testing.T) {
+	x := NewIndex(&artifacts.Catalog{}, nil)
+	var last []artifacts.DocumentInfo
+	for i := range 3 * maxListings {
+		last = []artifacts.DocumentInfo{{Path: fmt.Sprintf("docs/page-%d.md", i), Title: "Page"}}
+		x.listingOf(last)
+	}
+	if n := x.listings.Len(); n > maxListings {
+		t.Errorf("%d listings kept, want at most %d", n, maxListings)
+	}
+	if a, b := x.listingOf(last), x.listingOf(last); a != b {
+		t.Error("the latest listing was worked out again")
+	}
+}

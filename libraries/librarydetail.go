@@ -202,7 +202,10 @@ func (x *Index) Find(ctx context.Context, req Request, docsOf DocumentsFunc) (*R
 			return nil, err
 		}
 		info := summarize(m)
-		tree := x.trees[m.Library.ID]
+		var tree *topics.Tree
+		if detail == DetailTopics || detail == DetailFull {
+			tree = x.tree(m.Library.ID)
+		}
 		// Libraries that only mention the name get no details when a
 		// better match exists: they are rarely the one asked for.
 		skip := m.Match == MatchText && matches[0].Match != MatchText

@@ -35,6 +35,10 @@ type Options struct {
 	// AnswerCacheBytes bounds the recent answers Docs keeps (default
 	// DefaultAnswerCacheBytes; negative keeps none).
 	AnswerCacheBytes int
+	// MaxOpen bounds the library versions open at once (see
+	// catalog.Options.MaxOpen; default catalog.DefaultMaxOpen, negative:
+	// no bound).
+	MaxOpen int
 }
 
 // Engine answers documentation requests from artifact directories. It is
@@ -65,7 +69,7 @@ func OpenSources(dirs []string, opts Options) (*Engine, error) {
 		log = slog.New(slog.NewTextHandler(io.Discard, nil))
 	}
 	l, err := catalog.Open(dirs, catalog.Options{Logger: log, CacheBytes: opts.CacheBytes,
-		VerifyInBackground: opts.VerifyInBackground, AllowEmpty: opts.AllowEmpty})
+		VerifyInBackground: opts.VerifyInBackground, AllowEmpty: opts.AllowEmpty, MaxOpen: opts.MaxOpen})
 	if err != nil {
 		return nil, err
 	}

@@ -220,11 +220,22 @@ func TestCatalogStatsCallback(t *testing.T) {
 		Catalog: func() CatalogStats { return *stats.Load() },
 	}))
 	defer ts.Close()
-	for _, want := range []CatalogStats{{Libraries: 3, Versions: 7}, {Libraries: 4, Versions: 9}} {
+	for _, want := range []CatalogStats{{Libraries: 3, Versions: 7}, {Libraries: 4, Versions: 9, Open: 2, MaxOpen: 64, Opens: 5, Evictions: 3, OpenHits: 11}} {
 		stats.Store(&want)
 		got := scrape(t, ts.URL)
 		if got["codex7_catalog_libraries"] != float64(want.Libraries) || got["codex7_catalog_versions"] != float64(want.Versions) {
 			t.Errorf("libraries %v, versions %v; want %+v", got["codex7_catalog_libraries"], got["codex7_catalog_versions"], want)
+		}
+		for name, n := range map[string]float64{
+			"codex7_catalog_open_versions":           float64(want.Open),
+			"codex7_catalog_max_open_versions":       float64(want.MaxOpen),
+			"codex7_catalog_version_opens_total":     float64(want.Opens),
+			"codex7_catalog_version_evictions_total": float64(want.Evictions),
+			"codex7_catalog_version_open_hits_total": float64(want.OpenHits),
+		} {
+			if got[name] != n {
+				t.Errorf("%s = %v, want %v", name, got[name], n)
+			}
 		}
 	}
 }

@@ -27,8 +27,13 @@ type CatalogStats struct {
 	// upgrade index/segment.go does not cover, or an index Write did not
 	// make.
 	Unrankable int
-	Open       int   // versions whose index is open
-	Reloads    int64 // catalogs loaded since start, the first one excluded
+	Open       int // versions whose index is open
+	MaxOpen    int // the bound on Open (0: none)
+	// Opens counts versions opened (again after an eviction included),
+	// Evictions those closed to stay within MaxOpen, OpenHits the requests
+	// that found their version open.
+	Opens, Evictions, OpenHits int64
+	Reloads                    int64 // catalogs loaded since start, the first one excluded
 	// AnswerHits and AnswerMisses count answers served from the answer
 	// cache and computed.
 	AnswerHits, AnswerMisses int64
@@ -37,7 +42,7 @@ type CatalogStats struct {
 // catalogStats reports the engine's status.
 func catalogStats(engine Engine) CatalogStats {
 	st := engine.Status()
-	cs := CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, Reloads: st.Reloads,
+	cs := CatalogStats{Ready: st.Ready, Libraries: st.Libraries, Versions: st.Versions, Refused: len(st.Refused), Open: st.Open, MaxOpen: st.MaxOpen, Opens: st.Opens, Evictions: st.Evictions, OpenHits: st.OpenHits, Reloads: st.Reloads,
 		AnswerHits: st.AnswerHits, AnswerMisses: st.AnswerMisses}
 	for _, r := range st.Refused {
 		if errors.Is(r.Cause, index.ErrUnrankable) {
@@ -117,6 +122,10 @@ func newServerMetrics(reg *metrics.Registry, stats func() CatalogStats, inFlight
 	reg.GaugeFunc("codex7_catalog_refused_versions", "Library versions refused because their artifacts failed verification or could not be read.", func() float64 { return float64(stats().Refused) })
 	reg.GaugeFunc("codex7_catalog_unrankable_versions", "Library versions refused because the ranker cannot read their index (a bluge or ice change index/segment.go does not cover).", func() float64 { return float64(stats().Unrankable) })
 	reg.GaugeFunc("codex7_catalog_open_versions", "Library versions whose index is open.", func() float64 { return float64(stats().Open) })
+	reg.GaugeFunc("codex7_catalog_max_open_versions", "The bound on open library versions (--max-open; 0: none).", func() float64 { return float64(stats().MaxOpen) })
+	reg.CounterFunc("codex7_catalog_version_opens_total", "Library versions opened, again after an eviction included.", func() float64 { return float64(stats().Opens) })
+	reg.CounterFunc("codex7_catalog_version_evictions_total", "Library versions closed, least recently used first, to keep at most --max-open open.", func() float64 { return float64(stats().Evictions) })
+	reg.CounterFunc("codex7_catalog_version_open_hits_total", "Requests that found their library version already open.", func() float64 { return float64(stats().OpenHits) })
 	reg.GaugeFunc("codex7_catalog_reloads", "Catalogs loaded since start, the first one excluded.", func() float64 { return float64(stats().Reloads) })
 	reg.CounterFunc("codex7_answer_cache_hits_total", "get-library-docs answers served from the answer cache.", func() float64 { return float64(stats().AnswerHits) })
 	reg.CounterFunc("codex7_answer_cache_misses_total", "get-library-docs answers computed (not in the answer cache).", func() float64 { return float64(stats().AnswerMisses) })

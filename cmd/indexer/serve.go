@@ -17,6 +17,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/access"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
@@ -74,6 +75,7 @@ two of them is an error, never a silent pick.
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
 	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json, and to ask registries whether a tag moved (0: only on SIGHUP)")
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
+	maxOpen := fs.Int("max-open", catalog.DefaultMaxOpen, "library versions kept open at once; beyond it the least recently used one no request holds closes, and re-opens when asked (each costs about 200 KB for a library of 20 pages, a few MB for a large one; -1: no bound)")
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	authFile := fs.String("auth", "", "YAML file of bearer tokens (hashes) and the libraries each may read; HTTP only")
@@ -88,8 +90,8 @@ two of them is an error, never a silent pick.
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
-	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 {
-		fmt.Fprintln(stderr, "indexer serve: --reload-interval and --memory-limit-mib must be >= 0 and --cache-mib >= 1")
+	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 || *maxOpen == 0 || *maxOpen < -1 {
+		fmt.Fprintln(stderr, "indexer serve: --reload-interval and --memory-limit-mib must be >= 0, --cache-mib >= 1 and --max-open >= 1 (or -1: no bound)")
 		return exitUsage
 	}
 	// The live heap of a server with every library open is a few tens of
@@ -139,7 +141,7 @@ two of them is an error, never a silent pick.
 	// Over HTTP an empty directory is served as not ready until a build
 	// publishes into it (a container may start before its artifacts); so
 	// is a registry reference until its first pull.
-	engine, err := search.OpenSources(feeds.dirs, search.Options{Logger: log, CacheBytes: *cacheMiB << 20, VerifyInBackground: true, AllowEmpty: !*stdio || len(feeds.mirrors) > 0})
+	engine, err := search.OpenSources(feeds.dirs, search.Options{Logger: log, CacheBytes: *cacheMiB << 20, VerifyInBackground: true, AllowEmpty: !*stdio || len(feeds.mirrors) > 0, MaxOpen: *maxOpen})
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer serve: %v (run 'indexer build' first?)\n", err)
 		return exitUsage

@@ -1,0 +1,182 @@
+package libraries
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"unique"
+
+	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/lru"
+	"github.com/codex7/codex7/topics"
+)
+
+// libDoc is what an Index knows of one library, worked out from its
+// catalog entry and its latest version's topic tree alone: a new catalog's
+// Index (NewIndexFrom) reuses it for every library whose entry and tree
+// are unchanged, so that loading a catalog in which one library of 50,000
+// changed does not split and count the terms of the other 49,999 again.
+// It is immutable.
+type libDoc struct {
+	key   libKey
+	lens  [numFields]int // field lengths, in terms
+	names libNames
+	terms []termCount // each distinct term once, in order of first use
+}
+
+// termCount is a term's occurrences in each field of a library.
+type termCount struct {
+	term   string
+	counts [numFields]uint16
+}
+
+// libKey is what a libDoc is computed from: the library's entry, and
+// which build of its latest version gave the topic tree.
+type libKey struct {
+	id, title, description, aliases string
+	build                           string
+}
+
+func keyOf(l *artifacts.CatalogLib, build string) libKey {
+	return libKey{id: l.ID, title: l.Title, description: l.Description, aliases: strings.Join(l.Aliases, "\x00"), build: build}
+}
+
+func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
+	org, project := splitID(l.ID)
+	var ft [numFields][]string
+	for _, n := range append([]string{project, l.Title}, l.Aliases...) {
+		ft[fieldName] = append(ft[fieldName], nameTerms(n)...)
+	}
+	ft[fieldOrg] = nameTerms(org)
+	ft[fieldDescription] = textTerms(l.Description)
+	if tree != nil {
+		for _, c := range tree.Categories {
+			ft[fieldTopics] = append(ft[fieldTopics], textTerms(c.Name)...)
+			for _, tp := range c.Topics {
+				ft[fieldTopics] = append(ft[fieldTopics], textTerms(tp.Name)...)
+			}
+		}
+	}
+	d := &libDoc{key: key, names: namesOf(l, org, project)}
+	for _, list := range [][]string{d.names.keys, d.names.orgKeys, d.names.words} {
+		for i, w := range list {
+			list[i] = unique.Make(w).Value()
+		}
+	}
+	at := map[string]int{} // term → index in d.terms
+	for f, terms := range ft {
+		d.lens[f] = len(terms)
+		for _, t := range terms {
+			i, ok := at[t]
+			if !ok {
+				i = len(d.terms)
+				at[t] = i
+				// Libraries share most of their terms: one copy of each.
+				d.terms = append(d.terms, termCount{term: unique.Make(t).Value()})
+			}
+			if c := &d.terms[i].counts[f]; *c < math.MaxUint16 {
+				*c++
+			}
+		}
+	}
+	d.terms = append(make([]termCount, 0, len(d.terms)), d.terms...) // no spare capacity: 50,000 of them are kept
+	return d
+}
+
+// NewIndex indexes cat's libraries; trees holds the topic tree of each
+// library's latest version by library id (missing ones are skipped). It
+// does no I/O and keeps cat and trees, which must not change afterwards.
+func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
+	builds := map[string]string{}
+	for id, t := range trees {
+		builds[id] = fmt.Sprintf("%p", t)
+	}
+	return NewIndexFrom(nil, cat, builds, func(id string) *topics.Tree { return trees[id] })
+}
+
+// NewIndexFrom indexes cat's libraries, reusing what prev, the index of an
+// earlier catalog (or nil), worked out of the libraries whose entry and
+// latest build are the same in cat: when every library is, prev's
+// postings and name lookup are shared too, and the new index costs a pass
+// over the catalog. builds identifies, by library id, the build of each
+// library's latest version (its manifest's checksum); tree returns that
+// version's topic tree, or nil when it cannot be had. tree is called for
+// the libraries not reused, and afterwards, by Find, for the matches
+// described with their topics: it must be safe for concurrent use, and
+// should not hold every tree in memory. prev is not modified and stays
+// usable.
+func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, tree func(id string) *topics.Tree) *Index {
+	x := &Index{tree: tree,
+		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
+	var old map[string]*libDoc
+	if prev != nil {
+		old = make(map[string]*libDoc, len(prev.docs))
+		for _, d := range prev.docs {
+			old[d.key.id] = d
+		}
+	}
+	same := prev != nil && len(prev.docs) == len(cat.Libraries)
+	x.libs = make([]*artifacts.CatalogLib, len(cat.Libraries))
+	x.docs = make([]*libDoc, len(cat.Libraries))
+	for i := range cat.Libraries {
+		l := &cat.Libraries[i]
+		key := keyOf(l, builds[l.ID])
+		d := old[l.ID]
+		if d == nil || d.key != key {
+			var t *topics.Tree
+			if key.build != "" {
+				t = tree(l.ID)
+			}
+			d = newLibDoc(l, t, key)
+		}
+		same = same && prev.docs[i] == d
+		x.libs[i], x.docs[i] = l, d
+	}
+	if same {
+		x.postings, x.fieldLens, x.names, x.lookup = prev.postings, prev.fieldLens, prev.names, prev.lookup
+		return x
+	}
+	x.fieldLens = make([][numFields]int, len(x.docs))
+	x.names = make([]libNames, len(x.docs))
+	var total [numFields]float64
+	terms := 0
+	for i, d := range x.docs {
+		x.fieldLens[i], x.names[i] = d.lens, d.names
+		for f, n := range d.lens {
+			total[f] += float64(n)
+		}
+		terms += len(d.terms)
+	}
+	n := float64(len(x.libs))
+	var avg [numFields]float64
+	for f := range avg {
+		avg[f] = max(total[f]/max(n, 1), 1)
+	}
+	// Each term's postings in a slice of its exact length, cut from one
+	// array: appending would leave up to half of each slice spare.
+	df := make(map[string]int32, terms/8)
+	for _, d := range x.docs {
+		for _, tc := range d.terms {
+			df[tc.term]++
+		}
+	}
+	all := make([]posting, terms)
+	x.postings = make(map[string][]posting, len(df))
+	for t, n := range df {
+		x.postings[t], all = all[:0:n], all[n:]
+	}
+	for i, d := range x.docs {
+		for _, tc := range d.terms {
+			x.postings[tc.term] = append(x.postings[tc.term], posting{lib: i, counts: tc.counts})
+		}
+	}
+	stats := libStats{n: n, avg: avg}
+	for _, ps := range x.postings {
+		idf := stats.idf(len(ps))
+		for j := range ps {
+			ps[j].score = idf * stats.saturated(&ps[j], x.fieldLens[ps[j].lib])
+		}
+	}
+	x.lookup = newNameLookup(x.libs, x.names)
+	return x
+}
