@@ -56,6 +56,12 @@ const localCacheBytes = 8 * cache.MiByte
 // partial clone's or SHA-256), is a *notInProcessError and Clone uses git
 // instead; a missing or corrupt object is an error, as git's own
 // upload-pack would fail on it.
+//
+// One cost is not bounded by Limits: a file at most MaxBlobBytes that a
+// pack stores as a delta is rebuilt by go-git with its base in memory, and
+// the base may be a blob over the cap (up to the largest blob in the
+// repository's packs). git repacks deltas against similar files of similar
+// size, so this matters only for a repository crafted for it.
 func cloneLocal(ctx context.Context, dir string, ref Resolved, limits Limits) (*Snapshot, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {
