@@ -1,7 +1,9 @@
 // Package fetch brings a git repository's tree at one ref into memory with
 // go-git: a cheap listing of the remote's refs (to decide whether anything
 // changed), then a shallow, single-ref clone without a work tree, exposed as
-// an fs.FS snapshot of the commit.
+// an fs.FS snapshot of the commit. A local repository's refs and tree are
+// read in process from its object store, under the same checks and limits,
+// without starting git.
 //
 // Any URL go-git understands works (https, ssh, git, file://) as does a local
 // path, as far as a Fetcher's Policy allows: its transports, and for local

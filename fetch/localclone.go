@@ -72,8 +72,11 @@ func cloneLocal(ctx context.Context, dir string, ref Resolved, limits Limits) (*
 		return nil, &notInProcessError{"not a repository on disk"}
 	}
 	dot := opened.Filesystem()
-	if _, err := dot.Stat("objects/info/alternates"); !errors.Is(err, os.ErrNotExist) {
+	switch _, err := dot.Stat("objects/info/alternates"); {
+	case err == nil:
 		return nil, &notInProcessError{"it borrows objects through objects/info/alternates"}
+	case !errors.Is(err, os.ErrNotExist):
+		return nil, &notInProcessError{"cannot tell whether it borrows objects through alternates: " + err.Error()}
 	}
 	cfg, err := opened.Config()
 	if err != nil {
