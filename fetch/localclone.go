@@ -6,15 +6,11 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path"
-
-	"github.com/go-git/go-billy/v5"
 
 	git "github.com/go-git/go-git/v5"
 	"github.com/go-git/go-git/v5/plumbing"
 	"github.com/go-git/go-git/v5/plumbing/cache"
 	"github.com/go-git/go-git/v5/plumbing/filemode"
-	"github.com/go-git/go-git/v5/plumbing/format/objfile"
 	"github.com/go-git/go-git/v5/plumbing/object"
 	"github.com/go-git/go-git/v5/plumbing/storer"
 	"github.com/go-git/go-git/v5/storage/filesystem"
@@ -100,7 +96,7 @@ func cloneLocal(ctx context.Context, dir string, ref Resolved, limits Limits) (*
 		return nil, fmt.Errorf("the ref moved from %s to %s while fetching; run the build again", short(ref.Commit), short(got))
 	}
 	st := newStore(limits)
-	c := &localCopy{ctx: ctx, dot: dot, disk: disk, st: st, seen: map[plumbing.Hash]bool{}}
+	c := &localCopy{ctx: ctx, disk: disk, st: st, seen: map[plumbing.Hash]bool{}}
 	hash := plumbing.NewHash(ref.Commit)
 	if err := c.object(plumbing.CommitObject, hash); err != nil {
 		return nil, err
@@ -125,7 +121,6 @@ func short(commit string) string { return commit[:min(12, len(commit))] }
 // localCopy copies objects from a repository on disk into a clone's store.
 type localCopy struct {
 	ctx  context.Context
-	dot  billy.Filesystem // the repository's git directory
 	disk *filesystem.Storage
 	st   *store
 	seen map[plumbing.Hash]bool // objects copied (or sized, for large blobs)
@@ -179,62 +174,33 @@ func (c *localCopy) object(t plumbing.ObjectType, h plumbing.Hash) error {
 		return fmt.Errorf("%w: the commit has more than %d distinct objects, more than the %d files a version may have",
 			ErrTooManyEntries, c.st.limits.MaxEntries+1, c.st.limits.MaxEntries)
 	}
-	err := c.loose(t, h)
-	if errors.Is(err, os.ErrNotExist) {
-		err = c.packed(t, h)
-	}
+	err := c.stored(t, h)
 	if err != nil && !errors.Is(err, ErrTooLarge) {
 		return fmt.Errorf("read %s %s: %w (is the repository corrupt? git fsck tells)", t, h, err)
 	}
 	return err
 }
 
-// loose copies h from its own file, or returns an os.ErrNotExist when
-// it has none. go-git's storage is not used for loose objects: it leaves
-// the file open when it only sizes one (EncodedObjectSize) or reads one
-// lazily (over LargeObjectThreshold), until the garbage collector finds it.
-func (c *localCopy) loose(t plumbing.ObjectType, h plumbing.Hash) error {
-	name := h.String()
-	f, err := c.dot.Open(path.Join("objects", name[:2], name[2:]))
-	if err != nil {
-		return err
-	}
-	defer f.Close()
-	r, err := objfile.NewReader(f)
-	if err != nil {
-		return err
-	}
-	defer r.Close()
-	got, size, err := r.Header()
-	if err != nil {
-		return err
-	}
-	if got != t {
-		return fmt.Errorf("%w: it is a %s", plumbing.ErrObjectNotFound, got)
-	}
-	return c.keep(t, h, size, r)
-}
-
-// packed copies h from the repository's packs.
-func (c *localCopy) packed(t plumbing.ObjectType, h plumbing.Hash) error {
-	size, err := c.disk.EncodedObjectSize(h)
-	if err != nil {
-		return err
-	}
-	if t == plumbing.BlobObject && size > c.st.limits.MaxBlobBytes {
-		c.st.large[h] = size // before reading: a pack's large object is never inflated
-		return nil
-	}
+// stored copies h as go-git finds it (in the packs first, once their
+// indexes are read). An object over LargeObjectThreshold comes back
+// unread, with its size: a large blob is only sized, never inflated.
+// (go-git's EncodedObjectSize is not used: it leaves a loose object's file
+// open until the garbage collector finds it.)
+func (c *localCopy) stored(t plumbing.ObjectType, h plumbing.Hash) error {
 	obj, err := c.disk.EncodedObject(t, h)
 	if err != nil {
 		return err
+	}
+	if t == plumbing.BlobObject && obj.Size() > c.st.limits.MaxBlobBytes {
+		c.st.large[h] = obj.Size()
+		return nil
 	}
 	r, err := obj.Reader()
 	if err != nil {
 		return err
 	}
 	defer r.Close()
-	return c.keep(t, h, size, r)
+	return c.keep(t, h, obj.Size(), r)
 }
 
 // keep stores the size bytes of h read from r, charged against
