@@ -1,7 +1,9 @@
 // Package fetch brings a git repository's tree at one ref into memory with
 // go-git: a cheap listing of the remote's refs (to decide whether anything
 // changed), then a shallow, single-ref clone without a work tree, exposed as
-// an fs.FS snapshot of the commit.
+// an fs.FS snapshot of the commit. A local repository's refs and tree are
+// read in process from its object store, under the same checks and limits,
+// without starting git.
 //
 // Any URL go-git understands works (https, ssh, git, file://) as does a local
 // path, as far as a Fetcher's Policy allows: its transports, and for local
@@ -20,6 +22,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"log/slog"
 	"net/url"
 	"regexp"
 	"sort"
@@ -116,8 +119,22 @@ type Fetcher struct {
 	// once (see Host; 0 means DefaultPerHost). Calls past it wait their
 	// turn, or for their context to end.
 	PerHost int
+	// Logger receives what a caller should know but that is not an error:
+	// a local repository cloned with git because it cannot be read in
+	// process (see Clone). Nil means slog.Default().
+	Logger *slog.Logger
 
 	hosts hostLimiter
+	// viaGit makes Clone use go-git's transport for local repositories
+	// too, so tests can hold both paths to the same protections.
+	viaGit bool
+}
+
+func (f *Fetcher) logger() *slog.Logger {
+	if f.Logger != nil {
+		return f.Logger
+	}
+	return slog.Default()
 }
 
 // ListRefs asks the remote at repoURL for its refs without fetching
@@ -191,6 +208,14 @@ func listRemote(ctx context.Context, repoURL string, auth transport.AuthMethod) 
 // reported rather than silently mixed. It checks f.Policy first, and holds
 // the clone within f.Limits (see Limits for what is kept, dropped and
 // refused).
+//
+// A local repository (a path or file:// URL) is read in process from its
+// own object store, with no git process (see cloneLocal), under the same
+// checks and limits. The rule for falling back to a clone through git: only
+// when go-git cannot open the repository or might misread it (alternates,
+// a repository format with extensions); the fallback is logged at Info on
+// f.Logger with the reason. What is wrong with the repository itself (a
+// missing or corrupt object, a ref that moved) is an error either way.
 func (f *Fetcher) Clone(ctx context.Context, repoURL string, ref Resolved, auth transport.AuthMethod) (*Snapshot, error) {
 	if err := f.Policy.Check(repoURL); err != nil {
 		return nil, fmt.Errorf("clone: %w", err)
@@ -200,6 +225,25 @@ func (f *Fetcher) Clone(ctx context.Context, repoURL string, ref Resolved, auth 
 		return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), err)
 	}
 	defer release()
+	if t, _ := Transport(repoURL); t == TransportFile && !f.viaGit {
+		if dir, err := localPath(repoURL); err == nil {
+			snap, err := cloneLocal(ctx, dir, ref, f.Limits)
+			var notInProcess *notInProcessError
+			if !errors.As(err, &notInProcess) {
+				if err != nil {
+					return nil, fmt.Errorf("clone %s at %s: %w", Redact(repoURL), ref.Name.Short(), err)
+				}
+				return snap, nil
+			}
+			f.logger().InfoContext(ctx, "cloning a local repository with git: it cannot be read in process",
+				"repo", Redact(repoURL), "reason", notInProcess.reason)
+		}
+	}
+	return f.cloneGit(ctx, repoURL, ref, auth)
+}
+
+// cloneGit clones through go-git's transport into the limited store.
+func (f *Fetcher) cloneGit(ctx context.Context, repoURL string, ref Resolved, auth transport.AuthMethod) (*Snapshot, error) {
 	st := newStore(f.Limits)
 	ctx, st.abort = context.WithCancel(ctx)
 	defer st.abort()

@@ -140,9 +140,11 @@ func TestCloneCancelled(t *testing.T) {
 	ctx, cancel := context.WithTimeout(context.Background(), time.Nanosecond)
 	defer cancel()
 	<-ctx.Done() // expired, not merely about to
-	if _, err := Clone(ctx, r.Dir, res, nil); err == nil {
-		t.Fatal("Clone with an expired context succeeded")
-	}
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		if _, err := f.Clone(ctx, r.Dir, res, nil); !errors.Is(err, context.DeadlineExceeded) {
+			t.Fatalf("Clone with an expired context: %v, want context.DeadlineExceeded", err)
+		}
+	})
 }
 
 func TestListRefsBadRemote(t *testing.T) {

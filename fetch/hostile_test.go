@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"runtime"
 	"runtime/metrics"
@@ -22,6 +23,38 @@ import (
 
 	"github.com/codex7/codex7/internal/gittest"
 )
+
+// eachPath runs test once for each way Clone reads a local repository, with
+// a new Fetcher of the given limits: "in-process" (cloneLocal) and "git"
+// (go-git's file transport, which runs git upload-pack). So every
+// protection these tests prove is proven on both. On the in-process path
+// git is taken off PATH: a silent fallback to git would fail the test
+// rather than pass it.
+func eachPath(t *testing.T, limits Limits, test func(t *testing.T, f *Fetcher)) {
+	t.Helper()
+	for _, viaGit := range []bool{false, true} {
+		name := "in-process"
+		if viaGit {
+			name = "git"
+		}
+		t.Run(name, func(t *testing.T) {
+			if !viaGit {
+				withoutGit(t)
+			}
+			test(t, &Fetcher{Limits: limits, viaGit: viaGit})
+		})
+	}
+}
+
+// withoutGit empties PATH for the rest of the test, so that starting git
+// fails.
+func withoutGit(t *testing.T) {
+	t.Helper()
+	t.Setenv("PATH", t.TempDir())
+	if _, err := exec.LookPath("git"); err == nil {
+		t.Fatal("git is still on PATH")
+	}
+}
 
 // cloneHead clones the default branch of dir with f.
 func cloneHead(t *testing.T, f *Fetcher, dir string) (*Snapshot, error) {
@@ -111,29 +144,31 @@ func TestSnapshotSymlinks(t *testing.T) {
 	}
 	r.Commit("links")
 
-	s, err := cloneHead(t, &Fetcher{}, r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	reasons := omittedReasons(s)
-	for name := range links {
-		if reasons[name] != "symbolic link (not followed)" {
-			t.Errorf("%s: omitted reason %q, want symbolic link (not followed)", name, reasons[name])
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		s, err := cloneHead(t, f, r.Dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-		assertAbsent(t, s, name)
-	}
-	for _, p := range []string{"docs/etc/passwd", "docs/parent/README.md", "docs/parent/docs/guide.md", "docs/self/self"} {
-		assertAbsent(t, s, p)
-	}
-	if got, want := strings.Join(walkPaths(t, s), ","), ".,README.md,docs,docs/guide.md,docs/home"; got != want {
-		t.Errorf("walk = %s, want %s", got, want)
-	}
-	if len(s.Symlinks()) != len(links) {
-		t.Errorf("Symlinks() = %v, want the %d links", s.Symlinks(), len(links))
-	}
-	if err := fstest.TestFS(s, "README.md", "docs/guide.md"); err != nil {
-		t.Error(err)
-	}
+		reasons := omittedReasons(s)
+		for name := range links {
+			if reasons[name] != "symbolic link (not followed)" {
+				t.Errorf("%s: omitted reason %q, want symbolic link (not followed)", name, reasons[name])
+			}
+			assertAbsent(t, s, name)
+		}
+		for _, p := range []string{"docs/etc/passwd", "docs/parent/README.md", "docs/parent/docs/guide.md", "docs/self/self"} {
+			assertAbsent(t, s, p)
+		}
+		if got, want := strings.Join(walkPaths(t, s), ","), ".,README.md,docs,docs/guide.md,docs/home"; got != want {
+			t.Errorf("walk = %s, want %s", got, want)
+		}
+		if len(s.Symlinks()) != len(links) {
+			t.Errorf("Symlinks() = %v, want the %d links", s.Symlinks(), len(links))
+		}
+		if err := fstest.TestFS(s, "README.md", "docs/guide.md"); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // TestSnapshotNames writes, with go-git plumbing, a tree the git CLI refuses
@@ -170,70 +205,80 @@ func TestSnapshotNames(t *testing.T) {
 	)
 	r.CommitTree(root, "names")
 
-	s, err := cloneHead(t, &Fetcher{}, r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := map[string]string{
-		`..`:               `name ".." would leave its directory`,
-		`.`:                `name "." would leave its directory`,
-		`"a/b.md"`:         "name contains a slash",
-		`"\xff\xfe.md"`:    "name is not valid UTF-8",
-		`"bad\x1b[31m.md"`: "name contains control characters",
-		`"tab\t.md"`:       "name contains control characters",
-		`"new\nline.md"`:   "name contains control characters",
-		`"\u202egnp.md"`:   "name contains control characters",
-		long:               "name longer than 255 bytes",
-		"dup.md":           "a second entry of the same name in its directory",
-		strings.TrimSuffix(strings.Repeat(seg+"/", 17), "/"): "path longer than 4096 bytes",
-	}
-	got := omittedReasons(s)
-	for p, reason := range want {
-		if got[p] != reason {
-			t.Errorf("omitted %q: reason %q, want %q", p, got[p], reason)
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		s, err := cloneHead(t, f, r.Dir)
+		if err != nil {
+			t.Fatal(err)
 		}
-	}
-	if len(got) != len(want) {
-		t.Errorf("omitted %v, want %d entries", got, len(want))
-	}
-	var short []string
-	long16 := 0
-	for _, p := range walkPaths(t, s) {
-		if strings.HasPrefix(p, seg) {
-			long16++
-		} else {
-			short = append(short, p)
+		want := map[string]string{
+			`..`:               `name ".." would leave its directory`,
+			`.`:                `name "." would leave its directory`,
+			`"a/b.md"`:         "name contains a slash",
+			`"\xff\xfe.md"`:    "name is not valid UTF-8",
+			`"bad\x1b[31m.md"`: "name contains control characters",
+			`"tab\t.md"`:       "name contains control characters",
+			`"new\nline.md"`:   "name contains control characters",
+			`"\u202egnp.md"`:   "name contains control characters",
+			long:               "name longer than 255 bytes",
+			"dup.md":           "a second entry of the same name in its directory",
+			strings.TrimSuffix(strings.Repeat(seg+"/", 17), "/"): "path longer than 4096 bytes",
 		}
-	}
-	if got := strings.Join(short, ","); got != ".,README.md,dup.md,ok.md,readme.md" || long16 != 16 {
-		t.Errorf("walk = %s and %d folders of the long path; want .,README.md,dup.md,ok.md,readme.md (the case-colliding names both kept) and 16", got, long16)
-	}
-	for p, body := range map[string]string{"README.md": "# Upper\n", "readme.md": "# Lower\n", "dup.md": "# Page\n"} {
-		if data, err := s.ReadFile(p); err != nil || string(data) != body {
-			t.Errorf("ReadFile(%s) = %q, %v; want %q", p, data, err, body)
+		got := omittedReasons(s)
+		for p, reason := range want {
+			if got[p] != reason {
+				t.Errorf("omitted %q: reason %q, want %q", p, got[p], reason)
+			}
 		}
-	}
-	for _, p := range []string{"../escape.md", "escape.md", "./escape.md", "a/b.md", "a"} {
-		assertAbsent(t, s, p)
-	}
-	if err := fstest.TestFS(s, "README.md", "readme.md", "dup.md", "ok.md"); err != nil {
-		t.Error(err)
-	}
+		if len(got) != len(want) {
+			t.Errorf("omitted %v, want %d entries", got, len(want))
+		}
+		var short []string
+		long16 := 0
+		for _, p := range walkPaths(t, s) {
+			if strings.HasPrefix(p, seg) {
+				long16++
+			} else {
+				short = append(short, p)
+			}
+		}
+		if got := strings.Join(short, ","); got != ".,README.md,dup.md,ok.md,readme.md" || long16 != 16 {
+			t.Errorf("walk = %s and %d folders of the long path; want .,README.md,dup.md,ok.md,readme.md (the case-colliding names both kept) and 16", got, long16)
+		}
+		for p, body := range map[string]string{"README.md": "# Upper\n", "readme.md": "# Lower\n", "dup.md": "# Page\n"} {
+			if data, err := s.ReadFile(p); err != nil || string(data) != body {
+				t.Errorf("ReadFile(%s) = %q, %v; want %q", p, data, err, body)
+			}
+		}
+		for _, p := range []string{"../escape.md", "escape.md", "./escape.md", "a/b.md", "a"} {
+			assertAbsent(t, s, p)
+		}
+		if err := fstest.TestFS(s, "README.md", "readme.md", "dup.md", "ok.md"); err != nil {
+			t.Error(err)
+		}
+	})
 }
 
 // TestSnapshotNULName writes tree objects whose entry name holds a NUL byte,
 // which no encoder writes and which shifts the rest of the entry. git
 // upload-pack refuses to send such a tree, in a subdirectory or at the
-// root: the clone fails with an error that says so.
+// root: the clone fails with an error that says so. Read in process, the
+// tree does not decode: an error too, naming the tree, never a fallback to
+// git or a snapshot without it.
 func TestSnapshotNULName(t *testing.T) {
 	r := gittest.New(t, "main")
 	blob := r.Blob("# Page\n")
 	bad := r.RawTree(append([]byte("100644 a\x00b.md\x00"), blob[:]...))
 	for _, root := range []plumbing.Hash{r.Tree(gittest.File("ok.md", blob), gittest.Dir("docs", bad)), bad} {
 		r.CommitTree(root, "nul in a name")
-		if _, err := cloneHead(t, &Fetcher{}, r.Dir); err == nil || !strings.Contains(err.Error(), "the remote sent no objects") {
-			t.Errorf("clone of a malformed tree: error %v, want one saying the remote sent nothing", err)
-		}
+		eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+			want := "read tree " + bad.String() + ": malformed tree"
+			if f.viaGit {
+				want = "the remote sent no objects"
+			}
+			if _, err := cloneHead(t, f, r.Dir); err == nil || !strings.Contains(err.Error(), want) {
+				t.Errorf("clone of a malformed tree: error %v, want one saying %q", err, want)
+			}
+		})
 	}
 }
 
@@ -286,22 +331,24 @@ func TestSnapshotSubmodules(t *testing.T) {
 	)
 	r.CommitTree(r.Tree(gittest.File(".gitmodules", modules), gittest.File("ok.md", page), gittest.Dir("vendor", vendor)), "submodules")
 
-	s, err := cloneHead(t, &Fetcher{}, r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := s.Omitted()
-	want := []Omitted{
-		{Path: "vendor/ghost", Reason: "submodule (not followed)", Dir: true},
-		{Path: "vendor/lib", Reason: "submodule (not followed)", Dir: true},
-	}
-	if fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Omitted() = %v, want %v", got, want)
-	}
-	assertAbsent(t, s, "vendor/lib/private.md")
-	if got := strings.Join(walkPaths(t, s), ","); got != ".,.gitmodules,ok.md,vendor" {
-		t.Errorf("walk = %s", got)
-	}
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		s, err := cloneHead(t, f, r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := s.Omitted()
+		want := []Omitted{
+			{Path: "vendor/ghost", Reason: "submodule (not followed)", Dir: true},
+			{Path: "vendor/lib", Reason: "submodule (not followed)", Dir: true},
+		}
+		if fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Omitted() = %v, want %v", got, want)
+		}
+		assertAbsent(t, s, "vendor/lib/private.md")
+		if got := strings.Join(walkPaths(t, s), ","); got != ".,.gitmodules,ok.md,vendor" {
+			t.Errorf("walk = %s", got)
+		}
+	})
 }
 
 // TestSnapshotDeepTree clones 3,000 nested directories: the snapshot keeps
@@ -309,42 +356,35 @@ func TestSnapshotSubmodules(t *testing.T) {
 // omitted.
 func TestSnapshotDeepTree(t *testing.T) {
 	r := gittest.Deep(t, 3000)
-	start := time.Now()
-	s, err := cloneHead(t, &Fetcher{}, r.Dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Logf("3000 levels: clone and index in %v", time.Since(start).Round(time.Millisecond))
-	deepest := strings.Repeat("d/", DefaultMaxDepth-1) + "page.md"
-	if _, err := s.Stat(deepest); err != nil {
-		t.Errorf("level %d page missing: %v", DefaultMaxDepth, err)
-	}
-	cut := strings.TrimSuffix(strings.Repeat("d/", DefaultMaxDepth), "/")
-	want := []Omitted{{Path: cut, Reason: fmt.Sprintf("directory deeper than %d levels", DefaultMaxDepth), Dir: true}}
-	if got := s.Omitted(); fmt.Sprint(got) != fmt.Sprint(want) {
-		t.Errorf("Omitted() = %v, want %v", got, want)
-	}
-	if n := len(s.Files()); n != DefaultMaxDepth {
-		t.Errorf("%d files, want %d (one per level kept)", n, DefaultMaxDepth)
-	}
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		start := time.Now()
+		s, err := cloneHead(t, f, r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("3000 levels: clone and index in %v", time.Since(start).Round(time.Millisecond))
+		deepest := strings.Repeat("d/", DefaultMaxDepth-1) + "page.md"
+		if _, err := s.Stat(deepest); err != nil {
+			t.Errorf("level %d page missing: %v", DefaultMaxDepth, err)
+		}
+		cut := strings.TrimSuffix(strings.Repeat("d/", DefaultMaxDepth), "/")
+		want := []Omitted{{Path: cut, Reason: fmt.Sprintf("directory deeper than %d levels", DefaultMaxDepth), Dir: true}}
+		if got := s.Omitted(); fmt.Sprint(got) != fmt.Sprint(want) {
+			t.Errorf("Omitted() = %v, want %v", got, want)
+		}
+		if n := len(s.Files()); n != DefaultMaxDepth {
+			t.Errorf("%d files, want %d (one per level kept)", n, DefaultMaxDepth)
+		}
+	})
 }
 
 // TestCloneEntryLimits clones a three-object pack that expands to 200,000
 // files, and a pack of 2,000 distinct objects, with MaxEntries 50,000 and
 // 1,000: both stop with ErrTooManyEntries, the walk as soon as it passes the
-// limit.
+// limit, the objects at the pack's header through git and as the 1,002nd
+// is met in process.
 func TestCloneEntryLimits(t *testing.T) {
 	bomb := gittest.TreeBomb(t, 200, 1000, ".md")
-	start := time.Now()
-	_, err := cloneHead(t, &Fetcher{Limits: Limits{MaxEntries: 50_000}}, bomb.Dir)
-	if !errors.Is(err, ErrTooManyEntries) || !strings.Contains(err.Error(), "more than 50000 entries") {
-		t.Errorf("tree bomb: error %v, want ErrTooManyEntries naming the limit", err)
-	}
-	t.Logf("200,000-file tree bomb refused at 50,000 entries in %v", time.Since(start).Round(time.Millisecond))
-	if _, err := cloneHead(t, &Fetcher{Limits: Limits{MaxEntries: 250_000}}, bomb.Dir); err != nil {
-		t.Errorf("the same tree under a higher limit: %v", err)
-	}
-
 	r := gittest.New(t, "main")
 	files := map[string]string{}
 	for i := range 2000 {
@@ -352,9 +392,27 @@ func TestCloneEntryLimits(t *testing.T) {
 	}
 	r.Write(files)
 	r.Commit("many objects")
-	if _, err := cloneHead(t, &Fetcher{Limits: Limits{MaxEntries: 1000}}, r.Dir); !errors.Is(err, ErrTooManyEntries) || !strings.Contains(err.Error(), "pack holds 2002 objects") {
-		t.Errorf("2,002-object pack: error %v, want ErrTooManyEntries from the pack header", err)
-	}
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		start := time.Now()
+		f.Limits.MaxEntries = 50_000
+		_, err := cloneHead(t, f, bomb.Dir)
+		if !errors.Is(err, ErrTooManyEntries) || !strings.Contains(err.Error(), "more than 50000 entries") {
+			t.Errorf("tree bomb: error %v, want ErrTooManyEntries naming the limit", err)
+		}
+		t.Logf("200,000-file tree bomb refused at 50,000 entries in %v", time.Since(start).Round(time.Millisecond))
+		f.Limits.MaxEntries = 250_000
+		if _, err := cloneHead(t, f, bomb.Dir); err != nil {
+			t.Errorf("the same tree under a higher limit: %v", err)
+		}
+		f.Limits.MaxEntries = 1000
+		want := "pack holds 2002 objects"
+		if !f.viaGit {
+			want = "more than 1001 distinct objects"
+		}
+		if _, err := cloneHead(t, f, r.Dir); !errors.Is(err, ErrTooManyEntries) || !strings.Contains(err.Error(), want) {
+			t.Errorf("2,002 objects: error %v, want ErrTooManyEntries saying %q", err, want)
+		}
+	})
 }
 
 // TestCloneFetchBytesLimit clones 3 MiB of small distinct files with
@@ -367,13 +425,16 @@ func TestCloneFetchBytesLimit(t *testing.T) {
 	}
 	r.Write(files)
 	r.Commit("3 MiB")
-	_, err := cloneHead(t, &Fetcher{Limits: Limits{MaxFetchBytes: 1 << 20}}, r.Dir)
-	if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 1 MiB") {
-		t.Errorf("error %v, want ErrTooLarge naming the limit", err)
-	}
-	if _, err := cloneHead(t, &Fetcher{}, r.Dir); err != nil {
-		t.Errorf("under the default limit: %v", err)
-	}
+	eachPath(t, Limits{MaxFetchBytes: 1 << 20}, func(t *testing.T, f *Fetcher) {
+		_, err := cloneHead(t, f, r.Dir)
+		if !errors.Is(err, ErrTooLarge) || !strings.Contains(err.Error(), "more than 1 MiB") {
+			t.Errorf("error %v, want ErrTooLarge naming the limit", err)
+		}
+		f.Limits = Limits{}
+		if _, err := cloneHead(t, f, r.Dir); err != nil {
+			t.Errorf("under the default limit: %v", err)
+		}
+	})
 }
 
 // peakHeap samples the heap's live and unswept objects every millisecond
@@ -433,34 +494,36 @@ var bombMiB = flag.Int("bomb-mib", 256, "size of the zlib bomb in TestCloneHugeF
 // known), and the heap stays far below the size of any of them.
 func TestCloneHugeFilesBoundedMemory(t *testing.T) {
 	r, sizes := hugeRepo(t, int64(*bombMiB)<<20)
-	runtime.GC()
-	base := peakHeap()()
-	stop := peakHeap()
-	start := time.Now()
-	s, err := cloneHead(t, &Fetcher{}, r.Dir)
-	elapsed := time.Since(start)
-	peak := stop()
-	if err != nil {
-		t.Fatal(err)
-	}
-	growth := int64(peak) - int64(base)
-	t.Logf("cloned %d MiB of files over the size cap in %v; heap peak %.1f MiB (%.1f MiB above the %.1f MiB before)",
-		(sizes["docs/huge.md"]+sizes["docs/binary.md"]+sizes["docs/bomb.md"])>>20, elapsed.Round(time.Millisecond),
-		float64(peak)/(1<<20), float64(growth)/(1<<20), float64(base)/(1<<20))
-	if growth > 24<<20 {
-		t.Errorf("heap grew by %d MiB while cloning; want under 24 MiB (nothing over the cap held)", growth>>20)
-	}
-	for p, size := range sizes {
-		info, err := s.Stat(p)
-		if err != nil || info.Size() != size {
-			t.Errorf("Stat(%s) = %v, %v; want size %d", p, info, err, size)
-			continue
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		runtime.GC()
+		base := peakHeap()()
+		stop := peakHeap()
+		start := time.Now()
+		s, err := cloneHead(t, f, r.Dir)
+		elapsed := time.Since(start)
+		peak := stop()
+		if err != nil {
+			t.Fatal(err)
 		}
-		if _, err := s.ReadFile(p); !errors.Is(err, ErrNotFetched) {
-			t.Errorf("ReadFile(%s) error %v, want ErrNotFetched", p, err)
+		growth := int64(peak) - int64(base)
+		t.Logf("cloned %d MiB of files over the size cap in %v; heap peak %.1f MiB (%.1f MiB above the %.1f MiB before)",
+			(sizes["docs/huge.md"]+sizes["docs/binary.md"]+sizes["docs/bomb.md"])>>20, elapsed.Round(time.Millisecond),
+			float64(peak)/(1<<20), float64(growth)/(1<<20), float64(base)/(1<<20))
+		if growth > 24<<20 {
+			t.Errorf("heap grew by %d MiB while cloning; want under 24 MiB (nothing over the cap held)", growth>>20)
 		}
-	}
-	if data, err := s.ReadFile("docs/small.md"); err != nil || !strings.Contains(string(data), "Still indexed") {
-		t.Errorf("small.md = %q, %v", data, err)
-	}
+		for p, size := range sizes {
+			info, err := s.Stat(p)
+			if err != nil || info.Size() != size {
+				t.Errorf("Stat(%s) = %v, %v; want size %d", p, info, err, size)
+				continue
+			}
+			if _, err := s.ReadFile(p); !errors.Is(err, ErrNotFetched) {
+				t.Errorf("ReadFile(%s) error %v, want ErrNotFetched", p, err)
+			}
+		}
+		if data, err := s.ReadFile("docs/small.md"); err != nil || !strings.Contains(string(data), "Still indexed") {
+			t.Errorf("small.md = %q, %v", data, err)
+		}
+	})
 }

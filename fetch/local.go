@@ -21,7 +21,7 @@ var errNotLocal = errors.New("not a repository go-git opens")
 // every library's refs on every run: for a local repository asking git
 // costs a git process, about 10 ms of CPU, so a no-op rebuild of thousands
 // of local mirrors spent most of its time starting git; reading the refs
-// costs a few file reads. The clone still goes through git.
+// costs a few file reads. Clone reads the tree in process too (cloneLocal).
 func listLocal(ctx context.Context, dir string) (*Refs, error) {
 	repo, err := git.PlainOpenWithOptions(dir, &git.PlainOpenOptions{EnableDotGitCommonDir: true})
 	if err != nil {

@@ -199,7 +199,8 @@ func TestBuildSymlinks(t *testing.T) {
 // TestBuildUnsafeNames: names with "..", a slash, invalid UTF-8, control
 // characters, 300 bytes, and a duplicate are skipped with their reasons;
 // names that differ only in case are two documents. A NUL in a name makes
-// a tree git will not send: that library fails with a clear error.
+// a tree that does not decode (git will not send it; read in process, it
+// is malformed): that library fails with a clear error.
 func TestBuildUnsafeNames(t *testing.T) {
 	r := gittest.New(t, "main")
 	page := r.Blob("# Page\n\nText.\n")
@@ -220,8 +221,8 @@ func TestBuildUnsafeNames(t *testing.T) {
 	blob := nul.Blob("# Page\n")
 	nul.CommitTree(nul.RawTree(append([]byte("100644 a\x00b.md\x00"), blob[:]...)), "a NUL in a name")
 	b := buildHostile(t, map[string]string{"/evil/names": r.Dir, "/evil/nul": nul.Dir}, Options{})
-	if v := b.version(t, "/evil/nul"); v.Stage != StageFailed || !strings.Contains(v.Err.Error(), "the remote sent no objects") {
-		t.Errorf("NUL in a name: stage %s, err %v; want failed, the remote sending nothing", v.Stage, v.Err)
+	if v := b.version(t, "/evil/nul"); v.Stage != StageFailed || !strings.Contains(v.Err.Error(), "malformed tree") {
+		t.Errorf("NUL in a name: stage %s, err %v; want failed, the tree malformed", v.Stage, v.Err)
 	}
 	v := b.version(t, "/evil/names")
 	if v.Stage != StageBuilt || v.Omitted != 6 || v.Skipped != 5 {

@@ -221,6 +221,7 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Result, erro
 		Policy:  fetch.Policy{Transports: cfg.AllowedTransports(), LocalRoots: cfg.LocalRoots()},
 		Limits:  opts.Fetch,
 		PerHost: opts.PerHost,
+		Logger:  opts.Logger,
 	}, snapshots: make(chan struct{}, opts.Jobs)}
 	// Libraries are planned ListJobs at a time (listing refs waits on the
 	// remote) and each out-of-date version is handed to one of Jobs

@@ -23,8 +23,8 @@ var (
 // libraries of -scale-pages pages from -corpus, each its own git
 // repository, generated once into the user cache directory) with the real
 // binary: a full build into an empty dist, then a no-op rebuild of the
-// same config. It reports each one's wall time and the build process's
-// peak RSS. Run it as
+// same config. It reports each one's wall time, CPU time (user + sys, the
+// git processes it starts included) and the build process's peak RSS. Run it as
 //
 //	go test -run '^$' -bench ScaleBuild -benchtime 1x -count 3 ./cmd/indexer/ -scale-libs 1000,5000
 func BenchmarkScaleBuild(b *testing.B) {
@@ -45,6 +45,7 @@ func BenchmarkScaleBuild(b *testing.B) {
 		run := func(b *testing.B, wantBuilt bool) {
 			var elapsed time.Duration
 			var maxRSS int64
+			var cpu time.Duration
 			for i := 0; i < b.N; i++ {
 				if wantBuilt && i > 0 {
 					os.RemoveAll(out)
@@ -60,12 +61,16 @@ func BenchmarkScaleBuild(b *testing.B) {
 				if want := fmt.Sprintf("built %d, ", map[bool]int{true: n, false: 0}[wantBuilt]); !strings.Contains(string(outb), want) {
 					b.Fatalf("build summary does not say %q:\n%s", want, tail(outb))
 				}
+				// the build's CPU, its git processes included (they are
+				// its children, waited for)
+				cpu += cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime()
 				if rss := peakRSSKiB(cmd.ProcessState); rss > maxRSS {
 					maxRSS = rss
 				}
 			}
 			b.ReportMetric(elapsed.Seconds()/float64(b.N), "s/build")
 			b.ReportMetric(float64(elapsed.Microseconds())/float64(b.N)/float64(n), "µs/library")
+			b.ReportMetric(cpu.Seconds()/float64(b.N), "cpu-s/build")
 			if maxRSS > 0 {
 				b.ReportMetric(float64(maxRSS)/1024, "peak-RSS-MiB")
 			}
