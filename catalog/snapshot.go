@@ -454,9 +454,10 @@ func prepareVersion(dir, rel string, prev *snapshot, refusals *atomic.Int64) pre
 	// Keep what serving needs: the list of skipped files, the repository
 	// and the like are a manifest's larger part, and a catalog of 50,000
 	// versions holds them all.
+	files := newFileSums(m.Files)
 	m = &artifacts.Manifest{Library: artifacts.Library{ID: m.Library.ID}, Version: m.Version, Commit: m.Commit,
-		BuiltAt: m.BuiltAt, Counts: m.Counts, Files: m.Files}
-	return prepared{sl: &versionDir{refusals: refusals, key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m}}
+		BuiltAt: m.BuiltAt, Counts: m.Counts}
+	return prepared{sl: &versionDir{refusals: refusals, key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m, files: files}}
 }
 
 // statManifest identifies the manifest file of the version directory vdir.
