@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -309,6 +310,12 @@ func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapsh
 			st.retry = st.retry || transient(err) || errors.Is(err, ErrStale)
 			lib.Versions = lib.Versions[:len(lib.Versions)-1]
 		}
+	}
+	// The catalog as read is kept (loaded again when the source's next
+	// catalog.json cannot be read): when its versions are served as
+	// listed, the served entry shares them instead of holding a copy.
+	if slices.Equal(lib.Versions, l.Versions) {
+		lib.Versions = l.Versions
 	}
 	return lib, latest, latestTree
 }
