@@ -443,11 +443,15 @@ func prepareVersion(dir, rel string, prev *snapshot, refusals *atomic.Int64) pre
 			old = o
 		}
 	}
-	mid, idErr := statManifest(vdir)
-	if old != nil && idErr == nil && old.mid == mid {
-		return prepared{sl: old, reused: true}
+	if old != nil {
+		if mid, err := statManifest(vdir); err == nil && old.mid == mid {
+			return prepared{sl: old, reused: true}
+		}
 	}
-	m, sum, err := readManifest(vdir)
+	// The manifest's identity is taken from the file read (no stat
+	// before: a first load of 50,000 versions has nothing to compare it
+	// with, and the file read is the one the versionDir describes).
+	m, sum, mid, err := readManifest(vdir)
 	if err != nil {
 		return prepared{err: err}
 	}

@@ -143,26 +143,58 @@ func (v *Version) Documents() ([]artifacts.DocumentInfo, error) {
 }
 
 // readManifest reads dir's manifest, checked against its own checksum,
-// and returns it with the sha256 of its bytes, which identifies the build.
-func readManifest(dir string) (*artifacts.Manifest, string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestFile))
+// and returns it with the sha256 of its bytes, which identifies the build,
+// and the identity of the file read (zero if it could not be looked at).
+func readManifest(dir string) (*artifacts.Manifest, string, catalogID, error) {
+	p := filepath.Join(dir, artifacts.ManifestFile)
+	data, mid, err := readFileID(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", fmt.Errorf("%s: %w", artifacts.ManifestFile, artifacts.ErrMissing)
+			return nil, "", mid, fmt.Errorf("%s: %w", artifacts.ManifestFile, artifacts.ErrMissing)
 		}
-		return nil, "", err
+		return nil, "", mid, err
 	}
 	m, err := artifacts.ParseManifest(data)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", artifacts.ManifestFile, err)
+		return nil, "", mid, fmt.Errorf("%s: %w", artifacts.ManifestFile, err)
 	}
 	for _, f := range []string{artifacts.TopicsFile, artifacts.DocumentsFile} {
 		if m.Files[f] == "" {
-			return nil, "", fmt.Errorf("%s: %w: %s not listed", artifacts.ManifestFile, artifacts.ErrCorrupt, f)
+			return nil, "", mid, fmt.Errorf("%s: %w: %s not listed", artifacts.ManifestFile, artifacts.ErrCorrupt, f)
 		}
 	}
 	sum := sha256.Sum256(data)
-	return m, hex.EncodeToString(sum[:]), nil
+	return m, hex.EncodeToString(sum[:]), mid, nil
+}
+
+// readFileID reads the file at p whole, as os.ReadFile does, and returns
+// with it the identity of the file read (inode, size and modification
+// time, from the open file: no second look up of p).
+func readFileID(p string) ([]byte, catalogID, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, catalogID{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, catalogID{}, err
+	}
+	id := catalogID{ino: fileIndex(p, fi), size: fi.Size(), mtime: fi.ModTime()}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, id, nil
+		}
+		if err != nil {
+			return nil, id, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // grown since the stat: read on
+		}
+	}
 }
 
 // manifestSum returns the sha256 of dir's manifest.json as it is now.
