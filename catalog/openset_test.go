@@ -184,3 +184,26 @@ func TestLoadReadsTopicsOnce(t *testing.T) {
 		t.Errorf("library index after the reload: %+v", m)
 	}
 }
+
+// TestServedCatalogSharesVersions checks that the catalog served does not
+// copy the versions of the catalog as read (which the loader keeps, to
+// fall back on) when they are served as listed: at 50,000 libraries a
+// copy is 150 bytes a version.
+func TestServedCatalogSharesVersions(t *testing.T) {
+	e := synthLoader(t, 3, Options{})
+	st := e.current.Load()
+	read := st.sources[0].catalog
+	if len(st.catalog.Libraries) != 3 {
+		t.Fatalf("served %d libraries, want 3", len(st.catalog.Libraries))
+	}
+	for i := range st.catalog.Libraries {
+		served := &st.catalog.Libraries[i]
+		listed := read.Library(served.ID)
+		if listed == nil || len(listed.Versions) == 0 || len(served.Versions) != len(listed.Versions) {
+			t.Fatalf("%s: served %+v, listed %+v", served.ID, served, listed)
+		}
+		if &served.Versions[0] != &listed.Versions[0] {
+			t.Errorf("%s: the served catalog holds a copy of the versions listed", served.ID)
+		}
+	}
+}

@@ -6,6 +6,7 @@ import (
 	"os"
 	"path"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -310,6 +311,12 @@ func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapsh
 			lib.Versions = lib.Versions[:len(lib.Versions)-1]
 		}
 	}
+	// The catalog as read is kept (loaded again when the source's next
+	// catalog.json cannot be read): when its versions are served as
+	// listed, the served entry shares them instead of holding a copy.
+	if slices.Equal(lib.Versions, l.Versions) {
+		lib.Versions = l.Versions
+	}
 	return lib, latest, latestTree
 }
 
@@ -436,11 +443,15 @@ func prepareVersion(dir, rel string, prev *snapshot, refusals *atomic.Int64) pre
 			old = o
 		}
 	}
-	mid, idErr := statManifest(vdir)
-	if old != nil && idErr == nil && old.mid == mid {
-		return prepared{sl: old, reused: true}
+	if old != nil {
+		if mid, err := statManifest(vdir); err == nil && old.mid == mid {
+			return prepared{sl: old, reused: true}
+		}
 	}
-	m, sum, err := readManifest(vdir)
+	// The manifest's identity is taken from the file read (no stat
+	// before: a first load of 50,000 versions has nothing to compare it
+	// with, and the file read is the one the versionDir describes).
+	m, sum, mid, err := readManifest(vdir)
 	if err != nil {
 		return prepared{err: err}
 	}
@@ -454,9 +465,10 @@ func prepareVersion(dir, rel string, prev *snapshot, refusals *atomic.Int64) pre
 	// Keep what serving needs: the list of skipped files, the repository
 	// and the like are a manifest's larger part, and a catalog of 50,000
 	// versions holds them all.
+	files := newFileSums(m.Files)
 	m = &artifacts.Manifest{Library: artifacts.Library{ID: m.Library.ID}, Version: m.Version, Commit: m.Commit,
-		BuiltAt: m.BuiltAt, Counts: m.Counts, Files: m.Files}
-	return prepared{sl: &versionDir{refusals: refusals, key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m}}
+		BuiltAt: m.BuiltAt, Counts: m.Counts}
+	return prepared{sl: &versionDir{refusals: refusals, key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m, files: files}}
 }
 
 // statManifest identifies the manifest file of the version directory vdir.

@@ -16,6 +16,7 @@ import (
 	"sync"
 	"sync/atomic"
 	"syscall"
+	"unique"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
@@ -38,8 +39,11 @@ type versionDir struct {
 	sum              string    // sha256 of manifest.json
 	mid              catalogID // manifest.json's file, as read (zero if it could not be looked at)
 	library, version string
-	manifest         *artifacts.Manifest
-	users            atomic.Int32 // states holding the versionDir
+	// manifest is the manifest without its files (Files is nil): files
+	// holds them, compactly.
+	manifest *artifacts.Manifest
+	files    fileSums
+	users    atomic.Int32 // states holding the versionDir
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
 	// refusals counts the refusals of every versionDir of the Loader
@@ -54,7 +58,7 @@ type versionDir struct {
 
 	// vmu guards the verification record; it is never held while hashing.
 	vmu         sync.Mutex
-	verified    map[string]bool // files that matched the manifest
+	verified    []bool // by position in files: those that matched the manifest (nil: none yet)
 	verifiedAll bool
 	verifying   *checksumPass // the checksum pass under way, or nil
 	passes      atomic.Int32  // checksum passes run, for tests
@@ -88,8 +92,8 @@ type Version struct {
 	// documents.json is read on first use (paths, outlines, listings):
 	// searches never need it, and it is the largest thing a version holds.
 	dir      string
-	docsSum  string      // its sha256, from the manifest
-	stale    func() bool // whether the directory was republished since
+	docsSum  [sha256.Size]byte // its sha256, from the manifest
+	stale    func() bool       // whether the directory was republished since
 	docsMu   sync.Mutex
 	docsRead bool
 	docs     []artifacts.DocumentInfo // sorted by path
@@ -116,7 +120,7 @@ func (v *Version) Documents() ([]artifacts.DocumentInfo, error) {
 	}
 	data, err := os.ReadFile(filepath.Join(v.dir, artifacts.DocumentsFile))
 	if err == nil {
-		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != v.docsSum {
+		if sha256.Sum256(data) != v.docsSum {
 			err = fmt.Errorf("%s: %w", artifacts.DocumentsFile, artifacts.ErrChecksum)
 		}
 	}
@@ -139,26 +143,58 @@ func (v *Version) Documents() ([]artifacts.DocumentInfo, error) {
 }
 
 // readManifest reads dir's manifest, checked against its own checksum,
-// and returns it with the sha256 of its bytes, which identifies the build.
-func readManifest(dir string) (*artifacts.Manifest, string, error) {
-	data, err := os.ReadFile(filepath.Join(dir, artifacts.ManifestFile))
+// and returns it with the sha256 of its bytes, which identifies the build,
+// and the identity of the file read (zero if it could not be looked at).
+func readManifest(dir string) (*artifacts.Manifest, string, catalogID, error) {
+	p := filepath.Join(dir, artifacts.ManifestFile)
+	data, mid, err := readFileID(p)
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
-			return nil, "", fmt.Errorf("%s: %w", artifacts.ManifestFile, artifacts.ErrMissing)
+			return nil, "", mid, fmt.Errorf("%s: %w", artifacts.ManifestFile, artifacts.ErrMissing)
 		}
-		return nil, "", err
+		return nil, "", mid, err
 	}
 	m, err := artifacts.ParseManifest(data)
 	if err != nil {
-		return nil, "", fmt.Errorf("%s: %w", artifacts.ManifestFile, err)
+		return nil, "", mid, fmt.Errorf("%s: %w", artifacts.ManifestFile, err)
 	}
 	for _, f := range []string{artifacts.TopicsFile, artifacts.DocumentsFile} {
 		if m.Files[f] == "" {
-			return nil, "", fmt.Errorf("%s: %w: %s not listed", artifacts.ManifestFile, artifacts.ErrCorrupt, f)
+			return nil, "", mid, fmt.Errorf("%s: %w: %s not listed", artifacts.ManifestFile, artifacts.ErrCorrupt, f)
 		}
 	}
 	sum := sha256.Sum256(data)
-	return m, hex.EncodeToString(sum[:]), nil
+	return m, hex.EncodeToString(sum[:]), mid, nil
+}
+
+// readFileID reads the file at p whole, as os.ReadFile does, and returns
+// with it the identity of the file read (inode, size and modification
+// time, from the open file: no second look up of p).
+func readFileID(p string) ([]byte, catalogID, error) {
+	f, err := os.Open(p)
+	if err != nil {
+		return nil, catalogID{}, err
+	}
+	defer f.Close()
+	fi, err := f.Stat()
+	if err != nil {
+		return nil, catalogID{}, err
+	}
+	id := catalogID{ino: fileIndex(p, fi), size: fi.Size(), mtime: fi.ModTime()}
+	data := make([]byte, 0, fi.Size()+1)
+	for {
+		n, err := f.Read(data[len(data):cap(data)])
+		data = data[:len(data)+n]
+		if err == io.EOF {
+			return data, id, nil
+		}
+		if err != nil {
+			return nil, id, err
+		}
+		if len(data) == cap(data) {
+			data = append(data, 0)[:len(data)] // grown since the stat: read on
+		}
+	}
 }
 
 // manifestSum returns the sha256 of dir's manifest.json as it is now.
@@ -183,6 +219,58 @@ func checkFilesPresent(dir string, m *artifacts.Manifest) error {
 		}
 	}
 	return nil
+}
+
+// fileSums are the files of a manifest and their sha256, sorted by name.
+// A catalog of 50,000 versions holds one per version: names are interned
+// (every version names the same few files) and sums kept as 32 bytes,
+// not as the 64 hex digits (and a map entry) of the manifest.
+type fileSums struct {
+	names []string
+	sums  [][sha256.Size]byte
+}
+
+// newFileSums compacts a manifest's files. A checksum that is not 64 hex
+// digits is kept as zeros, which no file matches (a file whose sha256 is
+// zero would be a preimage of sha256): the version is refused as damaged
+// when that file is verified, as it was when sums were compared as text.
+func newFileSums(files map[string]string) fileSums {
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	fs := fileSums{names: names, sums: make([][sha256.Size]byte, len(names))}
+	for i, name := range names {
+		if b, err := hex.DecodeString(files[name]); err == nil && len(b) == sha256.Size {
+			copy(fs.sums[i][:], b)
+		}
+		names[i] = unique.Make(name).Value()
+	}
+	return fs
+}
+
+// sumOf returns the manifest's sha256 of name, zeros when it lists none.
+func (fs *fileSums) sumOf(name string) [sha256.Size]byte {
+	if i := fs.find(name); i >= 0 {
+		return fs.sums[i]
+	}
+	return [sha256.Size]byte{}
+}
+
+// find returns the position of name in fs, or -1.
+func (fs *fileSums) find(name string) int {
+	if i, ok := slices.BinarySearch(fs.names, name); ok {
+		return i
+	}
+	return -1
+}
+
+// matches reports whether sum is the manifest's sha256 of name (false
+// for a file the manifest does not list).
+func (fs *fileSums) matches(name string, sum [sha256.Size]byte) bool {
+	i := fs.find(name)
+	return i >= 0 && sum != [sha256.Size]byte{} && fs.sums[i] == sum
 }
 
 func sortedFiles(m *artifacts.Manifest) []string {
@@ -290,10 +378,10 @@ func (sl *versionDir) topics() (*topics.Tree, error) {
 		return nil, sl.fail(fmt.Errorf("%s: %w", name, err), true)
 	}
 	sl.vmu.Lock()
-	done := sl.verifiedAll || sl.verified[name]
+	done := sl.isVerified(name)
 	sl.vmu.Unlock()
 	if !done {
-		if sum := sha256.Sum256(data); hex.EncodeToString(sum[:]) != sl.manifest.Files[name] {
+		if !sl.files.matches(name, sha256.Sum256(data)) {
 			return nil, sl.fail(fmt.Errorf("%s: %w", name, artifacts.ErrChecksum), true)
 		}
 		sl.vmu.Lock()
@@ -334,8 +422,8 @@ func (sl *versionDir) verify() error {
 	sl.verifying = f
 	sl.passes.Add(1)
 	var todo []string
-	for _, name := range sortedFiles(sl.manifest) {
-		if !sl.verified[name] {
+	for _, name := range sl.files.names {
+		if !sl.isVerified(name) {
 			todo = append(todo, name)
 		}
 	}
@@ -364,12 +452,27 @@ func (sl *versionDir) verify() error {
 
 // markVerified records files that matched the manifest; sl.vmu is held.
 func (sl *versionDir) markVerified(names ...string) {
+	if sl.verifiedAll || len(names) == 0 {
+		return
+	}
 	if sl.verified == nil {
-		sl.verified = map[string]bool{}
+		sl.verified = make([]bool, len(sl.files.names))
 	}
 	for _, name := range names {
-		sl.verified[name] = true
+		if i := sl.files.find(name); i >= 0 {
+			sl.verified[i] = true
+		}
 	}
+}
+
+// isVerified reports whether the file name matched the manifest; sl.vmu
+// is held.
+func (sl *versionDir) isVerified(name string) bool {
+	if sl.verifiedAll {
+		return true
+	}
+	i := sl.files.find(name)
+	return i >= 0 && sl.verified != nil && sl.verified[i]
 }
 
 // smallFile is the size below which hashFile reads a file whole.
@@ -400,7 +503,9 @@ func (sl *versionDir) hashFile(name string) error {
 	} else if _, err := io.Copy(h, f); err != nil {
 		return fmt.Errorf("%s: %w", name, err)
 	}
-	if got := hex.EncodeToString(h.Sum(nil)); got != sl.manifest.Files[name] {
+	var got [sha256.Size]byte
+	h.Sum(got[:0])
+	if !sl.files.matches(name, got) {
 		return fmt.Errorf("%s: %w", name, artifacts.ErrChecksum)
 	}
 	return nil
@@ -445,7 +550,7 @@ func (sl *versionDir) open(cache *index.Cache, set *openSet) (*Version, error) {
 		reader.Close()
 		return nil, err
 	}
-	v := &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.manifest.Files[artifacts.DocumentsFile],
+	v := &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.files.sumOf(artifacts.DocumentsFile),
 		stale: func() bool {
 			sum, err := manifestSum(sl.dir)
 			return err == nil && sum != sl.sum

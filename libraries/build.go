@@ -83,6 +83,18 @@ func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
 	return d
 }
 
+// countsOf returns the occurrences in each field of term t, which the
+// library has, or none when it has not. It looks at every term of the
+// library (about 60): only a scoped search asks.
+func (d *libDoc) countsOf(t string) *[numFields]uint16 {
+	for i := range d.terms {
+		if d.terms[i].term == t {
+			return &d.terms[i].counts
+		}
+	}
+	return &[numFields]uint16{}
+}
+
 // NewIndex indexes cat's libraries; trees holds the topic tree of each
 // library's latest version by library id (missing ones are skipped). It
 // does no I/O and keeps cat and trees, which must not change afterwards.
@@ -165,16 +177,13 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 	for t, n := range df {
 		x.postings[t], all = all[:0:n], all[n:]
 	}
-	for i, d := range x.docs {
-		for _, tc := range d.terms {
-			x.postings[tc.term] = append(x.postings[tc.term], posting{lib: i, counts: tc.counts})
-		}
-	}
 	stats := libStats{n: n, avg: avg}
-	for _, ps := range x.postings {
-		idf := stats.idf(len(ps))
-		for j := range ps {
-			ps[j].score = idf * stats.saturated(&ps[j], x.fieldLens[ps[j].lib])
+	for i, d := range x.docs {
+		for j := range d.terms {
+			tc := &d.terms[j]
+			t := tc.term
+			score := stats.idf(int(df[t])) * stats.saturated(&tc.counts, d.lens)
+			x.postings[t] = append(x.postings[t], posting{lib: int32(i), score: score})
 		}
 	}
 	x.lookup = newNameLookup(x.libs, x.names)

@@ -120,10 +120,13 @@ type Index struct {
 // of a version of 1,000 pages is about 50 KB.
 const maxListings = 256
 
+// posting is one library that has a term, with the term's score in it.
+// It holds no more: a catalog of 50,000 libraries has about 60 postings
+// a library, and the term's counts in each field, which a scoped search
+// rescores from, are the library's libDoc's (countsOf).
 type posting struct {
-	lib    int
-	score  float64
-	counts [numFields]uint16 // the term's occurrences in each field
+	lib   int32
+	score float64
 }
 
 // libNames is what exact and partial name matching compare, precomputed.
@@ -168,9 +171,9 @@ func (st *libStats) idf(df int) float64 {
 
 // saturated is the term's weighted, length-normalized frequency in the
 // posting's library, saturated as BM25 does.
-func (st *libStats) saturated(p *posting, lens [numFields]int) float64 {
+func (st *libStats) saturated(counts *[numFields]uint16, lens [numFields]int) float64 {
 	var w float64
-	for f, c := range p.counts {
+	for f, c := range counts {
 		if c > 0 {
 			norm := 1 - fieldB[f] + fieldB[f]*float64(lens[f])/st.avg[f]
 			w += float64(c) * fieldWeight[f] / norm
@@ -211,7 +214,8 @@ func (x *Index) scoped(sc request.Scope, terms []string) map[string][]posting {
 		}
 		idf := st.idf(len(ps))
 		for j := range ps {
-			ps[j].score = idf * st.saturated(&ps[j], x.fieldLens[ps[j].lib])
+			d := x.docs[ps[j].lib]
+			ps[j].score = idf * st.saturated(d.countsOf(t), d.lens)
 		}
 		out[t] = ps
 	}
@@ -414,7 +418,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 	}
 	for _, t := range dedupeTerms(p.terms) {
 		for _, ps := range postings(t) {
-			get(ps.lib).score += ps.score
+			get(int(ps.lib)).score += ps.score
 		}
 	}
 	for _, i := range x.lookup.candidates(&p) {
@@ -434,7 +438,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 			continue // the name's own words were counted once
 		}
 		for _, ps := range postings(t) {
-			if s := byLib[ps.lib]; s != nil {
+			if s := byLib[int(ps.lib)]; s != nil {
 				s.score += questionWeight * ps.score
 			}
 		}
