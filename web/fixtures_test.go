@@ -17,7 +17,6 @@ import (
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
-	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
 	"github.com/codex7/codex7/web"
@@ -116,13 +115,7 @@ func buildFixtures(tb testing.TB, out string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
-	res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out})
-	if err != nil {
-		tb.Fatal(err)
-	}
-	if err := res.Err(); err != nil {
-		tb.Fatal(err)
-	}
+	buildtest.BuildConfig(tb, out, cfg)
 }
 
 // openEngine opens an engine on dir.

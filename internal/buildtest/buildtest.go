@@ -25,6 +25,13 @@ func Build(tb testing.TB, out, configYAML string) {
 	if err != nil {
 		tb.Fatal(err)
 	}
+	BuildConfig(tb, out, cfg)
+}
+
+// BuildConfig publishes every library version of cfg into out, failing tb
+// on any error.
+func BuildConfig(tb testing.TB, out string, cfg *config.Config) {
+	tb.Helper()
 	res, err := pipeline.Build(context.Background(), cfg, pipeline.Options{Out: out})
 	if err != nil {
 		tb.Fatal(err)
