@@ -455,16 +455,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 	if len(all) == 0 {
 		return nil
 	}
-	better := func(a, b *scored) bool {
-		if a.tier != b.tier {
-			return a.tier > b.tier
-		}
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		return x.libs[a.lib].ID < x.libs[b.lib].ID
-	}
-	all = topN(all, limit, better)
+	all = topN(all, limit, x.better)
 	// A tier is worth more than any score, so the combined value follows
 	// the order; normalized by the top one it runs from 1 down to above 0.
 	span = max(span, 1)
@@ -479,6 +470,18 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 		out[i] = Match{Library: x.libs[s.lib], Match: tierMatch[s.tier], Relevance: rel}
 	}
 	return out
+}
+
+// better is the order of matches: tier first, then score, then id, so
+// that equal matches come out the same way every time.
+func (x *Index) better(a, b *scored) bool {
+	if a.tier != b.tier {
+		return a.tier > b.tier
+	}
+	if a.score != b.score {
+		return a.score > b.score
+	}
+	return x.libs[a.lib].ID < x.libs[b.lib].ID
 }
 
 // topN returns the n best of all, best first, by better, a total order.

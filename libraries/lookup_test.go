@@ -79,15 +79,7 @@ func TestTopN(t *testing.T) {
 		x.libs = append(x.libs, &artifacts.CatalogLib{Library: artifacts.Library{ID: fmt.Sprintf("/o/p%04d", i)}})
 		all = append(all, &scored{lib: i, tier: (i * 7) % 3, score: float64((i * 37) % 101)})
 	}
-	better := func(a, b *scored) bool {
-		if a.tier != b.tier {
-			return a.tier > b.tier
-		}
-		if a.score != b.score {
-			return a.score > b.score
-		}
-		return x.libs[a.lib].ID < x.libs[b.lib].ID
-	}
+	better := x.better
 	for _, n := range []int{1, 5, 10, 250, 2000} {
 		want := slices.Clone(all)
 		slices.SortFunc(want, func(a, b *scored) int {

@@ -29,6 +29,7 @@ type Navigation struct {
 // the order of their folders. A descriptor that cannot be read is logged
 // and its component left without navigation: the pages are still indexed.
 func readNavigation(repo fs.FS, sources []Source, log *slog.Logger) Navigation {
+	looked := map[string]bool{} // descriptor paths, each stat'ed once
 	var descriptors []string
 	for _, s := range sources {
 		if s.Format != formats.AsciiDoc {
@@ -39,10 +40,12 @@ func readNavigation(repo fs.FS, sources []Source, log *slog.Logger) Navigation {
 			continue
 		}
 		d := path.Join(strings.TrimPrefix(dir, "/"), "antora.yml")
-		if !slices.Contains(descriptors, d) {
-			if _, err := fs.Stat(repo, d); err == nil {
-				descriptors = append(descriptors, d)
-			}
+		if looked[d] {
+			continue
+		}
+		looked[d] = true
+		if _, err := fs.Stat(repo, d); err == nil {
+			descriptors = append(descriptors, d)
 		}
 	}
 	slices.Sort(descriptors)
