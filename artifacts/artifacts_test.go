@@ -2,6 +2,8 @@ package artifacts
 
 import (
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -291,6 +293,14 @@ func TestEncodeRoundTrips(t *testing.T) {
 	if data, err := EncodeCatalog(cat); err != nil || string(data) != string(written) {
 		t.Errorf("EncodeCatalog gives other bytes than WriteCatalog wrote (%v)", err)
 	}
+	// The sealed bytes are the struct rendered with its checksum set: seal
+	// splices the sum in instead of rendering twice, and must not differ.
+	if again, err := marshal(cat); err != nil || string(again) != string(written) {
+		t.Errorf("catalog.json is not its catalog rendered with the checksum (%v):\n%s\n%s", err, written, again)
+	}
+	if again, err := marshal(m); err != nil || string(again) != string(data) {
+		t.Errorf("a sealed manifest is not the manifest rendered with its checksum (%v)", err)
+	}
 }
 
 func TestLockIsExclusiveAndCleansStaging(t *testing.T) {
@@ -388,5 +398,65 @@ func TestVerifyStaleCatalog(t *testing.T) {
 	release()
 	if probs, _ := Verify(out); len(probs) != 0 {
 		t.Errorf("Verify after the catalog is written = %v, want none", probs)
+	}
+}
+
+// TestCatalogListsManifestSumsAndTopics: catalog.json lists each version's
+// manifest sum (the sha256 of its bytes) and its latest version's topic
+// names, which a server loads by instead of reading every version; a
+// catalog written again for the same builds takes the names from the
+// previous catalog instead of reading every topics.json.
+func TestCatalogListsManifestSumsAndTopics(t *testing.T) {
+	out := t.TempDir()
+	old := testVersion("/acme/lib", "v1", "c1")
+	old.Topics = &topics.Tree{Categories: []topics.Category{{Slug: "old", Name: "Old things"}}}
+	cur := testVersion("/acme/lib", "v2", "c2")
+	cur.Topics = &topics.Tree{Categories: []topics.Category{{Slug: "guides", Name: "Guides",
+		Topics: []topics.Topic{{Slug: "routing", Name: "Routing"}}}}}
+	cat := publish(t, out, old, cur)
+	lib := cat.Library("/acme/lib")
+	if lib == nil || lib.Latest != "v2" {
+		t.Fatalf("catalog %+v, want /acme/lib at v2", cat)
+	}
+	for _, v := range lib.Versions {
+		data, err := os.ReadFile(filepath.Join(out, filepath.FromSlash(v.Path), ManifestFile))
+		if err != nil {
+			t.Fatal(err)
+		}
+		if sum := sha256.Sum256(data); v.Manifest != hex.EncodeToString(sum[:]) {
+			t.Errorf("%s: manifest sum %q, want the sha256 of manifest.json", v.Version, v.Manifest)
+		}
+	}
+	if got := lib.Version("v2").Topics; fmt.Sprint(got) != "[Guides Routing]" {
+		t.Errorf("latest version's topics %q, want [Guides Routing]", got)
+	}
+	if got := lib.Version("v1").Topics; got != nil {
+		t.Errorf("an older version lists topics %q, want none", got)
+	}
+	// Written again for the same builds, the names come from the previous
+	// catalog: topics.json is not read (here it could not be).
+	topicsFile := filepath.Join(out, filepath.FromSlash(lib.Version("v2").Path), TopicsFile)
+	if err := os.Rename(topicsFile, topicsFile+".away"); err != nil {
+		t.Fatal(err)
+	}
+	again, err := WriteCatalog(out, nil)
+	if err != nil {
+		t.Fatalf("writing the catalog again read topics.json: %v", err)
+	}
+	if got := again.Library("/acme/lib").Version("v2").Topics; fmt.Sprint(got) != "[Guides Routing]" {
+		t.Errorf("topics written again %q, want [Guides Routing]", got)
+	}
+	os.Rename(topicsFile+".away", topicsFile)
+	// A catalog whose sum is not the manifest's is out of date.
+	again.Libraries[0].Versions[0].Manifest = strings.Repeat("0", 64)
+	data, err := EncodeCatalog(again)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, CatalogFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if probs, _ := Verify(out); len(probs) != 1 || !errors.Is(probs[0].Err, ErrStale) {
+		t.Errorf("Verify of a catalog listing another manifest sum = %v, want it out of date", probs)
 	}
 }

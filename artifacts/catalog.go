@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -42,6 +43,18 @@ type CatalogVersion struct {
 	Counts  Counts    `json:"counts"`
 	// Path is the version directory relative to the catalog, slash-separated.
 	Path string `json:"path"`
+	// Manifest is the sha256 (hex) of the version's manifest.json bytes:
+	// it identifies the build, and lets a server that trusts this catalog
+	// serve the version without reading its manifest until first use
+	// (the manifest, read then, lists its files' checksums). Empty in
+	// catalogs written before it was added.
+	Manifest string `json:"manifest,omitempty"`
+	// Topics are the names of the version's topic categories and topics,
+	// in tree order (topics.Tree.Names), written for the library's latest
+	// version only: a server ranks libraries by them without reading
+	// 50,000 trees. They describe the build Manifest names, and are only
+	// to be trusted with it.
+	Topics []string `json:"topics,omitempty"`
 }
 
 // Library returns the catalog entry for id, or nil.
@@ -88,18 +101,31 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 			ids = append(ids, m.Library.ID)
 		}
 		meta[m.Library.ID][m.Version] = m.Library
-		lib.Versions = append(lib.Versions, CatalogVersion{
-			Version: m.Version, Ref: m.Ref, Commit: m.Commit, BuiltAt: m.BuiltAt,
-			Counts: m.Counts, Path: sm.rel,
-		})
+		lib.Versions = append(lib.Versions, NewCatalogVersion(sm.rel, m, sm.sum))
 	}
 	sort.Strings(ids)
+	// What prev says, looked up by path and by library (a scan of prev
+	// for each of 50,000 libraries would cost more than the rest).
+	prevVersions := map[string]*CatalogVersion{}
+	prevLatest := map[string]string{} // lower-case library id → latest
+	if prev != nil {
+		for i := range prev.Libraries {
+			prevLatest[strings.ToLower(prev.Libraries[i].ID)] = prev.Libraries[i].Latest
+			for j := range prev.Libraries[i].Versions {
+				v := &prev.Libraries[i].Versions[j]
+				prevVersions[v.Path] = v
+			}
+		}
+	}
 	cat := &Catalog{FormatVersion: FormatVersion, Libraries: []CatalogLib{}}
 	for _, id := range ids {
 		lib := byID[id]
 		sort.Slice(lib.Versions, func(i, j int) bool { return lib.Versions[i].Version < lib.Versions[j].Version })
-		lib.Latest = pickLatest(lib, latest[id], prev)
+		lib.Latest = pickLatest(lib, latest[id], prevLatest)
 		lib.Library = meta[id][lib.Latest] // title and description as of the latest version
+		if err := addTopics(out, lib.Version(lib.Latest), prevVersions); err != nil {
+			return nil, err
+		}
 		cat.Libraries = append(cat.Libraries, *lib)
 	}
 	data, err := EncodeCatalog(cat)
@@ -112,14 +138,43 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 	return cat, nil
 }
 
-func pickLatest(lib *CatalogLib, want string, prev *Catalog) string {
+// NewCatalogVersion is the catalog's entry for the version directory rel
+// whose manifest is m, with sum the sha256 (hex) of the manifest's bytes.
+func NewCatalogVersion(rel string, m *Manifest, sum string) CatalogVersion {
+	return CatalogVersion{Version: m.Version, Ref: m.Ref, Commit: m.Commit, BuiltAt: m.BuiltAt,
+		Counts: m.Counts, Path: rel, Manifest: sum}
+}
+
+// addTopics sets v.Topics from the version's topics.json, or from prev's
+// entry for the same build (same path and manifest sum), which a rebuild
+// that changed nothing finds for every library: no tree is read again.
+// A topics.json that cannot be read fails the catalog: the manifest read
+// a moment ago lists it, and a server would refuse the version.
+func addTopics(out string, v *CatalogVersion, prev map[string]*CatalogVersion) error {
+	if v == nil {
+		return nil
+	}
+	if pv := prev[v.Path]; pv != nil && pv.Manifest == v.Manifest && pv.Manifest != "" && pv.Topics != nil {
+		v.Topics = pv.Topics
+		return nil
+	}
+	t, err := ReadTopics(filepath.Join(out, filepath.FromSlash(v.Path)))
+	if err != nil {
+		return fmt.Errorf("write catalog: %s: %w", v.Path, err)
+	}
+	v.Topics = t.Names()
+	return nil
+}
+
+// pickLatest is the latest version of lib: the one the build asks for
+// (want), else the one the previous catalog named (prevLatest, by
+// lower-case library id) if it is still built, else the highest.
+func pickLatest(lib *CatalogLib, want string, prevLatest map[string]string) string {
 	if want != "" && lib.Version(want) != nil {
 		return want
 	}
-	if prev != nil {
-		if p := prev.Library(lib.ID); p != nil && lib.Version(p.Latest) != nil {
-			return p.Latest
-		}
+	if p, ok := prevLatest[strings.ToLower(lib.ID)]; ok && lib.Version(p) != nil {
+		return p
 	}
 	names := make([]string, len(lib.Versions))
 	for i, v := range lib.Versions {
@@ -183,30 +238,55 @@ func compareInts(a, b []int) int {
 type scannedManifest struct {
 	rel string
 	m   *Manifest
+	sum string // sha256 (hex) of the manifest's bytes
 }
 
 // scanManifests finds <org>/<project>/<version>/manifest.json under out,
-// skipping hidden entries (staging, lock) and unreadable manifests.
+// skipping hidden entries (staging, lock) and unreadable manifests. It
+// lists the org and project directories and reads each version's manifest
+// without listing the version directory (filepath.Glob would: 50,000
+// directory reads more for a catalog of 50,000 versions).
 func scanManifests(out string) ([]scannedManifest, error) {
-	matches, err := filepath.Glob(filepath.Join(out, "*", "*", "*", ManifestFile))
+	var rels []string
+	orgs, err := subdirs(out)
 	if err != nil {
 		return nil, err
 	}
-	sort.Strings(matches)
-	var found []scannedManifest
-	for _, p := range matches {
-		rel, _ := filepath.Rel(out, filepath.Dir(p))
-		rel = filepath.ToSlash(rel)
-		if hidden(rel) {
-			continue
+	for _, org := range orgs {
+		projects, _ := subdirs(filepath.Join(out, org))
+		for _, project := range projects {
+			versions, _ := subdirs(filepath.Join(out, org, project))
+			for _, version := range versions {
+				rels = append(rels, org+"/"+project+"/"+version)
+			}
 		}
-		m, err := ReadManifest(filepath.Dir(p))
+	}
+	sort.Strings(rels)
+	var found []scannedManifest
+	for _, rel := range rels {
+		m, sum, err := ReadManifestSum(filepath.Join(out, filepath.FromSlash(rel)))
 		if err != nil {
 			continue // verify reports it; the catalog lists what is usable
 		}
-		found = append(found, scannedManifest{rel: rel, m: m})
+		found = append(found, scannedManifest{rel: rel, m: m, sum: sum})
 	}
 	return found, nil
+}
+
+// subdirs returns the names of dir's subdirectories that are not hidden,
+// sorted.
+func subdirs(dir string) ([]string, error) {
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		return nil, err
+	}
+	var names []string
+	for _, e := range entries {
+		if !strings.HasPrefix(e.Name(), ".") && (e.IsDir() || e.Type()&fs.ModeSymlink != 0) {
+			names = append(names, e.Name())
+		}
+	}
+	return names, nil
 }
 
 func hidden(rel string) bool {
@@ -263,16 +343,24 @@ func InstallCatalog(out string, data []byte) error {
 // name the file and wrap ErrMissing, ErrCorrupt, ErrFormatVersion or
 // ErrChecksum when it is not a sound manifest of this format.
 func ReadManifest(dir string) (*Manifest, error) {
+	m, _, err := ReadManifestSum(dir)
+	return m, err
+}
+
+// ReadManifestSum is ReadManifest that also returns the sha256 (hex) of
+// the manifest's bytes, which identifies the build (CatalogVersion.Manifest).
+func ReadManifestSum(dir string) (*Manifest, string, error) {
 	p := filepath.Join(dir, ManifestFile)
 	data, err := readFile(p)
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	m, err := ParseManifest(data)
 	if err != nil {
-		return nil, fmt.Errorf("%s: %w", p, err)
+		return nil, "", fmt.Errorf("%s: %w", p, err)
 	}
-	return m, nil
+	sum := sha256.Sum256(data)
+	return m, hex.EncodeToString(sum[:]), nil
 }
 
 // ParseManifest decodes the bytes of a manifest.json and checks its
@@ -326,7 +414,14 @@ func seal(v any, sum *string) ([]byte, error) {
 	}
 	h := sha256.Sum256(data)
 	*sum = hex.EncodeToString(h[:])
-	return marshal(v)
+	// v rendered again with the sum, without rendering it again (half of
+	// writing a catalog of 50,000 libraries): the field is v's last, so
+	// its last occurrence is the field and not text inside a value.
+	i := bytes.LastIndex(data, checksumField(""))
+	if i < 0 {
+		return nil, fmt.Errorf("seal: no checksum field in %T", v)
+	}
+	return slices.Concat(data[:i], checksumField(*sum), data[i+len(checksumField("")):]), nil
 }
 
 // checksumField is the checksum field as marshal renders it, with value.

@@ -53,8 +53,8 @@ func Verify(out string) ([]Problem, error) {
 				vdir := filepath.Join(out, filepath.FromSlash(v.Path))
 				if _, err := os.Stat(filepath.Join(vdir, ManifestFile)); err != nil {
 					add(v.Path+"/"+ManifestFile, fmt.Errorf("%w (listed in %s for %s@%s)", ErrMissing, CatalogFile, l.ID, v.Version))
-				} else if m, err := ReadManifest(vdir); err == nil {
-					if d := disagreement(&v, m); d != "" {
+				} else if m, sum, err := ReadManifestSum(vdir); err == nil {
+					if d := disagreement(&v, m, sum); d != "" {
 						add(CatalogFile, fmt.Errorf("%w: it lists %s@%s with %s, its manifest says %s: a build or pull stopped before writing the catalog; run it again", ErrStale, l.ID, v.Version, d, describe(m)))
 					}
 				}
@@ -90,9 +90,10 @@ func Verify(out string) ([]Problem, error) {
 }
 
 // disagreement says how the catalog's entry v differs from the version's
-// manifest m ("" when it does not): what the catalog says.
-func disagreement(v *CatalogVersion, m *Manifest) string {
-	if v.Commit != m.Commit || !v.BuiltAt.Equal(m.BuiltAt) || v.Counts != m.Counts {
+// manifest m, whose bytes hash to sum ("" when it does not): what the
+// catalog says.
+func disagreement(v *CatalogVersion, m *Manifest, sum string) string {
+	if v.Commit != m.Commit || !v.BuiltAt.Equal(m.BuiltAt) || v.Counts != m.Counts || (v.Manifest != "" && v.Manifest != sum) {
 		return describe(&Manifest{Commit: v.Commit, BuiltAt: v.BuiltAt, Counts: v.Counts})
 	}
 	return ""

@@ -1,8 +1,9 @@
 // Package catalog owns what the server serves: it loads one or more
 // artifact directories (dists) read-only as one catalog, checks every
-// version against its manifest (and its files against their checksums
-// before first use), refuses damaged versions with a reason while serving
-// the rest, and switches to a new catalog when a build or pull publishes
+// version against its manifest and its files against their checksums
+// before first use (a load reads catalog.json only: it lists what a
+// load needs of each version), refuses damaged versions with a reason
+// while serving the rest, and switches to a new catalog when a build or pull publishes
 // one, without a restart and without a request ever seeing two builds.
 //
 // A Loader holds the current Snapshot, an immutable view of the catalogs;
@@ -83,10 +84,10 @@ type Loader struct {
 
 // Open serves the artifact directories dirs as one catalog: each is
 // loaded, watched and reloaded on its own, and a library two of them hold
-// is refused in both (ErrConflict). Manifests are read and checked now;
-// indexes open, after checksum verification, on first use. Requests are
-// served once one directory has a catalog; Status says Ready once all
-// have.
+// is refused in both (ErrConflict). Only catalog.json is read now (see
+// load); a version's manifest is read, its files checksummed and its
+// index opened on first use. Requests are served once one directory has a
+// catalog; Status says Ready once all have.
 func Open(dirs []string, opts Options) (*Loader, error) {
 	if len(dirs) == 0 {
 		return nil, errors.New("no artifact directory to serve")
@@ -484,6 +485,18 @@ type Resolved struct {
 	Build string
 }
 
+// served makes r name the build sl's manifest describes, once read: the
+// catalog's, unless the directory was republished after the catalog was
+// written (a build publishes every version before it writes the
+// catalog), so that an answer never names one build and holds another.
+func (r *Resolved) served(sl *versionDir) {
+	d := sl.desc.Load()
+	if d == nil {
+		return
+	}
+	r.Version, r.Build = d.served(r.Version), d.sum
+}
+
 // Libraries returns the current catalog's library index. It is read-only
 // and does no I/O, so it needs no reference on the Snapshot; after Close
 // it is empty.
@@ -521,6 +534,7 @@ func (e *Loader) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree
 		if tree, err = sl.topics(); err != nil {
 			return st.unavailable(r, sl, err)
 		}
+		r.served(sl)
 		return nil
 	})
 	return r, tree, err

@@ -152,39 +152,6 @@ func TestVersionInUseNeverClosed(t *testing.T) {
 	}
 }
 
-// TestLoadReadsTopicsOnce: a load reads each latest version's topics.json
-// once (for its check and for the library index alike), and a reload of
-// the unchanged catalog reads none, the library index keeping the terms.
-func TestLoadReadsTopicsOnce(t *testing.T) {
-	const n = 5
-	e := synthLoader(t, n, Options{})
-	reads := func() []int32 {
-		st := e.current.Load()
-		var out []int32
-		for i := range n {
-			_, sl, err := st.resolve(nil, synthdist.ID(i))
-			if err != nil {
-				t.Fatal(err)
-			}
-			out = append(out, sl.topicsReads.Load())
-		}
-		return out
-	}
-	want := fmt.Sprint([]int32{1, 1, 1, 1, 1})
-	if got := fmt.Sprint(reads()); got != want {
-		t.Errorf("topics.json reads after the load: %s, want %s", got, want)
-	}
-	if err := e.Reload(context.Background()); err != nil {
-		t.Fatal(err)
-	}
-	if got := fmt.Sprint(reads()); got != want {
-		t.Errorf("topics.json reads after a reload of the same catalog: %s, want %s", got, want)
-	}
-	if m := e.Libraries().Search(nil, synthdist.ID(3), "", 1); len(m) != 1 || m[0].Library.ID != synthdist.ID(3) {
-		t.Errorf("library index after the reload: %+v", m)
-	}
-}
-
 // TestServedCatalogSharesVersions checks that the catalog served does not
 // copy the versions of the catalog as read (which the loader keeps, to
 // fall back on) when they are served as listed: at 50,000 libraries a

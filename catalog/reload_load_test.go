@@ -37,7 +37,8 @@ func TestReloadWhileRepublished(t *testing.T) {
 	live := artifacts.Dir(out, id, loadgen.GenerationVersion)
 	// next[k] holds build k+2, ready to be swapped in.
 	var next []string
-	trees := map[string]*topics.Tree{}
+	trees := map[string]*topics.Tree{} // by manifest sum
+	var sums []string
 	for n := 1; n <= builds; n++ {
 		dir := live
 		if n > 1 {
@@ -52,9 +53,14 @@ func TestReloadWhileRepublished(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		trees[loadgen.GenerationCommit(n)] = tree
+		_, sum, err := artifacts.ReadManifestSum(dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		trees[sum] = tree
+		sums = append(sums, sum)
 	}
-	if reflect.DeepEqual(trees[loadgen.GenerationCommit(1)], trees[loadgen.GenerationCommit(2)]) {
+	if reflect.DeepEqual(trees[sums[0]], trees[sums[1]]) {
 		t.Fatal("two builds have the same topic tree: the test could not tell them apart")
 	}
 	e, err := Open([]string{out}, Options{})
@@ -91,11 +97,11 @@ func TestReloadWhileRepublished(t *testing.T) {
 		case sl == nil:
 			t.Fatalf("load %d: no slot for the version", loads)
 		default:
-			// A tree read for the versionDir is its build's, or none
-			// (ErrStale: republished since).
-			if tree, err := sl.topics(); err == nil && !reflect.DeepEqual(tree, trees[sl.manifest.Commit]) {
+			// A tree read for the versionDir is the build of the
+			// manifest it read, or none (ErrStale: republished since).
+			if tree, err := sl.topics(); err == nil && !reflect.DeepEqual(tree, trees[sl.desc.Load().sum]) {
 				wrongTree++
-				t.Errorf("load %d: the manifest is build %.12s, the topic tree another build's", loads, sl.manifest.Commit)
+				t.Errorf("load %d: the manifest is build %.12s, the topic tree another build's", loads, sl.desc.Load().sum)
 			}
 		}
 		st.release()

@@ -189,6 +189,8 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	if opened {
 		markerOf(t, e)
 	}
+	// Each answer must name the build its text comes from.
+	commits := map[string]string{"marker1": manifestCommit(t, artifacts.Dir(s.Out, "/acme/site", "main"))}
 	other := buildtest.NewSite(t, t.TempDir())
 	other.Repo = s.Repo
 	s.Edition(2)
@@ -204,6 +206,10 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	}
 	if err := os.Rename(artifacts.Dir(other.Out, "/acme/site", "main"), dir); err != nil {
 		t.Fatal(err)
+	}
+	commits["marker2"] = manifestCommit(t, dir)
+	if commits["marker1"] == commits["marker2"] {
+		t.Fatal("both builds have the same commit: the test cannot tell them apart")
 	}
 	var doc []index.Hit
 	err := e.With(func(st *Snapshot) error {
@@ -225,15 +231,26 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	if text := doc[1].Text; !strings.Contains(text, want) {
 		t.Errorf("document read %q, want %s", text, want)
 	}
-	if m, _ := markerOf(t, e); m != want {
-		t.Errorf("answer from %s, want %s", m, want)
+	if m, commit := markerOf(t, e); m != want || commit != commits[m] {
+		t.Errorf("answer from %s naming commit %.12s, want %s of commit %.12s", m, commit, want, commits[want])
 	}
 	if err := e.Reload(context.Background()); err != nil {
 		t.Fatal(err)
 	}
-	if m, _ := markerOf(t, e); m != "marker2" {
-		t.Errorf("after a reload: answer from %s, want marker2", m)
+	if m, commit := markerOf(t, e); m != "marker2" || commit != commits[m] {
+		t.Errorf("after a reload: answer from %s naming commit %.12s, want marker2 of commit %.12s", m, commit, commits["marker2"])
 	}
+}
+
+// manifestCommit is the commit the manifest of the version directory dir
+// names.
+func manifestCommit(t *testing.T, dir string) string {
+	t.Helper()
+	m, err := artifacts.ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m.Commit
 }
 
 func TestRefusedVersionsAndTheRest(t *testing.T) {

@@ -26,12 +26,7 @@ func tinyDist(b *testing.B, n int) string {
 		cache = os.TempDir()
 	}
 	dir := filepath.Join(cache, "codex7", "synthdist", fmt.Sprintf("tiny-%d-20", n))
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
-	if err := synthdist.Write(context.Background(), dir, synthdist.Options{Libraries: n, Pages: 20, Tiny: true}); err != nil {
-		os.RemoveAll(dir)
+	if _, err := synthdist.Cached(context.Background(), dir, synthdist.Options{Libraries: n, Pages: 20, Tiny: true}); err != nil {
 		b.Fatal(err)
 	}
 	return dir

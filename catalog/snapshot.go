@@ -6,7 +6,6 @@ import (
 	"os"
 	"path"
 	"path/filepath"
-	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -44,10 +43,6 @@ type snapshot struct {
 	libs    *libraries.Index
 	cache   *index.Cache
 	set     *openSet // the Loader's, bounding the versions open
-	// prepared and loadTrees hold, during load only, what
-	// prepareVersions found and the latest versions' trees it read.
-	prepared  map[prepKey]prepared
-	loadTrees map[*versionDir]*topics.Tree
 	// latest is each library's latest versionDir, by library id.
 	latest map[string]*versionDir
 	// versions counts the versions of catalog; refusedAt is the set of
@@ -58,9 +53,9 @@ type snapshot struct {
 	lateRefusals atomic.Pointer[lateRefusals]
 	loadedAt     time.Time
 	generation   int64
-	// retry says a version was refused at load for a reason that may pass
-	// (too many open files, an I/O error): the next poll loads the catalog
-	// again even if catalog.json is unchanged.
+	// retry says the load met a failure that may pass (too many open
+	// files, an I/O error) reading what it needed: the next poll loads
+	// the catalog again even if catalog.json is unchanged.
 	retry bool
 
 	refs    atomic.Int64
@@ -101,17 +96,6 @@ func emptySnapshot(dirs []string) *snapshot {
 // errNoCatalogYet is a source's error before its first load.
 var errNoCatalogYet = errors.New("no catalog loaded yet")
 
-// republishedWait bounds how long load keeps reading a version's manifest
-// again after finding the version republished under it, waiting a little
-// longer each time (from republishedBackoff): a build publishing version
-// after version is waited out, and a directory republished without end
-// cannot hold a load for longer. A count of tries was not enough: on a
-// busy machine, ten reads could each be overtaken by the next publish.
-const (
-	republishedWait    = 2 * time.Second
-	republishedBackoff = 100 * time.Microsecond
-)
-
 // source is one artifact directory as a load finds it.
 type source struct {
 	dir string
@@ -119,16 +103,21 @@ type source struct {
 	err error // from statCatalog
 }
 
-// load reads each source's catalog and every listed version's manifest,
-// reusing prev's vdirs whose manifest is byte-identical. A source whose
-// catalog cannot be read keeps the catalog prev had of it, if any, with
-// the error recorded. Versions that fail their checks are refused
-// (listed, left out of the served catalog), and so is a library that
-// two sources both hold, in both. When no source has a catalog the
+// load reads each source's catalog and makes a versionDir for every
+// version it lists, reusing prev's for the same builds: no version's file
+// is read (a catalog lists each version's manifest sum and its latest
+// version's topic names), except for catalogs written before they did,
+// whose latest versions' manifests and trees are read for the library
+// index. A source whose catalog cannot be read keeps the catalog prev had
+// of it, if any, with the error recorded. Versions listed wrongly (a bad
+// path, twice) are refused (listed, left out of the served catalog), and
+// so is a library that two sources both hold, in both; a version found
+// damaged later is refused when it is. When no source has a catalog the
 // state is not ready and the error is the first source's.
 func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*snapshot, error) {
 	st := &snapshot{vdirs: map[string]*versionDir{}, cache: cache, set: set, loadedAt: time.Now()}
 	cats := make([]*artifacts.Catalog, len(srcs))
+	listed := map[string]listedTopics{}
 	var firstErr error
 	for i, src := range srcs {
 		ls := loadedSource{dir: src.dir, id: src.id, err: src.err, seen: src.id}
@@ -136,7 +125,9 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 			ls.seenErr = src.err.Error()
 		}
 		if ls.err == nil {
-			ls.catalog, ls.err = artifacts.ReadCatalog(src.dir)
+			if ls.catalog, ls.err = artifacts.ReadCatalog(src.dir); ls.err == nil {
+				takeTopics(ls.catalog, listed)
+			}
 		}
 		if ls.err != nil {
 			ls.id = catalogID{}
@@ -151,13 +142,7 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 		st.sources = append(st.sources, ls)
 	}
 	owners := libraryOwners(srcs, cats)
-	st.prepareVersions(srcs, cats, prev)
-	defer func() { st.prepared, st.loadTrees = nil, nil }()
 	served := &artifacts.Catalog{FormatVersion: artifacts.FormatVersion, Libraries: []artifacts.CatalogLib{}}
-	// builds identifies each library's latest version, for the library
-	// index; trees holds those of the trees read by this load, only until
-	// the index is built.
-	builds, trees := map[string]string{}, map[string]*topics.Tree{}
 	st.latest = map[string]*versionDir{}
 	for i, cat := range cats {
 		if cat == nil {
@@ -179,14 +164,10 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 				}
 				continue
 			}
-			if lib, latest, tree := st.loadLibrary(dir, l, prev); len(lib.Versions) > 0 {
+			if lib, latest := st.loadLibrary(dir, l, prev); len(lib.Versions) > 0 {
 				served.Libraries = append(served.Libraries, lib)
 				if latest != nil {
 					st.latest[l.ID] = latest
-					builds[l.ID] = latest.sum
-				}
-				if tree != nil {
-					trees[l.ID] = tree
 				}
 			}
 		}
@@ -219,14 +200,75 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 	if prev != nil {
 		prevLibs = prev.libs
 	}
-	st.libs = libraries.NewIndexFrom(prevLibs, served, builds, func(id string) *topics.Tree {
-		if t := trees[id]; t != nil {
-			return t
+	builds := st.latestBuilds()
+	st.libs = libraries.NewIndexFrom(prevLibs, served, builds, func(id string) []string {
+		if t, ok := listed[id]; ok && t.build == builds[id] {
+			return t.names
 		}
-		return st.latestTree(id)
-	})
-	trees = nil // the index needs no more of them
+		return st.latestTree(id).Names()
+	}, st.latestTree)
 	return st, firstErr
+}
+
+// listedTopics are the topic names a catalog lists for a library's latest
+// version, and the build (manifest sum) they describe.
+type listedTopics struct {
+	build string
+	names []string
+}
+
+// takeTopics moves the topic names cat lists into listed, by library id:
+// the library index takes them, and a catalog of 50,000 libraries kept
+// in memory need not hold them too.
+func takeTopics(cat *artifacts.Catalog, listed map[string]listedTopics) {
+	for i := range cat.Libraries {
+		l := &cat.Libraries[i]
+		for j := range l.Versions {
+			v := &l.Versions[j]
+			if v.Topics != nil && v.Manifest != "" && v.Version == l.Latest {
+				listed[l.ID] = listedTopics{build: v.Manifest, names: v.Topics}
+			}
+			v.Topics = nil
+		}
+	}
+}
+
+// latestBuilds identifies each library's latest build for the library
+// index. A catalog lists them; for one written before it did, the
+// manifests are read, loadWorkers at a time (most of that is waiting for
+// the file system). A latest version whose manifest cannot be read has
+// none: the index knows it by its catalog entry alone.
+func (st *snapshot) latestBuilds() map[string]string {
+	ids := make([]string, 0, len(st.latest))
+	var unread []*versionDir
+	for id, sl := range st.latest {
+		ids = append(ids, id)
+		if sl.expect == "" && sl.desc.Load() == nil {
+			unread = append(unread, sl)
+		}
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(loadWorkers, len(unread)) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for j := int(next.Add(1)) - 1; j < len(unread); j = int(next.Add(1)) - 1 {
+				unread[j].described() // an error is the version's to report when asked
+			}
+		}()
+	}
+	wg.Wait()
+	builds := make(map[string]string, len(ids))
+	for _, id := range ids {
+		b, err := st.latest[id].build()
+		if err != nil {
+			st.retry = st.retry || transient(err)
+			continue
+		}
+		builds[id] = b
+	}
+	return builds
 }
 
 // libraryOwners maps each library id (lower case) to the sources whose
@@ -255,69 +297,33 @@ func ownerDirs(srcs []source, owners []int) []string {
 	return dirs
 }
 
-// loadLibrary checks the versions of l, listed in the catalog of the
-// source dir, and returns l as served (refused versions left out), the
-// versionDir of its latest version, if that version is served, and its
-// topic tree if this load read it. A latest version's topics.json is read
-// (and checked) once for its versionDir, by the first load that serves
-// it: a tree is not kept, so that a catalog of 50,000 libraries does not
-// hold 50,000 trees.
-func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapshot) (artifacts.CatalogLib, *versionDir, *topics.Tree) {
+// loadLibrary makes the versionDirs of l, listed in the catalog of the
+// source dir, and returns l as served (versions refused left out) and the
+// versionDir of its latest version, if that version is served. It reads
+// nothing.
+func (st *snapshot) loadLibrary(dir string, l artifacts.CatalogLib, prev *snapshot) (artifacts.CatalogLib, *versionDir) {
 	lib := l
 	lib.Versions = nil
-	var latestTree *topics.Tree
 	var latest *versionDir
-	for _, v := range l.Versions {
-		sl, err := st.versionDirFor(dir, &l, &v, prev)
+	for i := range l.Versions {
+		v := &l.Versions[i]
+		sl, err := st.versionDirFor(dir, &l, v, prev)
 		if err != nil {
 			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
-			st.retry = st.retry || transient(err)
 			continue
 		}
-		// The manifest is the truth about what the directory holds: a
-		// build may have republished it after this catalog was written.
-		v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
-		lib.Versions = append(lib.Versions, v)
-		if v.Version != l.Latest {
-			continue
-		}
-		// The tree prepareVersions read, if it read one; none needed when
-		// an earlier load read it (the library index has its terms).
-		tree := st.loadTrees[sl]
-		if tree == nil {
-			if sl.topicsRead.Load() {
-				latest = sl
-				continue
-			}
-			tree, err = sl.topics()
-		}
-		// A build republished the version since its manifest was
-		// read: read the new one. That is no damage to refuse.
-		deadline, wait := time.Now().Add(republishedWait), republishedBackoff
-		for ; errors.Is(err, ErrStale) && time.Now().Before(deadline); wait = min(2*wait, 50*time.Millisecond) {
-			time.Sleep(wait)
-			delete(st.vdirs, v.Path)
-			if sl, err = st.versionDirFor(dir, &l, &v, prev); err == nil {
-				v.Commit, v.BuiltAt, v.Counts = sl.manifest.Commit, sl.manifest.BuiltAt, sl.manifest.Counts
-				lib.Versions[len(lib.Versions)-1] = v
-				tree, err = sl.topics()
-			}
-		}
-		if err == nil {
-			latestTree, latest = tree, sl
-		} else {
-			st.refuse(l.ID, v.Version, v.Path, err, filepath.Join(dir, filepath.FromSlash(v.Path)))
-			st.retry = st.retry || transient(err) || errors.Is(err, ErrStale)
-			lib.Versions = lib.Versions[:len(lib.Versions)-1]
+		lib.Versions = append(lib.Versions, *v)
+		if v.Version == l.Latest {
+			latest = sl
 		}
 	}
 	// The catalog as read is kept (loaded again when the source's next
-	// catalog.json cannot be read): when its versions are served as
-	// listed, the served entry shares them instead of holding a copy.
-	if slices.Equal(lib.Versions, l.Versions) {
+	// catalog.json cannot be read): when its versions are all served,
+	// the served entry shares them instead of holding a copy.
+	if len(lib.Versions) == len(l.Versions) {
 		lib.Versions = l.Versions
 	}
-	return lib, latest, latestTree
+	return lib, latest
 }
 
 // latestTree reads the topic tree of library id's latest version, or
@@ -373,11 +379,11 @@ func (st *snapshot) refusedSince() []Refused {
 	return c.refused
 }
 
-// versionDirFor checks one catalog version against its manifest and returns its
-// versionDir, reused from prev when the manifest is unchanged. A reused versionDir
-// that was refused is kept in st (so that its refusal lasts until the
-// version is republished) and its refusal returned. The files were
-// looked at by prepareVersions when it ran first; otherwise they are now.
+// versionDirFor returns the versionDir of one catalog version, reused from
+// prev when it is the same build (see reusable). A reused versionDir that
+// was refused is kept in st (so that its refusal lasts until the version
+// is republished) and its refusal returned. Nothing is read, except a
+// manifest's file identity when the catalog lists no sums.
 func (st *snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *snapshot) (*versionDir, error) {
 	rel := v.Path
 	if err := checkRel(rel); err != nil {
@@ -386,26 +392,15 @@ func (st *snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifa
 	if st.vdirs[rel] != nil {
 		return nil, fmt.Errorf("catalog lists %s twice", rel)
 	}
-	k := prepKey{dir, rel}
-	p, ok := st.prepared[k]
-	if ok {
-		delete(st.prepared, k) // a retry after a republish looks again
-	} else {
-		p = prepareVersion(dir, rel, prev, &st.set.refusals)
-	}
-	if p.err != nil {
-		return nil, p.err
-	}
-	sl := p.sl
-	if m := sl.manifest; !strings.EqualFold(m.Library.ID, l.ID) || m.Version != v.Version {
-		return nil, fmt.Errorf("manifest is for %s@%s, catalog says %s@%s", m.Library.ID, m.Version, l.ID, v.Version)
-	}
-	st.vdirs[rel] = sl
-	if p.reused {
-		if err := sl.refusal(); err != nil {
-			return nil, err
+	vdir := filepath.Join(dir, filepath.FromSlash(rel))
+	if prev != nil {
+		if o := prev.vdirs[rel]; reusable(o, vdir, v.Manifest) && strings.EqualFold(o.library, l.ID) && o.version == v.Version {
+			st.vdirs[rel] = o
+			return o, o.refusal()
 		}
 	}
+	sl := newVersionDir(vdir, l, v, &st.set.refusals)
+	st.vdirs[rel] = sl
 	return sl, nil
 }
 
@@ -417,59 +412,9 @@ func checkRel(rel string) error {
 	return nil
 }
 
-// prepKey names a version directory of a source.
-type prepKey struct{ dir, rel string }
-
-// prepared is what prepareVersion found of one version directory.
-type prepared struct {
-	sl     *versionDir
-	reused bool         // sl is prev's
-	tree   *topics.Tree // sl's topic tree, read for a latest version
-	err    error
-}
-
-// prepareVersion reads the manifest of the version directory rel of the
-// source dir, and makes its versionDir, or reuses prev's when the
-// manifest is unchanged: the same file (inode, size and modification time:
-// a publish replaces the directory, so a manifest is never rewritten in
-// place), or one with the same bytes. A new versionDir is checked to have
-// every file its manifest lists. It only reads prev, and is safe to call
-// concurrently.
-func prepareVersion(dir, rel string, prev *snapshot, refusals *atomic.Int64) prepared {
-	vdir := filepath.Join(dir, filepath.FromSlash(rel))
-	var old *versionDir
-	if prev != nil {
-		if o := prev.vdirs[rel]; o != nil && o.dir == vdir {
-			old = o
-		}
-	}
-	if old != nil {
-		if mid, err := statManifest(vdir); err == nil && old.mid == mid {
-			return prepared{sl: old, reused: true}
-		}
-	}
-	// The manifest's identity is taken from the file read (no stat
-	// before: a first load of 50,000 versions has nothing to compare it
-	// with, and the file read is the one the versionDir describes).
-	m, sum, mid, err := readManifest(vdir)
-	if err != nil {
-		return prepared{err: err}
-	}
-	key := rel + "\x00" + sum
-	if old != nil && old.key == key {
-		return prepared{sl: old, reused: true}
-	}
-	if err := checkFilesPresent(vdir, m); err != nil {
-		return prepared{err: err}
-	}
-	// Keep what serving needs: the list of skipped files, the repository
-	// and the like are a manifest's larger part, and a catalog of 50,000
-	// versions holds them all.
-	files := newFileSums(m.Files)
-	m = &artifacts.Manifest{Library: artifacts.Library{ID: m.Library.ID}, Version: m.Version, Commit: m.Commit,
-		BuiltAt: m.BuiltAt, Counts: m.Counts}
-	return prepared{sl: &versionDir{refusals: refusals, key: key, dir: vdir, sum: sum, mid: mid, library: m.Library.ID, version: m.Version, manifest: m, files: files}}
-}
+// loadWorkers is how many version directories a load looks at at once,
+// when it looks at any: most of the work is waiting for the file system.
+const loadWorkers = 8
 
 // statManifest identifies the manifest file of the version directory vdir.
 func statManifest(vdir string) (catalogID, error) {
@@ -479,65 +424,6 @@ func statManifest(vdir string) (catalogID, error) {
 		return catalogID{}, err
 	}
 	return catalogID{ino: fileIndex(p, fi), size: fi.Size(), mtime: fi.ModTime()}, nil
-}
-
-// loadWorkers is how many version directories a load looks at at once:
-// most of the work is waiting for the file system.
-const loadWorkers = 8
-
-// prepareVersions runs prepareVersion on every version the catalogs list,
-// loadWorkers at a time, and reads the topic tree of each library's latest
-// version, into st.prepared, for versionDirFor and loadLibrary to take up
-// in catalog order. Nothing is decided here: it only does the I/O early.
-func (st *snapshot) prepareVersions(srcs []source, cats []*artifacts.Catalog, prev *snapshot) {
-	type job struct {
-		k      prepKey
-		latest bool
-	}
-	var jobs []job
-	for i, cat := range cats {
-		if cat == nil {
-			continue
-		}
-		for _, l := range cat.Libraries {
-			for _, v := range l.Versions {
-				if checkRel(v.Path) == nil {
-					jobs = append(jobs, job{prepKey{srcs[i].dir, v.Path}, v.Version == l.Latest})
-				}
-			}
-		}
-	}
-	results := make([]prepared, len(jobs))
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(loadWorkers, len(jobs)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for {
-				j := int(next.Add(1)) - 1
-				if j >= len(jobs) {
-					return
-				}
-				p := prepareVersion(jobs[j].k.dir, jobs[j].k.rel, prev, &st.set.refusals)
-				if p.err == nil && jobs[j].latest && !p.sl.topicsRead.Load() {
-					p.tree, _ = p.sl.topics() // an error is met again in order
-				}
-				results[j] = p
-			}
-		}()
-	}
-	wg.Wait()
-	st.prepared = make(map[prepKey]prepared, len(jobs))
-	st.loadTrees = map[*versionDir]*topics.Tree{}
-	for j, jb := range jobs {
-		if _, dup := st.prepared[jb.k]; !dup {
-			st.prepared[jb.k] = results[j]
-		}
-		if t := results[j].tree; t != nil {
-			st.loadTrees[results[j].sl] = t
-		}
-	}
 }
 
 // acquireVersionDirs counts st as a user of each of its vdirs; called once, just
@@ -608,7 +494,12 @@ func (st *snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir
 		return nil, nil, verr
 	}
 	sl := st.vdirs[v.Path]
-	return &Resolved{Library: lib, Version: v, Build: sl.sum}, sl, nil
+	r := &Resolved{Library: lib, Version: v}
+	if r.Build, err = sl.build(); err != nil {
+		return nil, nil, st.unavailable(r, sl, err)
+	}
+	r.served(sl)
+	return r, sl, nil
 }
 
 // refusedLibrary returns a refusal of a library absent from the served
@@ -655,6 +546,7 @@ func (st *Snapshot) Open(sc request.Scope, id string) (*Resolved, *Version, erro
 		return nil, nil, st.unavailable(r, sl, err)
 	}
 	st.lease.hold(sl)
+	r.served(sl)
 	return r, v, nil
 }
 

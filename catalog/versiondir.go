@@ -23,42 +23,49 @@ import (
 	"github.com/codex7/codex7/topics"
 )
 
-// versionDir is one library version directory as one manifest describes it. It
-// verifies and opens lazily, once. Only damage is sticky: a file missing at
+// versionDir is one library version directory as the catalog lists it. It
+// reads its manifest, verifies and opens lazily, once: a catalog of 50,000
+// versions loads without reading any of them. Only damage is sticky: a
+// manifest missing or for another version, a file missing at
 // verification, a checksum mismatch, an unknown format or a corrupt file
-// refuses the version for as long as its manifest is unchanged. Any other
+// refuses the version for as long as the versionDir lives. Any other
 // failure (too many open files, an I/O error, a file briefly away after it
 // was verified) is returned to the request that met it, and the next
-// request tries again. States share a versionDir while its manifest is unchanged.
+// request tries again. States share a versionDir while the catalog lists
+// the same build of it (see reusable).
 //
 // Nothing that hashes or opens files holds a lock that Status needs: the
 // refusal and the opened flag are atomics.
 type versionDir struct {
-	key              string // path and manifest checksum
-	dir              string
-	sum              string    // sha256 of manifest.json
-	mid              catalogID // manifest.json's file, as read (zero if it could not be looked at)
-	library, version string
-	// manifest is the manifest without its files (Files is nil): files
-	// holds them, compactly.
-	manifest *artifacts.Manifest
-	files    fileSums
-	users    atomic.Int32 // states holding the versionDir
+	dir, rel         string // rel as the catalog lists it
+	library, version string // as the catalog lists them
+	// expect is the sha256 of manifest.json the catalog lists, "" when it
+	// lists none (a catalog written before it did).
+	expect string
+	users  atomic.Int32 // states holding the versionDir
+
+	// desc is what the manifest says, read on first use under dmu. When
+	// its sum is not expect, the directory was republished after the
+	// catalog was written (a build publishes every version before it
+	// writes the catalog): the manifest is the truth.
+	dmu  sync.Mutex
+	desc atomic.Pointer[description]
+	// republished says a request found the directory republished since
+	// desc was read: the next load makes a new versionDir for it.
+	republished atomic.Bool
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
 	// refusals counts the refusals of every versionDir of the Loader
 	// (nil in tests that make a versionDir alone), so that Status looks for
 	// versions refused since a load only when there is one.
-	refusals *atomic.Int64
-	opened   atomic.Bool
-	// topicsRead says topics.json was read and checked once: a load
-	// need not read it again to know the version serves.
-	topicsRead  atomic.Bool
+	refusals    *atomic.Int64
+	opened      atomic.Bool
+	manifests   atomic.Int32 // times manifest.json was read to describe it, for tests
 	topicsReads atomic.Int32 // times topics.json was read, for tests
 
 	// vmu guards the verification record; it is never held while hashing.
 	vmu         sync.Mutex
-	verified    []bool // by position in files: those that matched the manifest (nil: none yet)
+	verified    []bool // by position in desc.files: those that matched the manifest (nil: none yet)
 	verifiedAll bool
 	verifying   *checksumPass // the checksum pass under way, or nil
 	passes      atomic.Int32  // checksum passes run, for tests
@@ -71,6 +78,107 @@ type versionDir struct {
 	elem   *list.Element // v's place in the openSet
 	pins   int           // requests holding v
 	closed bool          // no Snapshot serves the versionDir: it never opens again
+}
+
+// description is what a versionDir's manifest says, as far as serving
+// needs it: the manifest's bytes' sha256, which identifies the build, the
+// file read, and the files it lists with their checksums.
+type description struct {
+	sum   string    // sha256 of manifest.json
+	mid   catalogID // manifest.json's file, as read (zero if it could not be looked at)
+	files fileSums
+	// entry is the catalog's entry for the version as the manifest says,
+	// when that is not what the catalog says (nil when it is): answers
+	// name the build they come from.
+	entry *artifacts.CatalogVersion
+}
+
+// served returns v, the catalog's entry for the version, as the manifest d
+// read says it is: v itself unless the directory was republished after
+// the catalog was written.
+func (d *description) served(v *artifacts.CatalogVersion) *artifacts.CatalogVersion {
+	if d == nil || d.entry == nil {
+		return v
+	}
+	return d.entry
+}
+
+// newVersionDir is the versionDir of the version v of library l, listed
+// in the catalog at vdir; nothing is read.
+func newVersionDir(vdir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, refusals *atomic.Int64) *versionDir {
+	return &versionDir{dir: vdir, rel: v.Path, library: l.ID, version: v.Version, expect: v.Manifest, refusals: refusals}
+}
+
+// described returns what the manifest says, reading it on first use. A
+// manifest missing, unreadable as one, or for another library version
+// refuses the version; a failure of the operating system is returned and
+// the next call reads again.
+func (sl *versionDir) described() (*description, error) {
+	if d := sl.desc.Load(); d != nil {
+		return d, nil
+	}
+	if err := sl.refusal(); err != nil {
+		return nil, err
+	}
+	sl.dmu.Lock()
+	defer sl.dmu.Unlock()
+	if d := sl.desc.Load(); d != nil {
+		return d, nil
+	}
+	sl.manifests.Add(1)
+	m, sum, mid, err := readManifest(sl.dir)
+	if err == nil && (!strings.EqualFold(m.Library.ID, sl.library) || m.Version != sl.version) {
+		err = fmt.Errorf("%w: manifest is for %s@%s, catalog says %s@%s", artifacts.ErrCorrupt, m.Library.ID, m.Version, sl.library, sl.version)
+	}
+	if err != nil {
+		if permanent(err, true) {
+			sl.refuse(err)
+			return nil, sl.refusal()
+		}
+		return nil, err
+	}
+	d := &description{sum: sum, mid: mid, files: newFileSums(m.Files)}
+	if sum != sl.expect {
+		e := artifacts.NewCatalogVersion(sl.rel, m, sum)
+		d.entry = &e
+	}
+	sl.desc.Store(d)
+	return d, nil
+}
+
+// build identifies the build served: the sha256 of the manifest read, or
+// before it is read, the one the catalog lists (or, when it lists none,
+// the manifest is read now).
+func (sl *versionDir) build() (string, error) {
+	if d := sl.desc.Load(); d != nil {
+		return d.sum, nil
+	}
+	if sl.expect != "" {
+		return sl.expect, nil
+	}
+	d, err := sl.described()
+	if err != nil {
+		return "", err
+	}
+	return d.sum, nil
+}
+
+// reusable reports whether a load may serve the versionDir o, of an
+// earlier catalog, for the version the catalog lists at vdir with manifest
+// sum want ("" for none), unless a request found it republished. Once o
+// read its manifest, that file must still be there (a publish replaces
+// the directory, it never rewrites a manifest in place): what is on disk
+// is the truth, and a versionDir refused for it stays refused, whatever
+// the catalog lists. Before, the catalog must list the same build.
+func reusable(o *versionDir, vdir, want string) bool {
+	if o == nil || o.dir != vdir || o.republished.Load() {
+		return false
+	}
+	if d := o.desc.Load(); d != nil {
+		mid, err := statManifest(vdir)
+		return err == nil && d.mid != (catalogID{}) && mid == d.mid
+	}
+	return o.expect == want
 }
 
 // checksumPass is one checksum pass of a versionDir; requests that need it meanwhile
@@ -207,20 +315,6 @@ func manifestSum(dir string) (string, error) {
 	return hex.EncodeToString(sum[:]), nil
 }
 
-// checkFilesPresent is the cheap check done at load: every file the
-// manifest lists exists. A file that could not be looked at (EIO…) is
-// the operating system's error, not artifacts.ErrMissing.
-func checkFilesPresent(dir string, m *artifacts.Manifest) error {
-	for _, name := range sortedFiles(m) {
-		if _, err := os.Stat(filepath.Join(dir, filepath.FromSlash(name))); errors.Is(err, os.ErrNotExist) {
-			return fmt.Errorf("%s: %w", name, artifacts.ErrMissing)
-		} else if err != nil {
-			return fmt.Errorf("%s: %w", name, err)
-		}
-	}
-	return nil
-}
-
 // fileSums are the files of a manifest and their sha256, sorted by name.
 // A catalog of 50,000 versions holds one per version: names are interned
 // (every version names the same few files) and sums kept as 32 bytes,
@@ -273,15 +367,6 @@ func (fs *fileSums) matches(name string, sum [sha256.Size]byte) bool {
 	return i >= 0 && sum != [sha256.Size]byte{} && fs.sums[i] == sum
 }
 
-func sortedFiles(m *artifacts.Manifest) []string {
-	names := make([]string, 0, len(m.Files))
-	for name := range m.Files {
-		names = append(names, name)
-	}
-	sort.Strings(names)
-	return names
-}
-
 // permanent reports whether err means the version's artifacts are damaged,
 // so that trying again cannot help: a checksum mismatch, an unknown format,
 // a corrupt file or store, or (when verifying is set, that is when the
@@ -331,8 +416,11 @@ func (sl *versionDir) refuse(err error) {
 // was republished meanwhile, the error wraps ErrStale instead and nothing
 // is recorded: the new build deserves its own check.
 func (sl *versionDir) fail(err error, verifying bool) error {
-	if sum, merr := manifestSum(sl.dir); merr == nil && sum != sl.sum {
-		return fmt.Errorf("%w: %v", ErrStale, err)
+	if d := sl.desc.Load(); d != nil {
+		if sum, merr := manifestSum(sl.dir); merr == nil && sum != d.sum {
+			sl.republished.Store(true)
+			return fmt.Errorf("%w: %v", ErrStale, err)
+		}
 	}
 	if permanent(err, verifying) {
 		sl.refuse(err)
@@ -341,14 +429,14 @@ func (sl *versionDir) fail(err error, verifying bool) error {
 	return err
 }
 
-// checkManifest reads the manifest again: ErrStale if it changed since the
-// versionDir was made (a build republished the directory), the read error if it
-// cannot be read now. The same file as read then (inode, size and
+// checkManifest reads the manifest again: ErrStale if it changed since d
+// was read from it (a build republished the directory), the read error if
+// it cannot be read now. The same file as read then (inode, size and
 // modification time) is unchanged without being read: a publish replaces
 // the directory, it never rewrites a manifest in place.
-func (sl *versionDir) checkManifest() error {
-	if sl.mid != (catalogID{}) {
-		if mid, err := statManifest(sl.dir); err == nil && mid == sl.mid {
+func (sl *versionDir) checkManifest(d *description) error {
+	if d.mid != (catalogID{}) {
+		if mid, err := statManifest(sl.dir); err == nil && mid == d.mid {
 			return nil
 		}
 	}
@@ -356,7 +444,8 @@ func (sl *versionDir) checkManifest() error {
 	if err != nil {
 		return err
 	}
-	if sum != sl.sum {
+	if sum != d.sum {
+		sl.republished.Store(true)
 		return ErrStale
 	}
 	return nil
@@ -366,7 +455,8 @@ func (sl *versionDir) checkManifest() error {
 // time. The file is read once per call, for its checksum and its tree; the
 // tree is not kept (an open Version keeps its own).
 func (sl *versionDir) topics() (*topics.Tree, error) {
-	if err := sl.refusal(); err != nil {
+	d, err := sl.described()
+	if err != nil {
 		return nil, err
 	}
 	name := artifacts.TopicsFile
@@ -381,7 +471,7 @@ func (sl *versionDir) topics() (*topics.Tree, error) {
 	done := sl.isVerified(name)
 	sl.vmu.Unlock()
 	if !done {
-		if !sl.files.matches(name, sha256.Sum256(data)) {
+		if !d.files.matches(name, sha256.Sum256(data)) {
 			return nil, sl.fail(fmt.Errorf("%s: %w", name, artifacts.ErrChecksum), true)
 		}
 		sl.vmu.Lock()
@@ -394,10 +484,9 @@ func (sl *versionDir) topics() (*topics.Tree, error) {
 	}
 	// The file verified may not be the file read, if a build republished
 	// the directory in between: then the manifest changed too.
-	if err := sl.checkManifest(); err != nil {
+	if err := sl.checkManifest(d); err != nil {
 		return nil, err
 	}
-	sl.topicsRead.Store(true)
 	return tree, nil
 }
 
@@ -405,7 +494,8 @@ func (sl *versionDir) topics() (*topics.Tree, error) {
 // concurrently: one caller hashes, the others wait for its result. No lock
 // is held while hashing.
 func (sl *versionDir) verify() error {
-	if err := sl.refusal(); err != nil {
+	d, err := sl.described()
+	if err != nil {
 		return err
 	}
 	sl.vmu.Lock()
@@ -422,17 +512,16 @@ func (sl *versionDir) verify() error {
 	sl.verifying = f
 	sl.passes.Add(1)
 	var todo []string
-	for _, name := range sl.files.names {
+	for _, name := range d.files.names {
 		if !sl.isVerified(name) {
 			todo = append(todo, name)
 		}
 	}
 	sl.vmu.Unlock()
 
-	var err error
 	var ok []string
 	for _, name := range todo {
-		if err = sl.hashFile(name); err != nil {
+		if err = sl.hashFile(d, name); err != nil {
 			err = sl.fail(err, true)
 			break
 		}
@@ -450,38 +539,40 @@ func (sl *versionDir) verify() error {
 	return err
 }
 
-// markVerified records files that matched the manifest; sl.vmu is held.
+// markVerified records files that matched the manifest; sl.vmu is held
+// and sl described.
 func (sl *versionDir) markVerified(names ...string) {
 	if sl.verifiedAll || len(names) == 0 {
 		return
 	}
+	files := &sl.desc.Load().files
 	if sl.verified == nil {
-		sl.verified = make([]bool, len(sl.files.names))
+		sl.verified = make([]bool, len(files.names))
 	}
 	for _, name := range names {
-		if i := sl.files.find(name); i >= 0 {
+		if i := files.find(name); i >= 0 {
 			sl.verified[i] = true
 		}
 	}
 }
 
 // isVerified reports whether the file name matched the manifest; sl.vmu
-// is held.
+// is held and sl described.
 func (sl *versionDir) isVerified(name string) bool {
 	if sl.verifiedAll {
 		return true
 	}
-	i := sl.files.find(name)
+	i := sl.desc.Load().files.find(name)
 	return i >= 0 && sl.verified != nil && sl.verified[i]
 }
 
 // smallFile is the size below which hashFile reads a file whole.
 const smallFile = 32 << 10
 
-// hashFile checks one file against the manifest, taking no lock. A file
-// not there is artifacts.ErrMissing, one that differs
+// hashFile checks one file against the manifest d describes, taking no
+// lock. A file not there is artifacts.ErrMissing, one that differs
 // artifacts.ErrChecksum; other errors are the operating system's.
-func (sl *versionDir) hashFile(name string) error {
+func (sl *versionDir) hashFile(d *description, name string) error {
 	f, err := os.Open(filepath.Join(sl.dir, filepath.FromSlash(name)))
 	if err != nil {
 		if errors.Is(err, os.ErrNotExist) {
@@ -505,7 +596,7 @@ func (sl *versionDir) hashFile(name string) error {
 	}
 	var got [sha256.Size]byte
 	h.Sum(got[:0])
-	if !sl.files.matches(name, got) {
+	if !d.files.matches(name, got) {
 		return fmt.Errorf("%s: %w", name, artifacts.ErrChecksum)
 	}
 	return nil
@@ -530,6 +621,7 @@ func (sl *versionDir) open(cache *index.Cache, set *openSet) (*Version, error) {
 	if err := sl.verify(); err != nil {
 		return nil, err
 	}
+	d := sl.desc.Load() // verified, so described
 	tree, err := sl.topics()
 	if err != nil {
 		return nil, err
@@ -539,21 +631,25 @@ func (sl *versionDir) open(cache *index.Cache, set *openSet) (*Version, error) {
 	if v, err, ok := set.pin(sl); ok {
 		return v, err
 	}
-	if err := sl.checkManifest(); err != nil {
+	if err := sl.checkManifest(d); err != nil {
 		return nil, err
 	}
 	reader, err := index.OpenCached(filepath.Join(sl.dir, artifacts.IndexDir), cache)
 	if err != nil {
 		return nil, sl.fail(err, false)
 	}
-	if err := sl.checkManifest(); err != nil {
+	if err := sl.checkManifest(d); err != nil {
 		reader.Close()
 		return nil, err
 	}
-	v := &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: sl.files.sumOf(artifacts.DocumentsFile),
+	v := &Version{sl: sl, reader: reader, tree: tree, slugs: map[string]bool{}, dir: sl.dir, docsSum: d.files.sumOf(artifacts.DocumentsFile),
 		stale: func() bool {
 			sum, err := manifestSum(sl.dir)
-			return err == nil && sum != sl.sum
+			if err == nil && sum != d.sum {
+				sl.republished.Store(true)
+				return true
+			}
+			return false
 		}}
 	for _, s := range tree.Slugs() {
 		v.slugs[s] = true

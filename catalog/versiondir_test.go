@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codex7/codex7/internal/buildtest"
+
 	"github.com/codex7/codex7/artifacts"
 )
 
@@ -176,13 +178,15 @@ func TestStatusDuringVerification(t *testing.T) {
 	}
 }
 
-// TestTransientRefusalAtLoadIsRetried makes a version's manifest
+// TestTransientManifestFailureIsNotRefused makes a version's manifest
 // unreadable for a reason that passes (here a directory in its place,
-// EISDIR, standing for EIO) while a catalog loads: the version is left out
-// of that catalog, and the next poll loads the catalog again although
-// json did not change, serving the version once it reads.
-func TestTransientRefusalAtLoadIsRetried(t *testing.T) {
-	s, e := servedSite(t)
+// EISDIR, standing for EIO): the catalog still loads and serves the
+// version (a load reads no manifest), a request meets the error without
+// the version being refused, and the next request, once the manifest
+// reads, is answered.
+func TestTransientManifestFailureIsNotRefused(t *testing.T) {
+	s := buildtest.NewSite(t, t.TempDir())
+	s.Build()
 	manifest := filepath.Join(artifacts.Dir(s.Out, "/acme/site", "main"), artifacts.ManifestFile)
 	if err := os.Rename(manifest, manifest+".away"); err != nil {
 		t.Fatal(err)
@@ -190,26 +194,25 @@ func TestTransientRefusalAtLoadIsRetried(t *testing.T) {
 	if err := os.Mkdir(manifest, 0o755); err != nil {
 		t.Fatal(err)
 	}
-	if err := e.Reload(context.Background()); err != nil {
+	e, err := Open([]string{s.Out}, Options{})
+	if err != nil {
 		t.Fatal(err)
 	}
-	if r := e.Status().Refused; len(r) != 1 || !isReadDirError(r[0].Cause) {
-		t.Fatalf("refused %+v, want acme/site/main with the error of reading a directory (EISDIR)", r)
+	defer e.Close()
+	if st := e.Status(); st.Libraries != 2 || len(st.Refused) != 0 {
+		t.Fatalf("status %+v, want both libraries served, none refused", st)
+	}
+	if _, err := ask(e, "/acme/site", "edition"); !isReadDirError(err) {
+		t.Fatalf("asking: %v, want the error of reading a directory (EISDIR)", err)
+	}
+	if r := e.Status().Refused; len(r) != 0 {
+		t.Fatalf("refused %+v after a failure that passes, want none", r)
 	}
 	os.Remove(manifest)
 	if err := os.Rename(manifest+".away", manifest); err != nil {
 		t.Fatal(err)
 	}
-	if changed, err := e.reload(false); err != nil || !changed {
-		t.Fatalf("the next poll: changed %v, %v; want the catalog loaded again", changed, err)
-	}
-	if r := e.Status().Refused; len(r) != 0 {
-		t.Errorf("refused %+v after the manifest came back, want none", r)
-	}
 	if m, _ := markerOf(t, e); m != "marker1" {
 		t.Errorf("answer from %s, want marker1", m)
-	}
-	if changed, _ := e.reload(false); changed {
-		t.Error("a poll with nothing to retry loaded the catalog again")
 	}
 }

@@ -3,7 +3,10 @@ package libraries
 import (
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"unique"
 
 	"github.com/codex7/codex7/artifacts"
@@ -41,7 +44,7 @@ func keyOf(l *artifacts.CatalogLib, build string) libKey {
 	return libKey{id: l.ID, title: l.Title, description: l.Description, aliases: strings.Join(l.Aliases, "\x00"), build: build}
 }
 
-func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
+func newLibDoc(l *artifacts.CatalogLib, topicNames []string, key libKey) *libDoc {
 	org, project := splitID(l.ID)
 	var ft [numFields][]string
 	for _, n := range append([]string{project, l.Title}, l.Aliases...) {
@@ -49,13 +52,8 @@ func newLibDoc(l *artifacts.CatalogLib, tree *topics.Tree, key libKey) *libDoc {
 	}
 	ft[fieldOrg] = nameTerms(org)
 	ft[fieldDescription] = textTerms(l.Description)
-	if tree != nil {
-		for _, c := range tree.Categories {
-			ft[fieldTopics] = append(ft[fieldTopics], textTerms(c.Name)...)
-			for _, tp := range c.Topics {
-				ft[fieldTopics] = append(ft[fieldTopics], textTerms(tp.Name)...)
-			}
-		}
+	for _, n := range topicNames {
+		ft[fieldTopics] = append(ft[fieldTopics], textTerms(n)...)
 	}
 	d := &libDoc{key: key, names: namesOf(l, org, project)}
 	for _, list := range [][]string{d.names.keys, d.names.orgKeys, d.names.words} {
@@ -95,6 +93,30 @@ func (d *libDoc) countsOf(t string) *[numFields]uint16 {
 	return &[numFields]uint16{}
 }
 
+// parallel calls fn(0) to fn(n-1), on every core at once, and returns
+// when all have returned.
+func parallel(n int, fn func(i int)) {
+	workers := min(runtime.GOMAXPROCS(0), n)
+	if workers <= 1 {
+		for i := range n {
+			fn(i)
+		}
+		return
+	}
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range workers {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+				fn(i)
+			}
+		}()
+	}
+	wg.Wait()
+}
+
 // NewIndex indexes cat's libraries; trees holds the topic tree of each
 // library's latest version by library id (missing ones are skipped). It
 // does no I/O and keeps cat and trees, which must not change afterwards.
@@ -103,7 +125,8 @@ func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
 	for id, t := range trees {
 		builds[id] = fmt.Sprintf("%p", t)
 	}
-	return NewIndexFrom(nil, cat, builds, func(id string) *topics.Tree { return trees[id] })
+	tree := func(id string) *topics.Tree { return trees[id] }
+	return NewIndexFrom(nil, cat, builds, func(id string) []string { return tree(id).Names() }, tree)
 }
 
 // NewIndexFrom indexes cat's libraries, reusing what prev, the index of an
@@ -111,13 +134,14 @@ func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
 // latest build are the same in cat: when every library is, prev's
 // postings and name lookup are shared too, and the new index costs a pass
 // over the catalog. builds identifies, by library id, the build of each
-// library's latest version (its manifest's checksum); tree returns that
-// version's topic tree, or nil when it cannot be had. tree is called for
-// the libraries not reused, and afterwards, by Find, for the matches
-// described with their topics: it must be safe for concurrent use, and
-// should not hold every tree in memory. prev is not modified and stays
-// usable.
-func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, tree func(id string) *topics.Tree) *Index {
+// library's latest version (its manifest's checksum); names returns the
+// names of that version's topics (topics.Tree.Names), nil when they
+// cannot be had, and is called for the libraries not reused, several at
+// once; tree returns the version's topic tree, or nil, for Find to
+// describe matches with their topics. Both must be safe for concurrent
+// use, and tree should not hold every tree in memory. prev is not
+// modified and stays usable.
+func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, names func(id string) []string, tree func(id string) *topics.Tree) *Index {
 	x := &Index{tree: tree,
 		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
 	var old map[string]*libDoc
@@ -130,20 +154,30 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 	same := prev != nil && len(prev.docs) == len(cat.Libraries)
 	x.libs = make([]*artifacts.CatalogLib, len(cat.Libraries))
 	x.docs = make([]*libDoc, len(cat.Libraries))
+	var todo []int // the libraries whose libDoc is new
 	for i := range cat.Libraries {
 		l := &cat.Libraries[i]
+		x.libs[i] = l
 		key := keyOf(l, builds[l.ID])
-		d := old[l.ID]
-		if d == nil || d.key != key {
-			var t *topics.Tree
-			if key.build != "" {
-				t = tree(l.ID)
-			}
-			d = newLibDoc(l, t, key)
+		if d := old[l.ID]; d != nil && d.key == key {
+			x.docs[i] = d
+		} else {
+			todo = append(todo, i)
 		}
-		same = same && prev.docs[i] == d
-		x.libs[i], x.docs[i] = l, d
+		same = same && prev.docs[i] == x.docs[i]
 	}
+	// Splitting and counting terms is most of a first load's work (50,000
+	// libraries: seconds): every core takes a share.
+	parallel(len(todo), func(j int) {
+		i := todo[j]
+		l := x.libs[i]
+		key := keyOf(l, builds[l.ID])
+		var topicNames []string
+		if key.build != "" {
+			topicNames = names(l.ID)
+		}
+		x.docs[i] = newLibDoc(l, topicNames, key)
+	})
 	if same {
 		x.postings, x.fieldLens, x.names, x.lookup = prev.postings, prev.fieldLens, prev.names, prev.lookup
 		return x

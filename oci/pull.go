@@ -316,11 +316,12 @@ func installFiltered(dir string, cat *artifacts.Catalog, refused map[string]erro
 				continue
 			}
 			vdir := filepath.Join(dir, filepath.FromSlash(v.Path))
-			m, err := artifacts.ReadManifest(vdir)
+			m, sum, err := artifacts.ReadManifestSum(vdir)
 			if err != nil || !strings.EqualFold(m.Library.ID, l.ID) || m.Version != v.Version || len(artifacts.VerifyVersion(vdir)) > 0 {
 				continue
 			}
-			lib.Versions = append(lib.Versions, artifacts.CatalogVersion{Version: v.Version, Ref: m.Ref, Commit: m.Commit, BuiltAt: m.BuiltAt, Counts: m.Counts, Path: v.Path})
+			// No Topics: a server reads the previous copy's tree itself.
+			lib.Versions = append(lib.Versions, artifacts.NewCatalogVersion(v.Path, m, sum))
 		}
 		if len(lib.Versions) == 0 {
 			continue

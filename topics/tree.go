@@ -40,6 +40,24 @@ const (
 	SourceConfig   = "config"
 )
 
+// Names returns every category and topic name in the tree, in tree order:
+// what ranks a library by its topics (catalog.json carries them for each
+// library's latest version, so that a server need not read the tree).
+// A nil tree has none.
+func (t *Tree) Names() []string {
+	if t == nil {
+		return nil
+	}
+	var out []string
+	for _, c := range t.Categories {
+		out = append(out, c.Name)
+		for _, tp := range c.Topics {
+			out = append(out, tp.Name)
+		}
+	}
+	return out
+}
+
 // Slugs returns every category and topic slug in the tree, in tree order.
 func (t *Tree) Slugs() []string {
 	var out []string

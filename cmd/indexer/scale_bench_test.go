@@ -74,14 +74,13 @@ func scaleDist(b *testing.B, n int, tiny bool) string {
 		opts.Corpus, kind = *corpus, "corpus"
 	}
 	dir := filepath.Join(cache, "codex7", "synthdist", fmt.Sprintf("%s-%d-%d", kind, n, opts.Pages))
-	if _, err := os.Stat(filepath.Join(dir, "catalog.json")); err == nil {
-		return dir
-	}
-	os.RemoveAll(dir)
 	start := time.Now()
-	if err := synthdist.Write(context.Background(), dir, opts); err != nil {
-		os.RemoveAll(dir)
+	wrote, err := synthdist.Cached(context.Background(), dir, opts)
+	if err != nil {
 		b.Fatal(err)
+	}
+	if !wrote {
+		return dir
 	}
 	b.Logf("wrote %d libraries in %v to %s", n, time.Since(start).Round(time.Millisecond), dir)
 	return dir
