@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -24,14 +25,27 @@ type libDoc struct {
 	key   libKey
 	lens  [numFields]int // field lengths, in terms
 	names libNames
-	terms []termCount // each distinct term once, in order of first use
+	// terms are the library's distinct terms in order of first use, each
+	// ended by a zero byte, and counts their occurrences in each field,
+	// numFields bytes a term (saturating at 255): one string and one
+	// slice a library, 11 bytes a term, where a string and counts a term
+	// took 24 (50,000 libraries keep about 60 terms each).
+	terms  string
+	counts []uint8
 }
 
-// termCount is a term's occurrences in each field of a library.
-type termCount struct {
-	term   string
-	counts [numFields]uint16
+// each calls fn with each of d's terms and its counts in each field.
+func (d *libDoc) each(fn func(t string, counts *[numFields]uint8)) {
+	rest := d.terms
+	for i := 0; rest != ""; i++ {
+		t, r, _ := strings.Cut(rest, "\x00")
+		fn(t, (*[numFields]uint8)(d.counts[i*numFields:]))
+		rest = r
+	}
 }
+
+// numTerms is how many distinct terms d has.
+func (d *libDoc) numTerms() int { return len(d.counts) / numFields }
 
 // libKey is what a libDoc is computed from: the library's entry, and
 // which build of its latest version gave the topic tree.
@@ -61,36 +75,40 @@ func newLibDoc(l *artifacts.CatalogLib, topicNames []string, key libKey) *libDoc
 			list[i] = unique.Make(w).Value()
 		}
 	}
-	at := map[string]int{} // term → index in d.terms
-	for f, terms := range ft {
-		d.lens[f] = len(terms)
-		for _, t := range terms {
+	at := map[string]int{} // term → its position
+	var terms strings.Builder
+	for f, list := range ft {
+		d.lens[f] = len(list)
+		for _, t := range list {
 			i, ok := at[t]
 			if !ok {
-				i = len(d.terms)
+				i = len(at)
 				at[t] = i
-				// Libraries share most of their terms: one copy of each.
-				d.terms = append(d.terms, termCount{term: unique.Make(t).Value()})
+				terms.WriteString(t)
+				terms.WriteByte(0)
+				d.counts = append(d.counts, make([]uint8, numFields)...)
 			}
-			if c := &d.terms[i].counts[f]; *c < math.MaxUint16 {
+			if c := &d.counts[i*numFields+f]; *c < math.MaxUint8 {
 				*c++
 			}
 		}
 	}
-	d.terms = append(make([]termCount, 0, len(d.terms)), d.terms...) // no spare capacity: 50,000 of them are kept
+	d.terms = terms.String()
+	d.counts = slices.Clip(d.counts) // no spare capacity: 50,000 of them are kept
 	return d
 }
 
 // countsOf returns the occurrences in each field of term t, which the
 // library has, or none when it has not. It looks at every term of the
 // library (about 60): only a scoped search asks.
-func (d *libDoc) countsOf(t string) *[numFields]uint16 {
-	for i := range d.terms {
-		if d.terms[i].term == t {
-			return &d.terms[i].counts
+func (d *libDoc) countsOf(t string) *[numFields]uint8 {
+	out := &[numFields]uint8{}
+	d.each(func(term string, counts *[numFields]uint8) {
+		if term == t {
+			out = counts
 		}
-	}
-	return &[numFields]uint16{}
+	})
+	return out
 }
 
 // parallel calls fn(0) to fn(n-1), on every core at once, and returns
@@ -191,7 +209,7 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 		for f, n := range d.lens {
 			total[f] += float64(n)
 		}
-		terms += len(d.terms)
+		terms += d.numTerms()
 	}
 	n := float64(len(x.libs))
 	var avg [numFields]float64
@@ -202,9 +220,7 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 	// array: appending would leave up to half of each slice spare.
 	df := make(map[string]int32, terms/8)
 	for _, d := range x.docs {
-		for _, tc := range d.terms {
-			df[tc.term]++
-		}
+		d.each(func(t string, _ *[numFields]uint8) { df[t]++ })
 	}
 	all := make([]posting, terms)
 	x.postings = make(map[string][]posting, len(df))
@@ -213,12 +229,10 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 	}
 	stats := libStats{n: n, avg: avg}
 	for i, d := range x.docs {
-		for j := range d.terms {
-			tc := &d.terms[j]
-			t := tc.term
-			score := stats.idf(int(df[t])) * stats.saturated(&tc.counts, d.lens)
-			x.postings[t] = append(x.postings[t], posting{lib: int32(i), score: score})
-		}
+		d.each(func(t string, counts *[numFields]uint8) {
+			score := stats.idf(int(df[t])) * stats.saturated(counts, d.lens)
+			x.postings[t] = append(x.postings[t], posting{lib: int32(i), score: float32(score)})
+		})
 	}
 	x.lookup = newNameLookup(x.libs, x.names)
 	return x

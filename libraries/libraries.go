@@ -123,10 +123,11 @@ const maxListings = 256
 // posting is one library that has a term, with the term's score in it.
 // It holds no more: a catalog of 50,000 libraries has about 60 postings
 // a library, and the term's counts in each field, which a scoped search
-// rescores from, are the library's libDoc's (countsOf).
+// rescores from, are the library's libDoc's (countsOf). The score is a
+// float32 (8 bytes a posting, not 16): ranks are sums of a few of them.
 type posting struct {
 	lib   int32
-	score float64
+	score float32
 }
 
 // libNames is what exact and partial name matching compare, precomputed.
@@ -171,7 +172,7 @@ func (st *libStats) idf(df int) float64 {
 
 // saturated is the term's weighted, length-normalized frequency in the
 // posting's library, saturated as BM25 does.
-func (st *libStats) saturated(counts *[numFields]uint16, lens [numFields]int) float64 {
+func (st *libStats) saturated(counts *[numFields]uint8, lens [numFields]int) float64 {
 	var w float64
 	for f, c := range counts {
 		if c > 0 {
@@ -215,7 +216,7 @@ func (x *Index) scoped(sc request.Scope, terms []string) map[string][]posting {
 		idf := st.idf(len(ps))
 		for j := range ps {
 			d := x.docs[ps[j].lib]
-			ps[j].score = idf * st.saturated(d.countsOf(t), d.lens)
+			ps[j].score = float32(idf * st.saturated(d.countsOf(t), d.lens))
 		}
 		out[t] = ps
 	}
@@ -418,7 +419,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 	}
 	for _, t := range dedupeTerms(p.terms) {
 		for _, ps := range postings(t) {
-			get(int(ps.lib)).score += ps.score
+			get(int(ps.lib)).score += float64(ps.score)
 		}
 	}
 	for _, i := range x.lookup.candidates(&p) {
@@ -439,7 +440,7 @@ func (x *Index) Search(sc request.Scope, name, query string, limit int) []Match 
 		}
 		for _, ps := range postings(t) {
 			if s := byLib[int(ps.lib)]; s != nil {
-				s.score += questionWeight * ps.score
+				s.score += questionWeight * float64(ps.score)
 			}
 		}
 	}
