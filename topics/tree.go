@@ -45,26 +45,24 @@ const (
 // library's latest version, so that a server need not read the tree).
 // A nil tree has none.
 func (t *Tree) Names() []string {
+	return t.collect(func(slug, name string) string { return name })
+}
+
+// Slugs returns every category and topic slug in the tree, in tree order.
+func (t *Tree) Slugs() []string {
+	return t.collect(func(slug, name string) string { return slug })
+}
+
+// collect returns pick of each category and topic, in tree order.
+func (t *Tree) collect(pick func(slug, name string) string) []string {
 	if t == nil {
 		return nil
 	}
 	var out []string
 	for _, c := range t.Categories {
-		out = append(out, c.Name)
+		out = append(out, pick(c.Slug, c.Name))
 		for _, tp := range c.Topics {
-			out = append(out, tp.Name)
-		}
-	}
-	return out
-}
-
-// Slugs returns every category and topic slug in the tree, in tree order.
-func (t *Tree) Slugs() []string {
-	var out []string
-	for _, c := range t.Categories {
-		out = append(out, c.Slug)
-		for _, tp := range c.Topics {
-			out = append(out, tp.Slug)
+			out = append(out, pick(tp.Slug, tp.Name))
 		}
 	}
 	return out
