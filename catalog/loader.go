@@ -324,6 +324,7 @@ func (e *Loader) reloadLocked(force bool) (bool, error) {
 	e.current.Store(st)
 	prev.retire()
 	e.log.Info("catalog loaded", "dirs", e.dirs, "libraries", len(st.catalog.Libraries), "refused", len(st.refused), "duration_ms", time.Since(start).Milliseconds())
+	checkHeap(e.log, len(st.catalog.Libraries))
 	for _, r := range st.refused {
 		level := slog.LevelWarn
 		if errors.Is(r.Cause, ErrConflict) {
