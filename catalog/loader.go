@@ -557,34 +557,3 @@ func (e *Loader) Documents(ctx context.Context, id string) (*Resolved, []artifac
 	})
 	return r, docs, err
 }
-
-// closest suggests up to three library ids sharing the most with key.
-func closest(cat *artifacts.Catalog, sc request.Scope, key request.Key) []string {
-	want := strings.ToLower(key.ID + " " + key.Name)
-	type scored struct {
-		id    string
-		score int
-	}
-	var all []scored
-	for _, l := range cat.Libraries {
-		if !request.Visible(sc, l.ID) {
-			continue
-		}
-		s := 0
-		for _, part := range strings.FieldsFunc(strings.ToLower(l.ID+" "+l.Title+" "+strings.Join(l.Aliases, " ")), func(r rune) bool { return r == '/' || r == ' ' || r == '-' || r == '.' }) {
-			if len(part) > 1 && strings.Contains(want, part) {
-				s += len(part)
-			}
-		}
-		all = append(all, scored{l.ID, s})
-	}
-	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
-	var out []string
-	for _, s := range all {
-		if len(out) == 3 || (s.score == 0 && len(out) > 0) {
-			break
-		}
-		out = append(out, s.id)
-	}
-	return out
-}

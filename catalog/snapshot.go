@@ -473,7 +473,7 @@ func (st *snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir
 		if r := st.refusedLibrary(sc, key); r != nil {
 			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: r.Reason, Cause: r.Cause}
 		}
-		return nil, nil, &LibraryError{Key: key.String(), Closest: closest(st.catalog, sc, key)}
+		return nil, nil, &LibraryError{Key: key.String(), Closest: st.libs.Closest(sc, strings.ToLower(key.ID+" "+key.Name), 3)}
 	}
 	name := key.Version
 	if name == "" {

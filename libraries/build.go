@@ -160,7 +160,7 @@ func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
 // use, and tree should not hold every tree in memory. prev is not
 // modified and stays usable.
 func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, names func(id string) []string, tree func(id string) *topics.Tree) *Index {
-	x := &Index{tree: tree,
+	x := &Index{tree: tree, closest: &closestWords{},
 		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
 	var old map[string]*libDoc
 	if prev != nil {

@@ -91,6 +91,10 @@ const (
 // afterwards, so any number of goroutines may search it at once.
 type Index struct {
 	libs []*artifacts.CatalogLib
+	// closest holds the words Closest looks names up in, made on first
+	// use (a pointer: an Index is copied by value nowhere, but the
+	// sync.Once inside must not be).
+	closest *closestWords
 	// tree returns the topic tree of a library's latest version by
 	// library id, or nil (see NewIndexFrom).
 	tree  func(id string) *topics.Tree
