@@ -12,6 +12,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/lru"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -161,7 +162,8 @@ func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
 // modified and stays usable.
 func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, names func(id string) []string, tree func(id string) *topics.Tree) *Index {
 	x := &Index{tree: tree, closest: &closestWords{},
-		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64})}
+		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64}),
+		scopes:   lru.New[request.Scope](lru.Options[*visibility]{MaxEntries: maxScopes, MaxBytes: math.MaxInt64})}
 	var old map[string]*libDoc
 	if prev != nil {
 		old = make(map[string]*libDoc, len(prev.docs))

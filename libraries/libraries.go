@@ -2,6 +2,7 @@ package libraries
 
 import (
 	"math"
+	"reflect"
 	"slices"
 	"sort"
 	"strings"
@@ -118,6 +119,8 @@ type Index struct {
 	// documents anew, so a listing of the old slice is never asked for
 	// again, and an unbounded map would keep every slice ever listed.
 	listings *lru.Cache[*artifacts.DocumentInfo, *listing]
+	// scopes remembers what the last scopes asking see (visibilityOf).
+	scopes *lru.Cache[request.Scope, *visibility]
 }
 
 // maxListings bounds the listings an Index keeps, in entries; the one
@@ -187,6 +190,40 @@ func (st *libStats) saturated(counts *[numFields]uint8, lens [numFields]int) flo
 	return w * (bm25K1 + 1) / (bm25K1 + w)
 }
 
+// visibility is which libraries of an Index a scope sees, and the
+// ranking statistics over those.
+type visibility struct {
+	vis    []bool // by position in libs
+	hidden bool   // some library is not visible
+	stats  libStats
+}
+
+// maxScopes bounds the scopes an Index remembers the visibility of.
+const maxScopes = 64
+
+// visibilityOf returns what sc sees of x, remembered for the last
+// maxScopes scopes: a token's grant asks again and again, and asking it
+// about each of 50,000 libraries costs milliseconds a request. A scope
+// whose type cannot be a map key is asked every time.
+func (x *Index) visibilityOf(sc request.Scope) *visibility {
+	keep := reflect.TypeOf(sc).Comparable()
+	if keep {
+		if v, ok := x.scopes.Get(sc); ok {
+			return v
+		}
+	}
+	v := &visibility{vis: make([]bool, len(x.libs))}
+	for i, l := range x.libs {
+		v.vis[i] = sc.Allows(l.ID)
+		v.hidden = v.hidden || !v.vis[i]
+	}
+	v.stats = x.statsOf(v.vis)
+	if keep {
+		x.scopes.Put(sc, v, int64(len(v.vis)))
+	}
+	return v
+}
+
 // scoped returns, for a request's scope, the scores of terms' postings
 // over the libraries the scope lets it see, as if the others were never
 // built: with them, idf and average field lengths would tell a token
@@ -196,16 +233,11 @@ func (x *Index) scoped(sc request.Scope, terms []string) map[string][]posting {
 	if sc == nil {
 		return nil
 	}
-	vis := make([]bool, len(x.libs))
-	hidden := false
-	for i, l := range x.libs {
-		vis[i] = sc.Allows(l.ID)
-		hidden = hidden || !vis[i]
-	}
-	if !hidden {
+	v := x.visibilityOf(sc)
+	if !v.hidden {
 		return nil
 	}
-	st := x.statsOf(vis)
+	vis, st := v.vis, v.stats
 	out := map[string][]posting{}
 	for _, t := range terms {
 		if _, done := out[t]; done {

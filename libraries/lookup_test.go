@@ -73,7 +73,7 @@ func matchSummary(ms []Match) []string {
 // TestTopN: the heap keeps exactly the n best of many, in order, as a
 // full sort does.
 func TestTopN(t *testing.T) {
-	x := &Index{closest: &closestWords{}}
+	x := &Index{}
 	var all []*scored
 	for i := range 1000 {
 		x.libs = append(x.libs, &artifacts.CatalogLib{Library: artifacts.Library{ID: fmt.Sprintf("/o/p%04d", i)}})

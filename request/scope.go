@@ -6,7 +6,9 @@ import "context"
 // invisible: resolution, ranking, suggestions and refusals behave as if it
 // did not exist, so that "not allowed" and "not there" give the same
 // answer. Allows is called with a catalog library id ("/org/project") and
-// must be safe for concurrent use.
+// must be safe for concurrent use, and give the same answer for the same
+// scope value every time: a library index remembers what a scope sees
+// (when the scope's type can be a map key, as a pointer can).
 type Scope interface {
 	Allows(libraryID string) bool
 }
