@@ -441,22 +441,40 @@ func TestCatalogListsManifestSumsAndTopics(t *testing.T) {
 	}
 	again, err := WriteCatalog(out, nil)
 	if err != nil {
-		t.Fatalf("writing the catalog again read topics.json: %v", err)
+		t.Fatal(err)
 	}
 	if got := again.Library("/acme/lib").Version("v2").Topics; fmt.Sprint(got) != "[Guides Routing]" {
-		t.Errorf("topics written again %q, want [Guides Routing]", got)
+		t.Errorf("topics written again %q, want [Guides Routing] from the previous catalog (topics.json was read)", got)
 	}
-	os.Rename(topicsFile+".away", topicsFile)
-	// A catalog whose sum is not the manifest's is out of date.
-	again.Libraries[0].Versions[0].Manifest = strings.Repeat("0", 64)
-	data, err := EncodeCatalog(again)
+	// A build without previous topics and a tree it cannot read lists the
+	// rest, leaving that version's topics out (a server reads the tree).
+	data, err := EncodeCatalog(&Catalog{Libraries: []CatalogLib{}})
 	if err != nil {
 		t.Fatal(err)
 	}
 	if err := os.WriteFile(filepath.Join(out, CatalogFile), data, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if probs, _ := Verify(out); len(probs) != 1 || !errors.Is(probs[0].Err, ErrStale) {
-		t.Errorf("Verify of a catalog listing another manifest sum = %v, want it out of date", probs)
+	unread, err := WriteCatalog(out, nil)
+	if err != nil {
+		t.Fatalf("an unreadable topics.json failed the catalog: %v", err)
+	}
+	if l := unread.Library("/acme/lib"); l == nil || len(l.Versions) != 2 || l.Version("v2").Topics != nil {
+		t.Errorf("catalog %+v, want both versions listed, v2 without topics", unread)
+	}
+	os.Rename(topicsFile+".away", topicsFile)
+	if again, err = WriteCatalog(out, nil); err != nil {
+		t.Fatal(err)
+	}
+	// A catalog whose sum is not the manifest's is out of date.
+	again.Libraries[0].Versions[0].Manifest = strings.Repeat("0", 64)
+	if data, err = EncodeCatalog(again); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(out, CatalogFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if probs, _ := Verify(out); len(probs) != 1 || !errors.Is(probs[0].Err, ErrStale) || !strings.Contains(probs[0].Err.Error(), "manifest sha256 000000000000") {
+		t.Errorf("Verify of a catalog listing another manifest sum = %v, want it out of date, naming the sums", probs)
 	}
 }

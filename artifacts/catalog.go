@@ -123,9 +123,7 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 		sort.Slice(lib.Versions, func(i, j int) bool { return lib.Versions[i].Version < lib.Versions[j].Version })
 		lib.Latest = pickLatest(lib, latest[id], prevLatest)
 		lib.Library = meta[id][lib.Latest] // title and description as of the latest version
-		if err := addTopics(out, lib.Version(lib.Latest), prevVersions); err != nil {
-			return nil, err
-		}
+		addTopics(out, lib.Version(lib.Latest), prevVersions)
 		cat.Libraries = append(cat.Libraries, *lib)
 	}
 	data, err := EncodeCatalog(cat)
@@ -147,23 +145,21 @@ func NewCatalogVersion(rel string, m *Manifest, sum string) CatalogVersion {
 
 // addTopics sets v.Topics from the version's topics.json, or from prev's
 // entry for the same build (same path and manifest sum), which a rebuild
-// that changed nothing finds for every library: no tree is read again.
-// A topics.json that cannot be read fails the catalog: the manifest read
-// a moment ago lists it, and a server would refuse the version.
-func addTopics(out string, v *CatalogVersion, prev map[string]*CatalogVersion) error {
+// that changed nothing finds for every library: no tree is read again. A
+// topics.json that cannot be read leaves them out: a server reads the
+// tree itself (and refuses the version if it is damaged), as for a
+// catalog written before catalogs listed topics.
+func addTopics(out string, v *CatalogVersion, prev map[string]*CatalogVersion) {
 	if v == nil {
-		return nil
+		return
 	}
 	if pv := prev[v.Path]; pv != nil && pv.Manifest == v.Manifest && pv.Manifest != "" && pv.Topics != nil {
 		v.Topics = pv.Topics
-		return nil
+		return
 	}
-	t, err := ReadTopics(filepath.Join(out, filepath.FromSlash(v.Path)))
-	if err != nil {
-		return fmt.Errorf("write catalog: %s: %w", v.Path, err)
+	if t, err := ReadTopics(filepath.Join(out, filepath.FromSlash(v.Path))); err == nil {
+		v.Topics = t.Names()
 	}
-	v.Topics = t.Names()
-	return nil
 }
 
 // pickLatest is the latest version of lib: the one the build asks for

@@ -93,8 +93,11 @@ func Verify(out string) ([]Problem, error) {
 // manifest m, whose bytes hash to sum ("" when it does not): what the
 // catalog says.
 func disagreement(v *CatalogVersion, m *Manifest, sum string) string {
-	if v.Commit != m.Commit || !v.BuiltAt.Equal(m.BuiltAt) || v.Counts != m.Counts || (v.Manifest != "" && v.Manifest != sum) {
+	if v.Commit != m.Commit || !v.BuiltAt.Equal(m.BuiltAt) || v.Counts != m.Counts {
 		return describe(&Manifest{Commit: v.Commit, BuiltAt: v.BuiltAt, Counts: v.Counts})
+	}
+	if v.Manifest != "" && v.Manifest != sum {
+		return fmt.Sprintf("manifest sha256 %.12s… (the manifest's is %.12s…)", v.Manifest, sum)
 	}
 	return ""
 }

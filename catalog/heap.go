@@ -15,10 +15,31 @@ import (
 // collects more and more often, and near the limit without end.
 const heapWarnShare = 0.5
 
+// heapCheckGrowth is how much a catalog must have grown, in libraries,
+// since the heap was last checked for it to be checked again.
+const heapCheckGrowth = 1.1
+
+// maybeCheckHeap checks the heap (checkHeap) in the background after the
+// first load, and after a load that grew the catalog by heapCheckGrowth
+// since the last check: not after every publish, and never under the
+// reload lock (the check collects). Called with e.reloadMu held.
+func (e *Loader) maybeCheckHeap(libraries int) {
+	if libraries == 0 || float64(libraries) < heapCheckGrowth*float64(e.heapChecked) {
+		return
+	}
+	e.heapChecked = libraries
+	e.done.Add(1)
+	go func() {
+		defer e.done.Done()
+		checkHeap(e.log, libraries)
+	}()
+}
+
 // checkHeap logs a warning, with the fix, when the live heap after a
 // catalog load takes more than heapWarnShare of the soft memory limit.
-// It collects once to know the live heap: a load is rare and allocates
-// far more than a collection costs. Without a limit it does nothing.
+// It collects once to know the live heap: it runs rarely, and a load
+// allocates far more than a collection costs. Without a limit it does
+// nothing.
 func checkHeap(log *slog.Logger, libraries int) {
 	limit := debug.SetMemoryLimit(-1) // reads the limit without changing it
 	if limit <= 0 || limit == math.MaxInt64 {

@@ -1,7 +1,9 @@
 package catalog
 
 import (
+	"context"
 	"log/slog"
+	"math"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -12,7 +14,8 @@ import (
 
 // TestHeapOverLimitWarned: a catalog whose live heap takes more than half
 // the soft memory limit is warned about after its load, naming the limit
-// to give; under a limit it fits, or with none, nothing is said.
+// to give; under a limit it fits, or with none, nothing is said. A reload
+// of the same catalog does not check again.
 func TestHeapOverLimitWarned(t *testing.T) {
 	s := buildtest.NewSite(t, t.TempDir())
 	s.Build()
@@ -25,17 +28,25 @@ func TestHeapOverLimitWarned(t *testing.T) {
 	}{
 		{"a limit the process is over", 1 << 20, true},
 		{"a limit of a TiB", 1 << 40, false},
+		{"no limit", math.MaxInt64, false},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			var logs syncbuf.Buffer
 			debug.SetMemoryLimit(tt.limit)
 			e, err := Open([]string{s.Out}, Options{Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-			debug.SetMemoryLimit(old)
 			if err != nil {
+				debug.SetMemoryLimit(old)
 				t.Fatal(err)
 			}
-			e.Close()
+			if err := e.Reload(context.Background()); err != nil {
+				t.Error(err)
+			}
+			e.Close() // waits for the check, which runs in the background
+			debug.SetMemoryLimit(old)
 			got := logs.String()
+			if n := strings.Count(got, "over half the soft memory limit"); n > 1 {
+				t.Errorf("warned %d times for one catalog loaded twice, want once", n)
+			}
 			warned := strings.Contains(got, "over half the soft memory limit")
 			if warned != tt.warn {
 				t.Fatalf("warned %v, want %v:\n%s", warned, tt.warn, got)

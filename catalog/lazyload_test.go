@@ -2,12 +2,15 @@ package catalog
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/synthdist"
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/topics"
@@ -151,5 +154,132 @@ func TestLoadOlderCatalog(t *testing.T) {
 	}
 	if a, err := ask(e, synthdist.ID(4), "install"); err != nil || a.Commit == "" {
 		t.Errorf("asking: %+v, %v", a, err)
+	}
+}
+
+// replaceVersion swaps a new build of the site's /acme/site@main into its
+// version directory without writing the catalog, as a build does before
+// it writes the catalog, and returns the directory.
+func replaceVersion(t *testing.T, s *buildtest.Site) string {
+	t.Helper()
+	other := buildtest.NewSite(t, t.TempDir())
+	other.Repo = s.Repo
+	s.Edition(2)
+	other.Config = s.Config
+	other.Build()
+	dir := artifacts.Dir(s.Out, "/acme/site", "main")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(artifacts.Dir(other.Out, "/acme/site", "main"), dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
+}
+
+// TestResolvedNamesTheBuildOnDisk: what Resolve says a version is (its
+// build, by which answers are cached, and its commit) is the manifest on
+// disk, whatever catalog.json lists: a directory republished after the
+// catalog was written, or a catalog rewritten to list another build for a
+// manifest that stayed.
+func TestResolvedNamesTheBuildOnDisk(t *testing.T) {
+	s := buildtest.NewSite(t, t.TempDir())
+	s.Build()
+	dir := replaceVersion(t, s)
+	_, sum, err := artifacts.ReadManifestSum(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := Open([]string{s.Out}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	check := func(when string) {
+		t.Helper()
+		r, err := e.Resolve(context.Background(), "/acme/site")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if r.Build != sum || r.Version.Commit != manifestCommit(t, dir) || r.Version.Manifest != sum {
+			t.Errorf("%s: resolved build %.12s, commit %.12s; the manifest on disk is %.12s of commit %.12s", when, r.Build, r.Version.Commit, sum, manifestCommit(t, dir))
+		}
+	}
+	check("republished under the catalog, before any answer")
+	// A catalog that lists another build for the manifest still there.
+	cat, err := artifacts.ReadCatalog(s.Out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	v := cat.Library("/acme/site").Version("main")
+	v.Commit, v.Manifest = "bogus", strings.Repeat("1", 64)
+	data, err := artifacts.EncodeCatalog(cat)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(s.Out, artifacts.CatalogFile), data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	check("a catalog listing another build")
+}
+
+// TestRefusalLiftedWhenTheManifestReturns: a version refused because its
+// manifest was missing serves again once the manifest is back, even with
+// the same bytes the catalog lists (as a pull installs a good copy).
+func TestRefusalLiftedWhenTheManifestReturns(t *testing.T) {
+	s, e := servedSite(t)
+	manifest := filepath.Join(artifacts.Dir(s.Out, "/acme/site", "main"), artifacts.ManifestFile)
+	data, err := os.ReadFile(manifest)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(manifest); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ask(e, "/acme/site", "edition"); !errors.Is(err, artifacts.ErrMissing) {
+		t.Fatalf("asking with the manifest gone: %v, want ErrMissing", err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Status().Refused; len(r) != 1 {
+		t.Fatalf("refused %+v, want the version without its manifest", r)
+	}
+	if err := os.WriteFile(manifest, data, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.Reload(context.Background()); err != nil {
+		t.Fatal(err)
+	}
+	if r := e.Status().Refused; len(r) != 0 {
+		t.Fatalf("refused %+v once the manifest is back, want none", r)
+	}
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Errorf("answer from %s, want marker1", m)
+	}
+}
+
+// TestRefusedVersionStaysRefused: once a version is refused for damage,
+// its topics are not served from the same catalog and no checksum pass
+// runs again (background verification would hash it after every load).
+func TestRefusedVersionStaysRefused(t *testing.T) {
+	s, e := servedSite(t)
+	flipByte(t, filepath.Join(artifacts.Dir(s.Out, "/acme/site", "main"), "index", "sections.bin"))
+	if _, err := ask(e, "/acme/site", "edition"); !errors.Is(err, artifacts.ErrChecksum) {
+		t.Fatalf("asking the damaged version: %v, want ErrChecksum", err)
+	}
+	sl := e.current.Load().vdirs["acme/site/main"]
+	passes := sl.passes.Load()
+	if err := sl.verify(); !errors.Is(err, artifacts.ErrChecksum) {
+		t.Errorf("verify after the refusal: %v, want the refusal", err)
+	}
+	if got := sl.passes.Load(); got != passes {
+		t.Errorf("checksum passes %d after the refusal, want %d: the refused version was hashed again", got, passes)
+	}
+	if _, _, err := e.Topics(context.Background(), "/acme/site"); err == nil {
+		t.Error("the refused version's topics were served")
 	}
 }

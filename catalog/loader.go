@@ -73,6 +73,9 @@ type Loader struct {
 	// logged is, per source, the last load error logged (under reloadMu),
 	// so that an error repeated at every poll is logged once.
 	logged []string
+	// heapChecked is, under reloadMu, the libraries of the catalog the
+	// heap was last checked for (maybeCheckHeap).
+	heapChecked int
 	// closed is set, under reloadMu, by Close: no state is loaded after.
 	closed atomic.Bool
 	quit   chan struct{} // closed by Close, to end Watch
@@ -324,7 +327,7 @@ func (e *Loader) reloadLocked(force bool) (bool, error) {
 	e.current.Store(st)
 	prev.retire()
 	e.log.Info("catalog loaded", "dirs", e.dirs, "libraries", len(st.catalog.Libraries), "refused", len(st.refused), "duration_ms", time.Since(start).Milliseconds())
-	checkHeap(e.log, len(st.catalog.Libraries))
+	e.maybeCheckHeap(len(st.catalog.Libraries))
 	for _, r := range st.refused {
 		level := slog.LevelWarn
 		if errors.Is(r.Cause, ErrConflict) {
@@ -491,11 +494,9 @@ type Resolved struct {
 // written (a build publishes every version before it writes the
 // catalog), so that an answer never names one build and holds another.
 func (r *Resolved) served(sl *versionDir) {
-	d := sl.desc.Load()
-	if d == nil {
-		return
+	if d := sl.desc.Load(); d != nil {
+		r.Version, r.Build = d.served(r.Version), d.sum
 	}
-	r.Version, r.Build = d.served(r.Version), d.sum
 }
 
 // Libraries returns the current catalog's library index. It is read-only
@@ -520,9 +521,8 @@ func (e *Loader) Resolve(ctx context.Context, id string) (*Resolved, error) {
 
 // Topics returns the topic tree of the library version id names (the
 // latest when id has no version). The tree is shared: callers must not
-// modify it. It reads topics.json only (verified against the manifest, and
-// kept from the catalog load for latest versions): the version's index is
-// not opened.
+// modify it. It reads the manifest (on the version's first use) and
+// topics.json, verified against it: the version's index is not opened.
 func (e *Loader) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree, error) {
 	var r *Resolved
 	var tree *topics.Tree

@@ -201,12 +201,23 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 		prevLibs = prev.libs
 	}
 	builds := st.latestBuilds()
-	st.libs = libraries.NewIndexFrom(prevLibs, served, builds, func(id string) []string {
+	var unreadable atomic.Bool // a tree that may read later could not
+	st.libs = libraries.NewIndexFrom(prevLibs, served, builds, func(id string) ([]string, bool) {
 		if t, ok := listed[id]; ok && t.build == builds[id] {
-			return t.names
+			return t.names, true
 		}
-		return st.latestTree(id).Names()
+		sl := st.latest[id]
+		if sl == nil {
+			return nil, true
+		}
+		tree, err := sl.topics()
+		if err != nil && transient(err) {
+			unreadable.Store(true)
+			return nil, false
+		}
+		return tree.Names(), true // none when damaged: the version is refused when asked
 	}, st.latestTree)
+	st.retry = st.retry || unreadable.Load()
 	return st, firstErr
 }
 
@@ -261,7 +272,7 @@ func (st *snapshot) latestBuilds() map[string]string {
 	wg.Wait()
 	builds := make(map[string]string, len(ids))
 	for _, id := range ids {
-		b, err := st.latest[id].build()
+		b, err := st.latest[id].listedBuild()
 		if err != nil {
 			st.retry = st.retry || transient(err)
 			continue
@@ -382,8 +393,9 @@ func (st *snapshot) refusedSince() []Refused {
 // versionDirFor returns the versionDir of one catalog version, reused from
 // prev when it is the same build (see reusable). A reused versionDir that
 // was refused is kept in st (so that its refusal lasts until the version
-// is republished) and its refusal returned. Nothing is read, except a
-// manifest's file identity when the catalog lists no sums.
+// is republished) and its refusal returned. Nothing is read; the
+// manifest file of a versionDir of prev that read or refused one is
+// looked at (stat), to reuse it only while it is the same file.
 func (st *snapshot) versionDirFor(dir string, l *artifacts.CatalogLib, v *artifacts.CatalogVersion, prev *snapshot) (*versionDir, error) {
 	rel := v.Path
 	if err := checkRel(rel); err != nil {
@@ -495,7 +507,10 @@ func (st *snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir
 	}
 	sl := st.vdirs[v.Path]
 	r := &Resolved{Library: lib, Version: v}
-	if r.Build, err = sl.build(); err != nil {
+	// The build the answer comes from, which answers are cached by: the
+	// manifest's (read now on a version's first use), not what the
+	// catalog lists.
+	if _, err := sl.described(); err != nil {
 		return nil, nil, st.unavailable(r, sl, err)
 	}
 	r.served(sl)

@@ -53,6 +53,10 @@ type versionDir struct {
 	// republished says a request found the directory republished since
 	// desc was read: the next load makes a new versionDir for it.
 	republished atomic.Bool
+	// refusedManifest is the manifest file described refused (zero when
+	// there was none); written before the refusal is recorded, read after
+	// it is seen (see reusable).
+	refusedManifest catalogID
 
 	refused atomic.Pointer[error] // why the version is refused; set once, never cleared
 	// refusals counts the refusals of every versionDir of the Loader
@@ -87,20 +91,21 @@ type description struct {
 	sum   string    // sha256 of manifest.json
 	mid   catalogID // manifest.json's file, as read (zero if it could not be looked at)
 	files fileSums
-	// entry is the catalog's entry for the version as the manifest says,
-	// when that is not what the catalog says (nil when it is): answers
-	// name the build they come from.
-	entry *artifacts.CatalogVersion
+	// entry is the catalog's entry for the version as the manifest says
+	// it: answers name the build they come from.
+	entry artifacts.CatalogVersion
 }
 
-// served returns v, the catalog's entry for the version, as the manifest d
-// read says it is: v itself unless the directory was republished after
-// the catalog was written.
+// served returns v, an entry a catalog lists for the version, as the
+// manifest d read says it is: v itself when v lists that manifest's sum,
+// the manifest's own account otherwise (the directory was republished
+// after the catalog was written, or the catalog lists another build for
+// the manifest still there).
 func (d *description) served(v *artifacts.CatalogVersion) *artifacts.CatalogVersion {
-	if d == nil || d.entry == nil {
+	if d == nil || v.Manifest == d.sum {
 		return v
 	}
-	return d.entry
+	return &d.entry
 }
 
 // newVersionDir is the versionDir of the version v of library l, listed
@@ -114,11 +119,11 @@ func newVersionDir(vdir string, l *artifacts.CatalogLib, v *artifacts.CatalogVer
 // refuses the version; a failure of the operating system is returned and
 // the next call reads again.
 func (sl *versionDir) described() (*description, error) {
-	if d := sl.desc.Load(); d != nil {
-		return d, nil
-	}
 	if err := sl.refusal(); err != nil {
 		return nil, err
+	}
+	if d := sl.desc.Load(); d != nil {
+		return d, nil
 	}
 	sl.dmu.Lock()
 	defer sl.dmu.Unlock()
@@ -132,24 +137,24 @@ func (sl *versionDir) described() (*description, error) {
 	}
 	if err != nil {
 		if permanent(err, true) {
+			// The file refused (zero when there was none): a load
+			// reuses the refusal only while it is still that file.
+			sl.refusedManifest = mid
 			sl.refuse(err)
 			return nil, sl.refusal()
 		}
 		return nil, err
 	}
-	d := &description{sum: sum, mid: mid, files: newFileSums(m.Files)}
-	if sum != sl.expect {
-		e := artifacts.NewCatalogVersion(sl.rel, m, sum)
-		d.entry = &e
-	}
+	d := &description{sum: sum, mid: mid, files: newFileSums(m.Files), entry: artifacts.NewCatalogVersion(sl.rel, m, sum)}
 	sl.desc.Store(d)
 	return d, nil
 }
 
-// build identifies the build served: the sha256 of the manifest read, or
-// before it is read, the one the catalog lists (or, when it lists none,
-// the manifest is read now).
-func (sl *versionDir) build() (string, error) {
+// listedBuild identifies the build for the library index, which must not
+// read 50,000 manifests: the sha256 of the manifest read, or before it is
+// read, the one the catalog lists (or, when it lists none, the manifest is
+// read now). Answers name the build they come from: described's sum.
+func (sl *versionDir) listedBuild() (string, error) {
 	if d := sl.desc.Load(); d != nil {
 		return d.sum, nil
 	}
@@ -177,6 +182,16 @@ func reusable(o *versionDir, vdir, want string) bool {
 	if d := o.desc.Load(); d != nil {
 		mid, err := statManifest(vdir)
 		return err == nil && d.mid != (catalogID{}) && mid == d.mid
+	}
+	if o.refusal() != nil {
+		// Refused for its manifest: as long as it is the same file, or
+		// still none (a pull that installs a good copy with the same
+		// bytes replaces the file).
+		mid, err := statManifest(vdir)
+		if err != nil {
+			return o.refusedManifest == (catalogID{})
+		}
+		return o.refusedManifest != (catalogID{}) && mid == o.refusedManifest
 	}
 	return o.expect == want
 }

@@ -145,7 +145,7 @@ func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
 		builds[id] = fmt.Sprintf("%p", t)
 	}
 	tree := func(id string) *topics.Tree { return trees[id] }
-	return NewIndexFrom(nil, cat, builds, func(id string) []string { return tree(id).Names() }, tree)
+	return NewIndexFrom(nil, cat, builds, func(id string) ([]string, bool) { return tree(id).Names(), true }, tree)
 }
 
 // NewIndexFrom indexes cat's libraries, reusing what prev, the index of an
@@ -154,13 +154,14 @@ func NewIndex(cat *artifacts.Catalog, trees map[string]*topics.Tree) *Index {
 // postings and name lookup are shared too, and the new index costs a pass
 // over the catalog. builds identifies, by library id, the build of each
 // library's latest version (its manifest's checksum); names returns the
-// names of that version's topics (topics.Tree.Names), nil when they
-// cannot be had, and is called for the libraries not reused, several at
-// once; tree returns the version's topic tree, or nil, for Find to
+// names of that version's topics (topics.Tree.Names), and false when they
+// cannot be had now but may be later (the library is indexed without
+// them, and the next index asks again), and is called for the libraries
+// not reused, several at once; tree returns the version's topic tree, or nil, for Find to
 // describe matches with their topics. Both must be safe for concurrent
 // use, and tree should not hold every tree in memory. prev is not
 // modified and stays usable.
-func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, names func(id string) []string, tree func(id string) *topics.Tree) *Index {
+func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string, names func(id string) ([]string, bool), tree func(id string) *topics.Tree) *Index {
 	x := &Index{tree: tree, closest: &closestWords{},
 		listings: lru.New[*artifacts.DocumentInfo](lru.Options[*listing]{MaxEntries: maxListings, MaxBytes: math.MaxInt64}),
 		scopes:   lru.New[request.Scope](lru.Options[*visibility]{MaxEntries: maxScopes, MaxBytes: math.MaxInt64})}
@@ -194,7 +195,10 @@ func NewIndexFrom(prev *Index, cat *artifacts.Catalog, builds map[string]string,
 		key := keyOf(l, builds[l.ID])
 		var topicNames []string
 		if key.build != "" {
-			topicNames = names(l.ID)
+			var ok bool
+			if topicNames, ok = names(l.ID); !ok {
+				key.build = "" // not the build's terms: made again next time
+			}
 		}
 		x.docs[i] = newLibDoc(l, topicNames, key)
 	})

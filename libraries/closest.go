@@ -8,17 +8,14 @@ import (
 	"github.com/codex7/codex7/request"
 )
 
-// maxClosestWant bounds the bytes of a name Closest looks at: the
-// substrings it looks up grow with the square of its length.
-const maxClosestWant = 128
-
 // closestWords maps each word of the catalog's library ids, titles and
 // aliases (lower case, two bytes or more) to the libraries that have it,
 // once per occurrence, in catalog order. It is built on the first
 // suggestion asked for.
 type closestWords struct {
-	once  sync.Once
-	words map[string][]int32
+	once    sync.Once
+	words   map[string][]int32
+	longest int // the longest word's length, in bytes
 }
 
 // words splits a library's id, title and aliases as Closest compares them.
@@ -37,9 +34,11 @@ func closestWordsOf(id, title string, aliases []string) []string {
 // see, for want, a name that named none (lower case): those whose id,
 // title and alias words appear in want over the most bytes, best first
 // and in catalog order among equals; when none shares a word, the first
-// library. It looks up want's substrings in a map of the catalog's words
-// instead of looking at every library: a catalog of 50,000 libraries
-// answers an unknown name in microseconds, not tens of milliseconds.
+// library. It looks up want's substrings no longer than the catalog's
+// longest word in a map of the catalog's words instead of looking at every
+// library: a catalog of 50,000 libraries answers an unknown name in
+// microseconds, not tens of milliseconds (the work grows with len(want)
+// times that longest word).
 func (x *Index) Closest(sc request.Scope, want string, n int) []string {
 	if n <= 0 || len(x.libs) == 0 {
 		return nil
@@ -50,16 +49,14 @@ func (x *Index) Closest(sc request.Scope, want string, n int) []string {
 		for i, l := range x.libs {
 			for _, w := range closestWordsOf(l.ID, l.Title, l.Aliases) {
 				cw.words[w] = append(cw.words[w], int32(i))
+				cw.longest = max(cw.longest, len(w))
 			}
 		}
 	})
-	if len(want) > maxClosestWant {
-		want = want[:maxClosestWant]
-	}
 	score := map[int32]int{}
 	seen := map[string]bool{}
 	for i := range len(want) {
-		for j := i + 2; j <= len(want); j++ {
+		for j := i + 2; j <= min(len(want), i+cw.longest); j++ {
 			w := want[i:j]
 			if seen[w] {
 				continue

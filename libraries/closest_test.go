@@ -13,7 +13,9 @@ import (
 )
 
 // closestByScan is what Closest answers, worked out by looking at every
-// library: each of a library's words found in want counts its length.
+// library: each of a library's words found in want counts its length. It
+// splits names as Closest does (closestWordsOf): what is tested is the
+// look-up, not the splitting.
 func closestByScan(libs []artifacts.CatalogLib, sc request.Scope, want string, n int) []string {
 	type scored struct {
 		id    string
@@ -76,8 +78,11 @@ func TestClosestAsScanningEveryLibrary(t *testing.T) {
 	for _, sc := range []request.Scope{nil, prefixScope("/vite"), prefixScope("/none")} {
 		for range 300 {
 			want := strings.ToLower("/" + name() + "/" + name() + " " + name())
-			if rnd.IntN(10) == 0 {
+			switch rnd.IntN(10) {
+			case 0:
 				want = "/zzz/qqq"
+			case 1: // a long name, as agents send
+				want = strings.Repeat(want, 20)
 			}
 			got, scan := x.Closest(sc, want, 3), closestByScan(cat.Libraries, sc, want, 3)
 			if fmt.Sprint(got) != fmt.Sprint(scan) {

@@ -46,14 +46,14 @@ func TestNewIndexFromReuses(t *testing.T) {
 	for id := range trees {
 		builds[id] = "build of " + id
 	}
-	prev = NewIndexFrom(nil, cat, builds, func(id string) []string { return trees[id].Names() }, func(id string) *topics.Tree { return trees[id] })
-	same := NewIndexFrom(prev, cat, builds, func(id string) []string { t.Error("topics read for an unchanged catalog"); return nil }, func(id string) *topics.Tree { return trees[id] })
+	prev = NewIndexFrom(nil, cat, builds, func(id string) ([]string, bool) { return trees[id].Names(), true }, func(id string) *topics.Tree { return trees[id] })
+	same := NewIndexFrom(prev, cat, builds, func(id string) ([]string, bool) { t.Error("topics read for an unchanged catalog"); return nil, true }, func(id string) *topics.Tree { return trees[id] })
 	if len(same.postings) == 0 || fmt.Sprintf("%p", same.postings) != fmt.Sprintf("%p", prev.postings) {
 		t.Error("an unchanged catalog's postings were built again")
 	}
 	changed := &artifacts.Catalog{Libraries: slices.Clone(cat.Libraries)}
 	changed.Libraries[0].Description = "Frontend tooling for widgets"
-	fresh, reused := NewIndex(changed, trees), NewIndexFrom(prev, changed, builds, func(id string) []string { return trees[id].Names() }, func(id string) *topics.Tree { return trees[id] })
+	fresh, reused := NewIndex(changed, trees), NewIndexFrom(prev, changed, builds, func(id string) ([]string, bool) { return trees[id].Names(), true }, func(id string) *topics.Tree { return trees[id] })
 	for _, q := range [][2]string{{"vite", ""}, {"widgets", "frontend"}, {"react", "routing"}, {"tooling", ""}} {
 		want, got := fresh.Search(nil, q[0], q[1], 10), reused.Search(nil, q[0], q[1], 10)
 		if fmt.Sprint(matchSummary(want)) != fmt.Sprint(matchSummary(got)) {
