@@ -191,22 +191,11 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	}
 	// Each answer must name the build its text comes from.
 	commits := map[string]string{"marker1": manifestCommit(t, artifacts.Dir(s.Out, "/acme/site", "main"))}
-	other := buildtest.NewSite(t, t.TempDir())
-	other.Repo = s.Repo
-	s.Edition(2)
+	var files map[string]string
 	if newHeads {
-		s.Repo.Write(map[string]string{"docs/guide.md": "# Guide\n\n## Edition\n\nThis is edition marker2 of the guide about widgets and polling.\n\n## New\n\nA new part.\n"})
-		s.Repo.Commit("a new heading")
+		files = map[string]string{"docs/guide.md": "# Guide\n\n## Edition\n\nThis is edition marker2 of the guide about widgets and polling.\n\n## New\n\nA new part.\n"}
 	}
-	other.Config = s.Config
-	other.Build()
-	dir := artifacts.Dir(s.Out, "/acme/site", "main")
-	if err := os.RemoveAll(dir); err != nil {
-		t.Fatal(err)
-	}
-	if err := os.Rename(artifacts.Dir(other.Out, "/acme/site", "main"), dir); err != nil {
-		t.Fatal(err)
-	}
+	dir := replaceVersion(t, s, files)
 	commits["marker2"] = manifestCommit(t, dir)
 	if commits["marker1"] == commits["marker2"] {
 		t.Fatal("both builds have the same commit: the test cannot tell them apart")
@@ -240,6 +229,31 @@ func testRepublished(t *testing.T, opened, newHeads bool, want string) {
 	if m, commit := markerOf(t, e); m != "marker2" || commit != commits[m] {
 		t.Errorf("after a reload: answer from %s naming commit %.12s, want marker2 of commit %.12s", m, commit, commits["marker2"])
 	}
+}
+
+// replaceVersion swaps a new build of the site's /acme/site@main (edition
+// 2, with files written over it when given) into its version directory
+// without writing the catalog, as a build does before it writes the
+// catalog, and returns the directory.
+func replaceVersion(t *testing.T, s *buildtest.Site, files map[string]string) string {
+	t.Helper()
+	other := buildtest.NewSite(t, t.TempDir())
+	other.Repo = s.Repo
+	s.Edition(2)
+	if files != nil {
+		s.Repo.Write(files)
+		s.Repo.Commit("more changes")
+	}
+	other.Config = s.Config
+	other.Build()
+	dir := artifacts.Dir(s.Out, "/acme/site", "main")
+	if err := os.RemoveAll(dir); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(artifacts.Dir(other.Out, "/acme/site", "main"), dir); err != nil {
+		t.Fatal(err)
+	}
+	return dir
 }
 
 // manifestCommit is the commit the manifest of the version directory dir
