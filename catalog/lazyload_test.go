@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
@@ -261,5 +263,40 @@ func TestRefusedVersionStaysRefused(t *testing.T) {
 	}
 	if _, _, err := e.Topics(context.Background(), "/acme/site"); err == nil {
 		t.Error("the refused version's topics were served")
+	}
+}
+
+// TestRefusalRecordedOnce: requests that find a manifest unreadable at
+// once refuse the version once, and a load looking at the refusal meanwhile
+// (reusable) reads what the refusal recorded without a race (-race).
+func TestRefusalRecordedOnce(t *testing.T) {
+	s := buildtest.NewSite(t, t.TempDir())
+	s.Build()
+	dir := artifacts.Dir(s.Out, "/acme/site", "main")
+	if err := os.WriteFile(filepath.Join(dir, artifacts.ManifestFile), []byte("{not json"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for range 20 {
+		sl := &versionDir{dir: dir, library: "/acme/site", version: "main"}
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				if _, err := sl.described(); !errors.Is(err, artifacts.ErrCorrupt) {
+					t.Errorf("described: %v, want ErrCorrupt", err)
+				}
+			})
+		}
+		wg.Go(func() {
+			for sl.refusal() == nil {
+				runtime.Gosched()
+			}
+			if !reusable(sl, dir, "") {
+				t.Error("a refusal for the manifest still there is not reused")
+			}
+		})
+		wg.Wait()
+		if n := sl.manifests.Load(); n != 1 {
+			t.Errorf("the manifest was read %d times, want once: the refusal is recorded once", n)
+		}
 	}
 }

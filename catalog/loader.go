@@ -535,7 +535,6 @@ func (e *Loader) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree
 		if tree, err = sl.topics(); err != nil {
 			return st.unavailable(r, sl, err)
 		}
-		r.served(sl)
 		return nil
 	})
 	return r, tree, err

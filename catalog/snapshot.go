@@ -12,6 +12,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"golang.org/x/sync/errgroup"
+
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/libraries"
@@ -258,18 +260,15 @@ func (st *snapshot) latestBuilds() map[string]string {
 			unread = append(unread, sl)
 		}
 	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range min(loadWorkers, len(unread)) {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for j := int(next.Add(1)) - 1; j < len(unread); j = int(next.Add(1)) - 1 {
-				unread[j].described() // an error is the version's to report when asked
-			}
-		}()
+	var g errgroup.Group
+	g.SetLimit(loadWorkers)
+	for _, sl := range unread {
+		g.Go(func() error {
+			sl.described() // an error is the version's to report when asked
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 	builds := make(map[string]string, len(ids))
 	for _, id := range ids {
 		b, err := st.latest[id].listedBuild()
@@ -561,8 +560,7 @@ func (st *Snapshot) Open(sc request.Scope, id string) (*Resolved, *Version, erro
 		return nil, nil, st.unavailable(r, sl, err)
 	}
 	st.lease.hold(sl)
-	r.served(sl)
-	return r, v, nil
+	return r, v, nil // r names the build resolve described, the one opened
 }
 
 // unavailable is the error of a request that found r's version sl

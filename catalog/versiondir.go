@@ -92,20 +92,22 @@ type description struct {
 	mid   catalogID // manifest.json's file, as read (zero if it could not be looked at)
 	files fileSums
 	// entry is the catalog's entry for the version as the manifest says
-	// it: answers name the build they come from.
-	entry artifacts.CatalogVersion
+	// it, made when the catalog the versionDir was made for lists another
+	// build (nil otherwise: most versions, and 50,000 of them are kept).
+	entry *artifacts.CatalogVersion
 }
 
-// served returns v, an entry a catalog lists for the version, as the
-// manifest d read says it is: v itself when v lists that manifest's sum,
-// the manifest's own account otherwise (the directory was republished
-// after the catalog was written, or the catalog lists another build for
-// the manifest still there).
+// served returns v, the entry the versionDir's catalog lists for the
+// version, as the manifest d read says it is: v itself when v lists that
+// manifest's sum, the manifest's own account otherwise (the directory was
+// republished after the catalog was written). A catalog listing yet
+// another build for the same manifest gets a versionDir of its own
+// (reusable).
 func (d *description) served(v *artifacts.CatalogVersion) *artifacts.CatalogVersion {
-	if d == nil || v.Manifest == d.sum {
+	if d == nil || v.Manifest == d.sum || d.entry == nil {
 		return v
 	}
-	return &d.entry
+	return d.entry
 }
 
 // newVersionDir is the versionDir of the version v of library l, listed
@@ -130,6 +132,11 @@ func (sl *versionDir) described() (*description, error) {
 	if d := sl.desc.Load(); d != nil {
 		return d, nil
 	}
+	// Refused by the call that held dmu before: refusedManifest is
+	// written only before the refusal, never after (reusable reads it).
+	if err := sl.refusal(); err != nil {
+		return nil, err
+	}
 	sl.manifests.Add(1)
 	m, sum, mid, err := readManifest(sl.dir)
 	if err == nil && (!strings.EqualFold(m.Library.ID, sl.library) || m.Version != sl.version) {
@@ -145,7 +152,11 @@ func (sl *versionDir) described() (*description, error) {
 		}
 		return nil, err
 	}
-	d := &description{sum: sum, mid: mid, files: newFileSums(m.Files), entry: artifacts.NewCatalogVersion(sl.rel, m, sum)}
+	d := &description{sum: sum, mid: mid, files: newFileSums(m.Files)}
+	if sum != sl.expect {
+		e := artifacts.NewCatalogVersion(sl.rel, m, sum)
+		d.entry = &e
+	}
 	sl.desc.Store(d)
 	return d, nil
 }
@@ -173,13 +184,19 @@ func (sl *versionDir) listedBuild() (string, error) {
 // sum want ("" for none), unless a request found it republished. Once o
 // read its manifest, that file must still be there (a publish replaces
 // the directory, it never rewrites a manifest in place): what is on disk
-// is the truth, and a versionDir refused for it stays refused, whatever
-// the catalog lists. Before, the catalog must list the same build.
+// is the truth, and a versionDir refused for it stays refused, as long as
+// the catalog lists that build or the one o was made for. Before, the
+// catalog must list the same build.
 func reusable(o *versionDir, vdir, want string) bool {
 	if o == nil || o.dir != vdir || o.republished.Load() {
 		return false
 	}
 	if d := o.desc.Load(); d != nil {
+		// The catalog lists the build read, or the one o was made for
+		// (whose entry o keeps when the two differ).
+		if want != d.sum && want != o.expect {
+			return false
+		}
 		mid, err := statManifest(vdir)
 		return err == nil && d.mid != (catalogID{}) && mid == d.mid
 	}

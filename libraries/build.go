@@ -6,9 +6,9 @@ import (
 	"runtime"
 	"slices"
 	"strings"
-	"sync"
-	"sync/atomic"
 	"unique"
+
+	"golang.org/x/sync/errgroup"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/lru"
@@ -112,29 +112,25 @@ func (d *libDoc) countsOf(t string) *[numFields]uint8 {
 	return out
 }
 
-// parallel calls fn(0) to fn(n-1), on every core at once, and returns
-// when all have returned.
+// parallel calls fn(0) to fn(n-1) on every core at once, a chunk of
+// parallelChunk calls at a time, and returns when all have returned.
 func parallel(n int, fn func(i int)) {
-	workers := min(runtime.GOMAXPROCS(0), n)
-	if workers <= 1 {
-		for i := range n {
-			fn(i)
-		}
-		return
-	}
-	var next atomic.Int64
-	var wg sync.WaitGroup
-	for range workers {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			for i := int(next.Add(1)) - 1; i < n; i = int(next.Add(1)) - 1 {
+	var g errgroup.Group
+	g.SetLimit(runtime.GOMAXPROCS(0))
+	for lo := 0; lo < n; lo += parallelChunk {
+		g.Go(func() error {
+			for i := lo; i < min(lo+parallelChunk, n); i++ {
 				fn(i)
 			}
-		}()
+			return nil
+		})
 	}
-	wg.Wait()
+	g.Wait()
 }
+
+// parallelChunk is how many libraries one goroutine of parallel splits:
+// enough that starting goroutines costs little beside the work.
+const parallelChunk = 256
 
 // NewIndex indexes cat's libraries; trees holds the topic tree of each
 // library's latest version by library id (missing ones are skipped). It

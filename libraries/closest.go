@@ -18,7 +18,7 @@ type closestWords struct {
 	longest int // the longest word's length, in bytes
 }
 
-// words splits a library's id, title and aliases as Closest compares them.
+// closestWordsOf splits a library's id, title and aliases as Closest compares them.
 func closestWordsOf(id, title string, aliases []string) []string {
 	all := strings.ToLower(id + " " + title + " " + strings.Join(aliases, " "))
 	var out []string
