@@ -17,12 +17,16 @@ type weightedField struct {
 // matters less than the body's. Code counts half: examples repeat their
 // variable and function names (item, user, app) whatever they show, while
 // an identifier a question names is rare and weighs by its idf anyway.
+// The texts other pages link to a section with name it as a heading does,
+// in other words: they count as much as the body, with a heading's length
+// normalization (docs/RETRIEVAL.md: flat from 0.6 to 1.5).
 var fields = []weightedField{
 	{FieldHeading, 3, 0.5},
 	{FieldHeadingPath, 1.5, 0.5},
 	{FieldBody, 1, 0.75},
 	{FieldCode, 0.5, 0.75},
 	{FieldPathText, 1.5, 0.5},
+	{FieldInbound, 1, 0.5},
 }
 
 // k1 is the term frequency saturation. It is higher than plain BM25's usual

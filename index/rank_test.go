@@ -40,7 +40,7 @@ func zipfWords(rng *rand.Rand, n int) ([]string, func() string) {
 
 // randomEntries returns n sections of random words in a few folders, some
 // of them changelogs, blog posts, heading-only sections and introductions,
-// tagged with topics, some with code.
+// tagged with topics, some with code, some with the texts of links to them.
 func randomEntries(rng *rand.Rand, n int, word func() string) []Entry {
 	phrase := func(min, max int) string {
 		ws := make([]string, min+rng.IntN(max-min+1))
@@ -77,7 +77,11 @@ func randomEntries(rng *rand.Rand, n int, word func() string) []Entry {
 				topics = append(topics, t)
 			}
 		}
-		entries = append(entries, Entry{Path: path, Section: s, Topics: topics})
+		var inbound string
+		if rng.IntN(5) == 0 {
+			inbound = phrase(1, 6) + "\n" + phrase(1, 3)
+		}
+		entries = append(entries, Entry{Path: path, Section: s, Topics: topics, Inbound: inbound})
 	}
 	return entries
 }
@@ -305,5 +309,34 @@ func TestLargestTFCap(t *testing.T) {
 	r.ranker.mu.Unlock()
 	if asked <= maxTFTerms || kept != maxTFTerms {
 		t.Errorf("asked for %d terms found in the index, %d kept; want more than %d asked and %d kept", asked, kept, maxTFTerms, maxTFTerms)
+	}
+}
+
+// TestInboundLinkTextRanks checks that the words other pages link to a
+// section with find it, as its own words do: a question in the linking
+// page's words ranks the linked section first, above a section that only
+// mentions them in passing once.
+func TestInboundLinkTextRanks(t *testing.T) {
+	sec := func(anchor, title, prose string) *markdown.Section {
+		return &markdown.Section{Anchor: anchor, Heading: title, Title: title, Level: 2, Parts: 1,
+			HeadingPath: []string{"Options", title}, Prose: title + " " + prose, Text: "## " + title + "\n\n" + prose, Tokens: 20}
+	}
+	entries := []Entry{
+		{Path: "config/options.md", Section: sec("base", "base", "Public path when served in development or production."),
+			Inbound: "a nested public path\ndeploying under a sub-folder"},
+		{Path: "config/options.md", Section: sec("outdir", "build.outDir", "Output directory, relative to the project root.")},
+		{Path: "guide/deploy.md", Section: sec("pages", "Pages", "Deploy the dist folder; a sub-folder needs its own setting, see below.")},
+	}
+	r, err := Open(writeIndex(t, entries))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer r.Close()
+	hits, err := r.Search(context.Background(), Query{Text: "deploy under a nested sub-folder", Limit: 3})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(hits) == 0 || hits[0].Anchor != "base" {
+		t.Fatalf("hits %v, want config/options.md#base first (its inbound link texts)", hits)
 	}
 }

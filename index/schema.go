@@ -25,6 +25,7 @@ const (
 	FieldCode        = "code"         // code blocks and inline code (en)
 	FieldPath        = "path"         // the document path, exact (keyword)
 	FieldPathText    = "path_text"    // the document path as words (en)
+	FieldInbound     = "inbound"      // texts of the links to the section from others (en; see package links)
 	FieldTopics      = "topics"       // topic slugs (keyword, multi-valued)
 	FieldKind        = "kind"         // "info" and/or "code" (keyword)
 	FieldFlags       = "flags"        // Flag* values that lower a section's rank (keyword)

@@ -30,6 +30,9 @@ type Entry struct {
 	Section *markdown.Section
 	// Topics are the topic slugs the section is tagged with.
 	Topics []string
+	// Inbound holds the texts of the links other sections point at this
+	// one with, one per line (links.Inbound), or "".
+	Inbound string
 }
 
 // ID returns the section's identifier in the index: path#anchor, with
@@ -212,6 +215,9 @@ func document(n int, e *Entry, kinds []string, a *analysis.Analyzer) *bluge.Docu
 	doc.AddField(bluge.NewTextField(FieldBody, s.Prose).WithAnalyzer(a))
 	if codeText.Len() > 0 {
 		doc.AddField(bluge.NewTextField(FieldCode, codeText.String()).WithAnalyzer(a))
+	}
+	if e.Inbound != "" {
+		doc.AddField(bluge.NewTextField(FieldInbound, e.Inbound).WithAnalyzer(a))
 	}
 	doc.AddField(bluge.NewKeywordField(FieldPath, e.Path))
 	doc.AddField(bluge.NewTextField(FieldPathText, e.Path).WithAnalyzer(a))

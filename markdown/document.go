@@ -68,8 +68,20 @@ type Section struct {
 	Code []CodeBlock `json:"code,omitempty"`
 	// InlineCode holds the contents of inline code spans, for identifier search.
 	InlineCode []string `json:"inline_code,omitempty"`
+	// Links are the section's links in prose, in order: what other pages
+	// call the sections they point at (see package links).
+	Links []Link `json:"links,omitempty"`
 	// Tokens is tokens.Count(Text).
 	Tokens int `json:"tokens"`
+}
+
+// Link is a link in a section's prose.
+type Link struct {
+	// Text is the link's text as plain text.
+	Text string `json:"text"`
+	// Target is the destination as written: a URL, a path relative to the
+	// document or the site's root, "#anchor", or a mix.
+	Target string `json:"target"`
 }
 
 // CodeBlock is one code block of a section.

@@ -30,13 +30,14 @@ import (
 	"github.com/codex7/codex7/fetch"
 	"github.com/codex7/codex7/formats"
 	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/links"
 	"github.com/codex7/codex7/markdown"
 	"github.com/codex7/codex7/topics"
 )
 
 // IndexerVersion is recorded in every manifest; a change rebuilds every
 // library version. Bump it when the same sources would index differently.
-const IndexerVersion = "0.1.0"
+const IndexerVersion = "0.2.0"
 
 // DefaultListJobs is Options.ListJobs unless set.
 const DefaultListJobs = 32
@@ -556,7 +557,8 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 	return out
 }
 
-// Assemble derives the topic tree of docs, tags their sections, and lays
+// Assemble derives the topic tree of docs, tags their sections, gives each
+// section the texts of the links to it (links.Inbound), and lays
 // out what a version directory holds besides its manifest: the index
 // entries in document order and the documents.json listing. nav, the
 // sites' own navigation, names and orders the categories it declares and
@@ -571,12 +573,13 @@ func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav N
 		return nil, err
 	}
 	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
+	inbound := links.Inbound(docs)
 	for i, d := range docs {
 		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Nav: nav.Order[d.Path], Outline: []artifacts.Outline{}}
 		docTopics := map[string]bool{}
 		for k := range d.Sections {
 			s := &d.Sections[k]
-			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k]})
+			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k], Inbound: inbound[i][k]})
 			for _, t := range tags[i][k] {
 				docTopics[t] = true
 			}

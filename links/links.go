@@ -1,0 +1,216 @@
+// Package links resolves the links between one version's documents to the
+// sections they point at, and gives each section the texts other sections
+// link to it with.
+//
+// A link's text is how another page names the section it points at, in
+// that page's words ("aliases" for resolve.alias, "nested public path" for
+// base), which can differ from the section's own heading and prose: web
+// search has ranked pages by their anchor text for that reason since its
+// beginnings, and search ranks it as a field of its own (index.FieldInbound).
+//
+// Only links that resolve to a document of the same version count: "#id"
+// within the document, paths relative to the document or to the site's
+// root ("/guide/build", "../config/"), and absolute URLs whose path names a
+// document (documentation often links to its own published site). Paths
+// are matched without their extension (.md, .html...) and without a final
+// index or README, as documentation sites serve them; the anchor is matched
+// as written, then ignoring case and punctuation (a VitePress "#resolve-alias"
+// is the "resolvealias" GitHub's slugs make of "resolve.alias").
+package links
+
+import (
+	"net/url"
+	"path"
+	"strings"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// Limits on what a section receives, so that a page every other page links
+// to (a glossary, an installation guide) does not grow without bound.
+const (
+	// MaxPerSection is the number of link texts a section keeps: the first
+	// ones in document order.
+	MaxPerSection = 64
+	// maxText is the length in bytes beyond which a link's text is not a
+	// name for its target but a sentence or a URL, and is left out.
+	maxText = 120
+)
+
+// Inbound returns, for each document of docs and each of its sections, the
+// texts of the links from other sections that resolve to that section,
+// one per line, or "" when none do. A section's own links to itself do not
+// count; a link to a document without an anchor counts for its first
+// section. The result is the same for the same docs.
+func Inbound(docs []*markdown.Document) [][]string {
+	r := newResolver(docs)
+	texts := make([][][]string, len(docs))
+	for i, d := range docs {
+		texts[i] = make([][]string, len(d.Sections))
+	}
+	for i, d := range docs {
+		for k := range d.Sections {
+			for _, l := range d.Sections[k].Links {
+				if len(l.Text) > maxText || strings.TrimSpace(l.Text) == "" {
+					continue
+				}
+				di, sk, ok := r.resolve(i, l.Target)
+				if !ok || (di == i && sk == k) {
+					continue
+				}
+				if t := &texts[di][sk]; len(*t) < MaxPerSection {
+					*t = append(*t, l.Text)
+				}
+			}
+		}
+	}
+	out := make([][]string, len(docs))
+	for i := range texts {
+		out[i] = make([]string, len(texts[i]))
+		for k, t := range texts[i] {
+			out[i][k] = strings.Join(t, "\n")
+		}
+	}
+	return out
+}
+
+// resolver maps link targets to sections.
+type resolver struct {
+	docs []*markdown.Document
+	// byPath maps every trailing part of a document's site path (its path
+	// without extension or final index: "docs/guide/build" gives
+	// "docs/guide/build", "guide/build" and "build") to the document
+	// with the shortest path that ends so (the first in order among equals).
+	byPath map[string]int
+	// bySite maps a document's whole site path to it (the shortest path,
+	// then the first, when two documents are served at the same path).
+	bySite map[string]int
+	// anchors maps a document and an anchor to the section's index, as
+	// written and folded (see fold).
+	anchors []map[string]int
+	folded  []map[string]int
+}
+
+func newResolver(docs []*markdown.Document) *resolver {
+	r := &resolver{docs: docs, byPath: map[string]int{}, bySite: map[string]int{}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+	for i, d := range docs {
+		p := sitePath(d.Path)
+		if j, ok := r.bySite[p]; !ok || shorter(d.Path, docs[j].Path) {
+			r.bySite[p] = i
+		}
+		for {
+			if j, ok := r.byPath[p]; !ok || shorter(d.Path, docs[j].Path) {
+				r.byPath[p] = i
+			}
+			_, rest, ok := strings.Cut(p, "/")
+			if !ok {
+				break
+			}
+			p = rest
+		}
+		r.anchors[i], r.folded[i] = map[string]int{}, map[string]int{}
+		for k, s := range d.Sections {
+			if s.Part != 0 || s.Anchor == "" {
+				continue
+			}
+			if _, ok := r.anchors[i][s.Anchor]; !ok {
+				r.anchors[i][s.Anchor] = k
+			}
+			if f := fold(s.Anchor); f != "" {
+				if _, ok := r.folded[i][f]; !ok {
+					r.folded[i][f] = k
+				}
+			}
+		}
+	}
+	return r
+}
+
+// shorter orders documents for byPath: the shorter path, then the first
+// in byte order.
+func shorter(a, b string) bool {
+	if len(a) != len(b) {
+		return len(a) < len(b)
+	}
+	return a < b
+}
+
+// resolve returns the document and section a link from document from
+// points at.
+func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) {
+	u, err := url.Parse(strings.TrimSpace(target))
+	if err != nil {
+		return 0, 0, false
+	}
+	doc = from
+	switch {
+	case u.Scheme == "http" || u.Scheme == "https":
+		if doc, ok = r.byPath[sitePath(u.Path)]; !ok || sitePath(u.Path) == "" {
+			return 0, 0, false
+		}
+	case u.Scheme != "" || u.Host != "" || u.Opaque != "":
+		return 0, 0, false // mailto:, a protocol-relative URL…
+	case u.Path == "":
+		// "#anchor": this document.
+	case strings.HasPrefix(u.Path, "/"):
+		if doc, ok = r.byPath[sitePath(u.Path)]; !ok {
+			return 0, 0, false
+		}
+	default:
+		if doc, ok = r.relative(from, u.Path); !ok {
+			return 0, 0, false
+		}
+	}
+	if u.Fragment == "" {
+		return doc, 0, len(r.docs[doc].Sections) > 0
+	}
+	if k, ok := r.anchors[doc][u.Fragment]; ok {
+		return doc, k, true
+	}
+	k, ok := r.folded[doc][fold(u.Fragment)]
+	return doc, k, ok
+}
+
+// relative resolves a path relative to document from: to the file beside
+// it ("options.md"), or, as a site serves each page as a folder
+// (guide/build.md at /guide/build/), to the page beside it there
+// ("../config/" from guide/build.md is config).
+func (r *resolver) relative(from int, p string) (int, bool) {
+	src := r.docs[from].Path
+	if d, ok := r.exact(path.Join(path.Dir(src), p)); ok {
+		return d, true
+	}
+	return r.exact(path.Join(path.Dir(src), path.Base(sitePath(src)), p))
+}
+
+// exact returns the document whose whole site path is p.
+func (r *resolver) exact(p string) (int, bool) {
+	d, ok := r.bySite[sitePath(p)]
+	return d, ok
+}
+
+// sitePath returns the path a documentation site serves a document at,
+// without a leading or trailing slash: no extension, no final index,
+// _index or README ("guide/index.md" is "guide").
+func sitePath(p string) string {
+	p = strings.Trim(path.Clean("/"+p), "/")
+	if ext := path.Ext(p); ext != "" && !strings.Contains(ext, "/") {
+		p = strings.TrimSuffix(p, ext)
+	}
+	switch path.Base(p) {
+	case "index", "_index", "README", "readme":
+		p = strings.TrimSuffix(strings.TrimSuffix(p, path.Base(p)), "/")
+	}
+	return p
+}
+
+// fold returns an anchor's letters and digits, lowercased.
+func fold(anchor string) string {
+	var b strings.Builder
+	for _, c := range strings.ToLower(anchor) {
+		if c >= 'a' && c <= 'z' || c >= '0' && c <= '9' || c > 127 {
+			b.WriteRune(c)
+		}
+	}
+	return b.String()
+}

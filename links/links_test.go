@@ -1,0 +1,140 @@
+package links
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// doc splits markdown source as the pipeline does.
+func doc(t testing.TB, path, src string) *markdown.Document {
+	t.Helper()
+	d, err := markdown.Split(path, []byte(src), markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
+// inboundOf returns the inbound text of the section titled title in the
+// document at path.
+func inboundOf(t *testing.T, docs []*markdown.Document, in [][]string, path, title string) string {
+	t.Helper()
+	for i, d := range docs {
+		if d.Path != path {
+			continue
+		}
+		for k, s := range d.Sections {
+			if s.Title == title {
+				return in[i][k]
+			}
+		}
+	}
+	t.Fatalf("no section %q in %s", title, path)
+	return ""
+}
+
+func TestInboundResolvesEveryKindOfLink(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "docs/config/shared-options.md", "# Shared Options\n\n## resolve.alias\n\nMaps ids.\n\n## base\n\nThe base.\n"),
+		doc(t, "docs/guide/build.md", "# Building\n\n## Public Base Path\n\nNested.\n\n## Multi-Page App\n\n"+
+			"Use [a nested public path](#public-base-path) and [import shortcuts](../config/shared-options.md#resolve-alias).\n"),
+		doc(t, "docs/guide/features.md", "# Features\n\nSee [deploying under a sub-folder](/guide/build#public-base-path), "+
+			"[the build page](./build), [options](/config/shared-options.html), "+
+			"[path aliases](https://vite.example.org/config/shared-options#RESOLVE-ALIAS) and "+
+			"[site-relative aliases](../config/shared-options/#resolve.alias).\n"),
+		doc(t, "docs/index.md", "# Home\n\n[Features](guide/features.md), [mail](mailto:a@b.c), [elsewhere](https://example.com/), "+
+			"[nowhere](guide/missing.md), [no such anchor](guide/build.md#gone), [itself](#home).\n"),
+	}
+	in := Inbound(docs)
+	for _, c := range []struct{ path, title, want string }{
+		{"docs/guide/build.md", "Public Base Path", "a nested public path\ndeploying under a sub-folder"},
+		{"docs/config/shared-options.md", "resolve.alias", "import shortcuts\npath aliases\nsite-relative aliases"},
+		{"docs/guide/build.md", "Building", "the build page"},
+		{"docs/config/shared-options.md", "Shared Options", "options"},
+		{"docs/guide/features.md", "Features", "Features"},
+		{"docs/config/shared-options.md", "base", ""},
+		{"docs/index.md", "Home", ""}, // a section's link to itself does not count
+	} {
+		if got := inboundOf(t, docs, in, c.path, c.title); got != c.want {
+			t.Errorf("%s#%s: inbound %q, want %q", c.path, c.title, got, c.want)
+		}
+	}
+}
+
+func TestInboundPrefersTheExactPath(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "api/build.md", "# Build API\n\ntext\n"),
+		doc(t, "guide/build/index.md", "# Build guide\n\ntext\n"),
+		doc(t, "guide/intro.md", "# Intro\n\n[how to build](build/) and [the API](/build).\n"),
+	}
+	in := Inbound(docs)
+	if got := inboundOf(t, docs, in, "guide/build/index.md", "Build guide"); got != "how to build" {
+		t.Errorf("guide/build/index.md: %q, want the relative link only", got)
+	}
+	if got := inboundOf(t, docs, in, "api/build.md", "Build API"); got != "the API" {
+		t.Errorf("api/build.md: %q, want the root link (the shortest path ending in build)", got)
+	}
+}
+
+func TestInboundBounded(t *testing.T) {
+	var src strings.Builder
+	src.WriteString("# Index\n\n")
+	for i := range MaxPerSection + 10 {
+		fmt.Fprintf(&src, "[name %d](target.md) ", i)
+	}
+	src.WriteString("[" + strings.Repeat("long ", 30) + "](target.md)\n")
+	docs := []*markdown.Document{doc(t, "index.md", src.String()), doc(t, "target.md", "# Target\n\ntext\n")}
+	got := strings.Split(Inbound(docs)[1][0], "\n")
+	if len(got) != MaxPerSection || got[0] != "name 0" || got[MaxPerSection-1] != fmt.Sprintf("name %d", MaxPerSection-1) {
+		t.Errorf("kept %d texts (%q … %q), want the first %d", len(got), got[0], got[len(got)-1], MaxPerSection)
+	}
+}
+
+func TestSitePath(t *testing.T) {
+	for in, want := range map[string]string{
+		"docs/guide/build.md": "docs/guide/build", "/guide/build/": "guide/build", "guide/index.md": "guide",
+		"content/_index.md": "content", "README.md": "", "/": "", "a/../b.mdx": "b", "v1.2/notes": "v1.2/notes",
+		"guide/build.html": "guide/build",
+	} {
+		if got := sitePath(in); got != want {
+			t.Errorf("sitePath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// FuzzInbound checks that any link target resolves to a real section or to
+// nothing, and that the result has one entry per section.
+func FuzzInbound(f *testing.F) {
+	for _, s := range []string{"#a", "../b.md#c", "/x/y/", "https://h/p#q", "mailto:x", "%zz", "//h/p", "?q#", "b.md#A-B", ":x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, target string) {
+		a := &markdown.Document{Path: "d/a.md", Sections: []markdown.Section{{Title: "A"}, {Anchor: "a-b", Title: "A b", Level: 2,
+			Links: []markdown.Link{{Text: "t", Target: target}}}}}
+		b := &markdown.Document{Path: "b.md", Sections: []markdown.Section{{Title: "B"}, {Anchor: "c", Title: "C", Level: 2}}}
+		in := Inbound([]*markdown.Document{a, b})
+		if len(in) != 2 || len(in[0]) != 2 || len(in[1]) != 2 {
+			t.Fatalf("shape %d/%d/%d", len(in), len(in[0]), len(in[1]))
+		}
+		if in[0][1] != "" {
+			t.Fatalf("a section received its own link (%q)", target)
+		}
+		n := 0
+		for _, d := range in {
+			for _, s := range d {
+				if s != "" {
+					n++
+					if s != "t" {
+						t.Fatalf("text %q", s)
+					}
+				}
+			}
+		}
+		if n > 1 {
+			t.Fatalf("one link counted %d times", n)
+		}
+	})
+}
