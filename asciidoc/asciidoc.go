@@ -243,8 +243,8 @@ func (p *parser) header(ls []line) (string, []line) {
 	return plain, ls[i:]
 }
 
-// resolveRefs replaces references without text (<<id>>) with the title
-// of the section they name, or their id in words.
+// resolveRefs replaces references without text (<<id>>) with links to
+// the section they name, titled as it is, or with its id in words.
 func (c *converter) resolveRefs() {
 	for k := range c.out {
 		t := replaceMarked(c.out[k].text, refMark, func(b *strings.Builder, id string) {
@@ -253,7 +253,9 @@ func (c *converter) resolveRefs() {
 				title = humanizeID(id)
 			}
 			in := &inliner{c: c}
-			in.lit(b, title)
+			var t strings.Builder
+			in.lit(&t, title)
+			in.link(b, t.String(), "#"+id)
 		})
 		c.out[k].text = strings.ReplaceAll(t, string(refMark), "")
 	}

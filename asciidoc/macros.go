@@ -164,24 +164,38 @@ func markdownURL(u string) string {
 	return r.Replace(u)
 }
 
-// xref writes a cross reference as its text: the text given, else the
-// title of the section or page it points to, else its target's name.
+// xref writes a cross reference as a markdown link to the page (by its
+// repository path) or section it points to, with its text: the text
+// given, else the title of the section or page, else its target's name.
+// A reference to a page outside the repository is its text alone.
 func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool) {
 	if shorthand {
 		target, text, _ = strings.Cut(target, ",")
 		target = strings.TrimSpace(target)
 	}
 	text = strings.Trim(strings.TrimSpace(text), `"`)
-	if text != "" {
-		b.WriteString(in.sub(text))
-		return
-	}
 	page, frag, hasFrag := strings.Cut(target, "#")
 	if shorthand && !hasFrag && !strings.HasSuffix(page, ".adoc") {
 		frag, page = page, ""
 	}
 	if page != "" && in.c.resolvePage(page) == in.c.path {
 		page = "" // this page
+	}
+	var dest string
+	switch {
+	case page == "" && frag != "":
+		dest = "#" + frag
+	case page != "":
+		if p := in.c.resolvePage(page); p != "" {
+			dest = "/" + p
+			if frag != "" {
+				dest += "#" + frag
+			}
+		}
+	}
+	if text != "" {
+		in.link(b, in.sub(text), dest)
+		return
 	}
 	if page == "" {
 		if frag == "" {
@@ -192,12 +206,29 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 			b.WriteString(humanizeID(frag))
 			return
 		}
+		// The section's title is known once the page is read (resolveRefs).
 		b.WriteByte(refMark)
 		b.WriteString(frag)
 		b.WriteByte(refMark)
 		return
 	}
-	in.lit(b, in.c.pageTitle(page))
+	var t strings.Builder
+	in.lit(&t, in.c.pageTitle(page))
+	in.link(b, t.String(), dest)
+}
+
+// link writes text (markdown) as a link to dest, or alone when dest is
+// empty or the output is plain text.
+func (in *inliner) link(b *strings.Builder, text, dest string) {
+	if in.plain || dest == "" || strings.TrimSpace(text) == "" {
+		b.WriteString(text)
+		return
+	}
+	b.WriteString("[")
+	b.WriteString(text)
+	b.WriteString("](")
+	b.WriteString(markdownURL(dest))
+	b.WriteString(")")
 }
 
 // humanizeID turns an id into words: "_install_gems" gives

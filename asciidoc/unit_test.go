@@ -121,7 +121,7 @@ func TestInline(t *testing.T) {
 		{"**un**constrained", "**un**constrained"},
 		{"a `+{x}+` b", "a `{x}` b"},
 		{"pass:[<b>x</b>] and +*lit*+", `\<b>x\</b> and *lit*`},
-		{"see <<sec-id,the section>> or <<other.adoc#x,there>>", "see the section or there"},
+		{"see <<sec-id,the section>> or <<other.adoc#x,there>>", "see [the section](#sec-id) or [there](/other.adoc#x)"},
 		{"https://example.org[Example^] and link:file.txt[file]", "[Example](https://example.org) and [file](file.txt)"},
 		{"kbd:[Ctrl+C] menu:File[Save]", "`Ctrl+C` **File > Save**"},
 		{"x^2^ and H~2~O", "x^2 and H_2O"},

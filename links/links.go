@@ -9,9 +9,13 @@
 // beginnings, and search ranks it as a field of its own (index.FieldInbound).
 //
 // Only links that resolve to a document of the same version count: "#id"
-// within the document, paths relative to the document or to the site's
+// within the document (or, when it has no such anchor, the one section of
+// the version that has: reStructuredText's cross-references name labels
+// unique in their project), paths relative to the document or to the site's
 // root ("/guide/build", "../config/"), and absolute URLs whose path names a
-// document (documentation often links to its own published site). Paths
+// document (documentation often links to its own published site); a
+// site-root path whose folders the site does not mirror matches loosely
+// (see loose). Paths
 // are matched without their extension (.md, .html...) and without a final
 // index or README, as documentation sites serve them; the anchor is matched
 // as written, then ignoring case and punctuation (a VitePress "#resolve-alias"
@@ -21,6 +25,7 @@ package links
 import (
 	"net/url"
 	"path"
+	"slices"
 	"strings"
 
 	"github.com/codex7/codex7/markdown"
@@ -85,19 +90,30 @@ type resolver struct {
 	// bySite maps a document's whole site path to it (the shortest path,
 	// then the first, when two documents are served at the same path).
 	bySite map[string]int
+	// byName maps the last part of documents' site paths to them, in
+	// shorter order, for loose.
+	byName map[string][]int
 	// anchors maps a document and an anchor to the section's index, as
 	// written and folded (see fold).
 	anchors []map[string]int
 	folded  []map[string]int
+	// unique maps an anchor that one section of the version has, and no
+	// other, to that section: "#label" links to a label of another file
+	// (a Sphinx :ref:) when this document has no such anchor.
+	unique map[string]ref
 }
 
+// ref is a section of a document; doc -1 marks an anchor found twice.
+type ref struct{ doc, section int }
+
 func newResolver(docs []*markdown.Document) *resolver {
-	r := &resolver{docs: docs, byPath: map[string]int{}, bySite: map[string]int{}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+	r := &resolver{docs: docs, byPath: map[string]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
 	for i, d := range docs {
 		p := sitePath(d.Path)
 		if j, ok := r.bySite[p]; !ok || shorter(d.Path, docs[j].Path) {
 			r.bySite[p] = i
 		}
+		r.byName[path.Base(p)] = append(r.byName[path.Base(p)], i)
 		for {
 			if j, ok := r.byPath[p]; !ok || shorter(d.Path, docs[j].Path) {
 				r.byPath[p] = i
@@ -115,6 +131,11 @@ func newResolver(docs []*markdown.Document) *resolver {
 			}
 			if _, ok := r.anchors[i][s.Anchor]; !ok {
 				r.anchors[i][s.Anchor] = k
+				if _, dup := r.unique[s.Anchor]; dup {
+					r.unique[s.Anchor] = ref{-1, 0}
+				} else {
+					r.unique[s.Anchor] = ref{i, k}
+				}
 			}
 			if f := fold(s.Anchor); f != "" {
 				if _, ok := r.folded[i][f]; !ok {
@@ -122,6 +143,17 @@ func newResolver(docs []*markdown.Document) *resolver {
 				}
 			}
 		}
+	}
+	for _, ds := range r.byName {
+		slices.SortStableFunc(ds, func(a, b int) int {
+			if shorter(docs[a].Path, docs[b].Path) {
+				return -1
+			}
+			if shorter(docs[b].Path, docs[a].Path) {
+				return 1
+			}
+			return 0
+		})
 	}
 	return r
 }
@@ -154,7 +186,9 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 		// "#anchor": this document.
 	case strings.HasPrefix(u.Path, "/"):
 		if doc, ok = r.byPath[sitePath(u.Path)]; !ok {
-			return 0, 0, false
+			if doc, ok = r.loose(sitePath(u.Path)); !ok {
+				return 0, 0, false
+			}
 		}
 	default:
 		if doc, ok = r.relative(from, u.Path); !ok {
@@ -167,8 +201,15 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 	if k, ok := r.anchors[doc][u.Fragment]; ok {
 		return doc, k, true
 	}
-	k, ok := r.folded[doc][fold(u.Fragment)]
-	return doc, k, ok
+	if k, ok := r.folded[doc][fold(u.Fragment)]; ok {
+		return doc, k, true
+	}
+	if u.Path == "" {
+		if at, ok := r.unique[u.Fragment]; ok && at.doc >= 0 {
+			return at.doc, at.section, true
+		}
+	}
+	return 0, 0, false
 }
 
 // relative resolves a path relative to document from: to the file beside
@@ -181,6 +222,33 @@ func (r *resolver) relative(from int, p string) (int, bool) {
 		return d, true
 	}
 	return r.exact(path.Join(path.Dir(src), path.Base(sitePath(src)), p))
+}
+
+// loose returns the document a site-root path names when the site serves
+// its pages from other folders than the repository keeps them in: the
+// first document (in shorter order) with the same last part whose path
+// has the link's other parts in the same order ("/guides/functional_api/"
+// is guides/ipynb/functional_api.ipynb).
+func (r *resolver) loose(p string) (int, bool) {
+	if p == "" {
+		return 0, false
+	}
+	parts := strings.Split(p, "/")
+	last, dirs := parts[len(parts)-1], parts[:len(parts)-1]
+	for _, d := range r.byName[last] {
+		have := strings.Split(sitePath(r.docs[d].Path), "/")
+		have = have[:len(have)-1]
+		i := 0
+		for _, h := range have {
+			if i < len(dirs) && h == dirs[i] {
+				i++
+			}
+		}
+		if i == len(dirs) {
+			return d, true
+		}
+	}
+	return 0, false
 }
 
 // exact returns the document whose whole site path is p.

@@ -2,6 +2,7 @@ package links
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -76,6 +77,40 @@ func TestInboundPrefersTheExactPath(t *testing.T) {
 	}
 	if got := inboundOf(t, docs, in, "api/build.md", "Build API"); got != "the API" {
 		t.Errorf("api/build.md: %q, want the root link (the shortest path ending in build)", got)
+	}
+}
+
+func TestInboundAnchorOfAnotherDocument(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "config.md", "# Config\n\n## Proxies {#proxy-setup}\n\nSet it.\n\n## Twice {#twice}\n\nOne.\n"),
+		doc(t, "deploy.md", "# Deploy\n\n## Again {#twice}\n\nTwo.\n\n## Steps\n\nSee [behind nginx](#proxy-setup) and [which one](#twice).\n"),
+		doc(t, "faq.md", "# FAQ\n\nAn anchor two documents have is no one's: [ambiguous](#twice).\n"),
+	}
+	in := Inbound(docs)
+	if got := inboundOf(t, docs, in, "config.md", "Proxies"); got != "behind nginx" {
+		t.Errorf("an anchor only another document has: %q, want the link", got)
+	}
+	// The document's own anchor wins over another's of the same name.
+	if got, other := inboundOf(t, docs, in, "deploy.md", "Again"), inboundOf(t, docs, in, "config.md", "Twice"); got != "which one" || other != "" {
+		t.Errorf("own anchor: %q, other document's %q", got, other)
+	}
+}
+
+func TestInboundSiteFoldersLoosely(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "guides/ipynb/keras_core/functional_api.ipynb.md", "# Functional API (core)\n\ntext\n"),
+		doc(t, "guides/ipynb/functional_api.md", "# Functional API\n\ntext\n"),
+		doc(t, "examples/vision/functional_api.md", "# Elsewhere\n\ntext\n"),
+		doc(t, "guides/ipynb/intro.md", "# Intro\n\nSee [the functional API guide](/guides/functional_api/) and [nothing](/tutorials/functional_api/).\n"),
+	}
+	in := Inbound(docs)
+	if got := inboundOf(t, docs, in, "guides/ipynb/functional_api.md", "Functional API"); got != "the functional API guide" {
+		t.Errorf("site path served from another folder: %q, want the link", got)
+	}
+	for _, p := range []string{"guides/ipynb/keras_core/functional_api.ipynb.md", "examples/vision/functional_api.md"} {
+		if got := in[slices.IndexFunc(docs, func(d *markdown.Document) bool { return d.Path == p })][0]; got != "" {
+			t.Errorf("%s received %q", p, got)
+		}
 	}
 }
 

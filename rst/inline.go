@@ -90,6 +90,25 @@ func (v *inl) code(t string) {
 	}
 }
 
+// link writes a markdown link to target with text t, or t alone when
+// not converting or when the target is empty.
+func (v *inl) link(t, target string) {
+	target = strings.TrimSpace(target)
+	if !v.md || target == "" || strings.TrimSpace(t) == "" {
+		v.text(t)
+		return
+	}
+	v.out.WriteByte('[')
+	v.out.WriteString(escapeText(t))
+	v.out.WriteString("](")
+	if strings.ContainsAny(target, " ()<>\n") {
+		v.out.WriteString("<" + strings.NewReplacer("<", "%3C", ">", "%3E", "\n", " ").Replace(target) + ">")
+	} else {
+		v.out.WriteString(target)
+	}
+	v.out.WriteByte(')')
+}
+
 func (v *inl) wrap(mark, t string) {
 	if v.md && strings.TrimSpace(t) != "" {
 		v.out.WriteString(mark + escapeText(t) + mark)
@@ -382,11 +401,16 @@ func (v *inl) interpreted(role string, a, b int) int {
 	title, target, explicit := splitTitle(body)
 	switch {
 	case ref:
-		if explicit && title != "" {
+		// `text <target>`_ links to a URL or a file; `text <name_>`_ and
+		// `name`_ name a target defined elsewhere, written as text.
+		switch {
+		case explicit && title != "" && !strings.HasSuffix(target, "_"):
+			v.link(unescapeRST(title), target)
+		case explicit && title != "":
 			v.text(unescapeRST(title))
-		} else if explicit {
-			v.text(unescapeRST(target))
-		} else {
+		case explicit:
+			v.link(unescapeRST(target), target)
+		default:
 			v.text(unescapeRST(body))
 		}
 	case role == "" && v.defaultRole != "":
@@ -440,12 +464,26 @@ func (v *inl) role(role, title, target string, explicit bool, body string) {
 	}
 	switch name {
 	case "ref", "numref", "keyword":
+		label := unescapeRST(target)
 		if !explicit && v.labels != nil {
 			if t, ok := v.labels[normalizeName(show)]; ok {
 				show = plainInline(t)
 			}
 		}
-		v.text(show)
+		if name == "ref" && !strings.Contains(label, ":") {
+			// Sphinx labels are unique in a project: the section they
+			// name has the label's id as its anchor, whichever file it
+			// is in (links.Inbound looks it up across documents).
+			v.link(show, "#"+MakeID(label))
+		} else {
+			v.text(show)
+		}
+	case "doc":
+		if doc := unescapeRST(target); !strings.Contains(doc, ":") {
+			v.link(show, doc) // relative to this file, or to the source root with a leading /
+		} else {
+			v.text(show) // another project's (intersphinx)
+		}
 	case "pep":
 		v.text("PEP " + show)
 	case "rfc":
