@@ -7,7 +7,9 @@ import (
 
 // Inline macros (link:, xref:, image:, kbd:, footnote: …), cross
 // references and character references: what inline.go's scanner hands
-// over when it meets a macro name or an entity.
+// over when it meets a macro name or an entity. Links and cross
+// references become markdown links (an xref to a page by its repository
+// path), which package links resolves to the sections they name.
 
 func firstNonEmpty(a, b string) string {
 	if strings.TrimSpace(a) != "" {

@@ -12,8 +12,11 @@
 //
 // What the reader handles: section titles by adornment (level by order
 // of first appearance of each style); paragraphs with inline markup
-// (emphasis, strong, literals, roles as their text, hyperlink references
-// as their text, substitution and footnote references kept as text);
+// (emphasis, strong, literals, roles as their text; hyperlink references
+// to a URL or file (`text <target>`_), :ref: and :doc: as markdown links,
+// to the label's id and the document's path, so that package links can
+// give their targets the text; substitution and footnote references kept
+// as text);
 // literal blocks ("::" paragraphs, with the file's ".. highlight::"
 // language, python by default) and code directives (code-block, code,
 // sourcecode, code-tab, testcode, doctest...) as fenced code with their
