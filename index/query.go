@@ -19,7 +19,8 @@ type weightedField struct {
 // an identifier a question names is rare and weighs by its idf anyway.
 // The texts other pages link to a section with name it as a heading does,
 // in other words: they count as much as the body, with a heading's length
-// normalization (docs/RETRIEVAL.md: flat from 0.6 to 1.5).
+// normalization (docs/RETRIEVAL.md: every question set gains from 0.6 to
+// 1; from 1.5 the dev set loses a first answer).
 var fields = []weightedField{
 	{FieldHeading, 3, 0.5},
 	{FieldHeadingPath, 1.5, 0.5},
