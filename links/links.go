@@ -44,9 +44,9 @@ const (
 
 // Inbound returns, for each document of docs and each of its sections, the
 // texts of the links from other sections that resolve to that section,
-// one per line, or "" when none do. A section's own links to itself do not
-// count; a link to a document without an anchor counts for its first
-// section. The result is the same for the same docs.
+// one per line, or "" when none do. A section's own links to itself (from
+// any of its chunks) do not count; a link to a document without an anchor
+// counts for its first section. The result is the same for the same docs.
 func Inbound(docs []*markdown.Document) [][]string {
 	r := newResolver(docs)
 	texts := make([][][]string, len(docs))
@@ -55,12 +55,15 @@ func Inbound(docs []*markdown.Document) [][]string {
 	}
 	for i, d := range docs {
 		for k := range d.Sections {
+			// The chunks of a section follow its part 0, the one links
+			// resolve to.
+			own := k - d.Sections[k].Part
 			for _, l := range d.Sections[k].Links {
 				if len(l.Text) > maxText || strings.TrimSpace(l.Text) == "" {
 					continue
 				}
 				di, sk, ok := r.resolve(i, l.Target)
-				if !ok || (di == i && sk == k) {
+				if !ok || (di == i && sk == own) {
 					continue
 				}
 				if t := &texts[di][sk]; len(*t) < MaxPerSection {

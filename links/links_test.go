@@ -173,3 +173,17 @@ func FuzzInbound(f *testing.F) {
 		}
 	})
 }
+
+// TestInboundChunkLinksToItsOwnSection checks that a link from a later
+// chunk of a long section to that section's anchor is the section's link
+// to itself, which does not count.
+func TestInboundChunkLinksToItsOwnSection(t *testing.T) {
+	docs := []*markdown.Document{{Path: "guide.md", Sections: []markdown.Section{
+		{Title: "Guide", Anchor: "guide", Level: 1, Parts: 1},
+		{Title: "Big", Anchor: "big", Level: 2, Part: 0, Parts: 2},
+		{Title: "Big", Anchor: "big", Level: 2, Part: 1, Parts: 2, Links: []markdown.Link{{Text: "see above", Target: "#big"}}},
+	}}}
+	if got := Inbound(docs)[0][1]; got != "" {
+		t.Errorf("a chunk's link to its own section counted: %q", got)
+	}
+}
