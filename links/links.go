@@ -104,14 +104,21 @@ type resolver struct {
 	// other, to that section: "#label" links to a label of another file
 	// (a Sphinx :ref:) when this document has no such anchor.
 	unique map[string]ref
+	// exts holds the extensions, lowercased, that a link's path is matched
+	// without: its documents' (.md, .rst, a Sphinx project's .txt...) and
+	// served pages' (.html, .htm). Another "extension" is part of the
+	// name: "library/os.path" (a Sphinx docname) is os.path.rst, not
+	// os.rst, and "/release/v3.2/" is v3.2.md.
+	exts map[string]bool
 }
 
 // ref is a section of a document; doc -1 marks an anchor found twice.
 type ref struct{ doc, section int }
 
 func newResolver(docs []*markdown.Document) *resolver {
-	r := &resolver{docs: docs, byPath: map[string]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+	r := &resolver{docs: docs, byPath: map[string]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
 	for i, d := range docs {
+		r.exts[strings.ToLower(path.Ext(d.Path))] = true
 		p := sitePath(d.Path)
 		if j, ok := r.bySite[p]; !ok || shorter(d.Path, docs[j].Path) {
 			r.bySite[p] = i
@@ -180,7 +187,7 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 	doc = from
 	switch {
 	case u.Scheme == "http" || u.Scheme == "https":
-		if doc, ok = r.byPath[sitePath(u.Path)]; !ok || sitePath(u.Path) == "" {
+		if doc, ok = r.byPath[r.linkPath(u.Path)]; !ok || r.linkPath(u.Path) == "" {
 			return 0, 0, false
 		}
 	case u.Scheme != "" || u.Host != "" || u.Opaque != "":
@@ -188,8 +195,8 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 	case u.Path == "":
 		// "#anchor": this document.
 	case strings.HasPrefix(u.Path, "/"):
-		if doc, ok = r.byPath[sitePath(u.Path)]; !ok {
-			if doc, ok = r.loose(sitePath(u.Path)); !ok {
+		if doc, ok = r.byPath[r.linkPath(u.Path)]; !ok {
+			if doc, ok = r.loose(r.linkPath(u.Path)); !ok {
 				return 0, 0, false
 			}
 		}
@@ -254,18 +261,27 @@ func (r *resolver) loose(p string) (int, bool) {
 	return 0, false
 }
 
-// exact returns the document whose whole site path is p.
+// exact returns the document whose whole site path is the link path p.
 func (r *resolver) exact(p string) (int, bool) {
-	d, ok := r.bySite[sitePath(p)]
+	d, ok := r.bySite[r.linkPath(p)]
 	return d, ok
 }
 
 // sitePath returns the path a documentation site serves a document at,
 // without a leading or trailing slash: no extension, no final index,
 // _index or README ("guide/index.md" is "guide").
-func sitePath(p string) string {
+func sitePath(p string) string { return pagePath(p, nil) }
+
+// linkPath returns the site path a link's path names: as sitePath, but
+// only an extension of the version's documents or of served pages is
+// dropped (see exts).
+func (r *resolver) linkPath(p string) string { return pagePath(p, r.exts) }
+
+// pagePath returns p without a leading or trailing slash, a final index,
+// _index or README, and its extension when exts is nil or holds it.
+func pagePath(p string, exts map[string]bool) string {
 	p = strings.Trim(path.Clean("/"+p), "/")
-	if ext := path.Ext(p); ext != "" && !strings.Contains(ext, "/") {
+	if ext := path.Ext(p); ext != "" && (exts == nil || exts[strings.ToLower(ext)]) {
 		p = strings.TrimSuffix(p, ext)
 	}
 	switch path.Base(p) {

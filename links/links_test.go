@@ -187,3 +187,33 @@ func TestInboundChunkLinksToItsOwnSection(t *testing.T) {
 		t.Errorf("a chunk's link to its own section counted: %q", got)
 	}
 }
+
+// TestInboundDottedNames checks that a path without an extension whose
+// last part has a dot (a Sphinx docname "library/os.path", a versioned
+// page "/release/v3.2/") names the document of that name, not the one
+// named by its part before the dot, while a document's own extension,
+// whatever it is, is dropped.
+func TestInboundDottedNames(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "library/os.md", "# os\n\ntext\n"),
+		doc(t, "library/os.path.md", "# os.path\n\ntext\n"),
+		doc(t, "release/v3.md", "# 3.0\n\ntext\n"),
+		doc(t, "release/v3.2.md", "# 3.2\n\ntext\n"),
+		// A Sphinx project's .txt files are reStructuredText (Django's).
+		doc(t, "docs/topics/http/urls.txt", "# URL dispatcher\n\ntext\n"),
+		doc(t, "index.md", "# Home\n\n[path functions](library/os.path), [what changed](/release/v3.2/), [the page](library/os.path.html), "+
+			"[URLconfs](/topics/http/urls) and [the source](docs/topics/http/urls.txt).\n"),
+	}
+	in := Inbound(docs)
+	for _, c := range []struct{ path, title, want string }{
+		{"library/os.path.md", "os.path", "path functions\nthe page"},
+		{"library/os.md", "os", ""},
+		{"release/v3.2.md", "3.2", "what changed"},
+		{"release/v3.md", "3.0", ""},
+		{"docs/topics/http/urls.txt", "URL dispatcher", "URLconfs\nthe source"},
+	} {
+		if got := inboundOf(t, docs, in, c.path, c.title); got != c.want {
+			t.Errorf("%s: inbound %q, want %q", c.path, got, c.want)
+		}
+	}
+}
