@@ -193,7 +193,11 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 	case u.Scheme != "" || u.Host != "" || u.Opaque != "":
 		return 0, 0, false // mailto:, a protocol-relative URL…
 	case u.Path == "":
-		// "#anchor": this document.
+		// "#anchor": this document. "", "#" and "?query" name no
+		// section (an unfinished link, "back to top").
+		if u.Fragment == "" {
+			return 0, 0, false
+		}
 	case strings.HasPrefix(u.Path, "/"):
 		if doc, ok = r.byPath[r.linkPath(u.Path)]; !ok {
 			if doc, ok = r.loose(r.linkPath(u.Path)); !ok {

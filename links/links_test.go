@@ -217,3 +217,12 @@ func TestInboundDottedNames(t *testing.T) {
 		}
 	}
 }
+
+// TestInboundEmptyTargets checks that a link that names neither a path nor
+// an anchor ("[TODO]()", "[back to top](#)") gives no section its text.
+func TestInboundEmptyTargets(t *testing.T) {
+	docs := []*markdown.Document{doc(t, "guide.md", "# Guide\n\nIntro.\n\n## Usage\n\n[TODO]() and [back to top](#) and [same page](?tab=1).\n")}
+	if got := Inbound(docs)[0][0]; got != "" {
+		t.Errorf("the document's first section received %q", got)
+	}
+}
