@@ -10,6 +10,7 @@ import (
 	"github.com/yuin/goldmark/ast"
 	extast "github.com/yuin/goldmark/extension/ast"
 	"github.com/yuin/goldmark/text"
+	"github.com/yuin/goldmark/util"
 )
 
 // fill walks the AST and gives each unit its prose, code, inline code and
@@ -80,13 +81,22 @@ func (s *splitter) fill(root ast.Node) {
 		case *ast.Link:
 			// Its text is walked into the prose as usual.
 			if t := normalizeSpace(string(appendPlain(nil, n, s.body, len(s.body)))); t != "" {
-				u.links = append(u.links, Link{Text: t, Target: string(n.Destination)})
+				u.links = append(u.links, Link{Text: t, Target: linkTarget(n.Destination)})
 			}
 		case *extast.TableCell:
 			u.prose = append(u.prose, ' ')
 		}
 		return ast.WalkContinue, nil
 	})
+}
+
+// linkTarget returns a link destination as goldmark keeps it (as written)
+// with its backslash escapes and character references resolved, as the
+// HTML renderer does: "my\_options.md" is my_options.md.
+func linkTarget(dest []byte) string {
+	dest = util.UnescapePunctuations(dest)
+	dest = util.ResolveNumericReferences(dest)
+	return string(util.ResolveEntityNames(dest))
 }
 
 // linesText concatenates a block's line segments.

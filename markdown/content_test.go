@@ -25,3 +25,15 @@ func TestSectionLinks(t *testing.T) {
 		t.Errorf("links:\n got %q\nwant %q", got, want)
 	}
 }
+
+// TestSectionLinkTargetsUnescaped checks that a link's target is its
+// destination as markdown reads it: backslash escapes and character
+// references resolved, as a browser gets them.
+func TestSectionLinkTargetsUnescaped(t *testing.T) {
+	src := "# Guide\n\n[escaped](my\\_options.md#a\\(b\\)), [entity](a&amp;b.md), [numeric](&#x2F;api) and [ref][r].\n\n[r]: ref\\_x.md\n"
+	doc := mustSplit(t, "guide.md", src)
+	want := []Link{{"escaped", "my_options.md#a(b)"}, {"entity", "a&b.md"}, {"numeric", "/api"}, {"ref", "ref_x.md"}}
+	if got := doc.Sections[0].Links; !reflect.DeepEqual(got, want) {
+		t.Errorf("links:\n got %q\nwant %q", got, want)
+	}
+}

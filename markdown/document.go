@@ -79,7 +79,8 @@ type Section struct {
 type Link struct {
 	// Text is the link's text as plain text.
 	Text string `json:"text"`
-	// Target is the destination as written: a URL, a path relative to the
+	// Target is the destination as written, with its backslash escapes
+	// and character references resolved: a URL, a path relative to the
 	// document or the site's root, "#anchor", or a mix.
 	Target string `json:"target"`
 }
