@@ -470,11 +470,12 @@ func (v *inl) role(role, title, target string, explicit bool, body string) {
 				show = plainInline(t)
 			}
 		}
-		if name == "ref" && !strings.Contains(label, ":") {
+		if id := MakeID(label); name == "ref" && id != "" && !strings.Contains(label, ":") {
 			// Sphinx labels are unique in a project: the section they
 			// name has the label's id as its anchor, whichever file it
-			// is in (links.Inbound looks it up across documents).
-			v.link(show, "#"+MakeID(label))
+			// is in (links.Inbound looks it up across documents). A
+			// label without one ("安装") stays text.
+			v.link(show, "#"+id)
 		} else {
 			v.text(show)
 		}

@@ -203,3 +203,19 @@ func TestLabelNamedLikeItsTitle(t *testing.T) {
 		t.Errorf("anchors %v, want %v", got, want)
 	}
 }
+
+// TestRefToLabelWithoutID checks that a :ref: to a label docutils gives no
+// id of its own (no ASCII letter: "安装", "42") stays text: a link to "#"
+// is this page's top, not the label's section.
+func TestRefToLabelWithoutID(t *testing.T) {
+	src := "Guide\n=====\n\n.. _安装:\n\nInstall\n-------\n\nSteps.\n\nUse\n---\n\nSee :ref:`安装`, :ref:`the steps <安装>` and :ref:`42`.\n"
+	doc, err := Split("docs/guide.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range doc.Sections {
+		if len(s.Links) > 0 || strings.Contains(s.Text, "](") {
+			t.Errorf("section %q: links %q in %q", s.Title, s.Links, s.Text)
+		}
+	}
+}
