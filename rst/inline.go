@@ -90,6 +90,11 @@ func (v *inl) code(t string) {
 	}
 }
 
+// destEscaper percent-encodes what cannot stand in a markdown link
+// destination written without angle brackets (which the markdown cleaner
+// would take for an HTML tag: "<my file.rst>").
+var destEscaper = strings.NewReplacer(" ", "%20", "\n", "%20", "\t", "%20", "(", "%28", ")", "%29", "<", "%3C", ">", "%3E")
+
 // link writes a markdown link to target with text t, or t alone when
 // not converting or when the target is empty.
 func (v *inl) link(t, target string) {
@@ -101,11 +106,7 @@ func (v *inl) link(t, target string) {
 	v.out.WriteByte('[')
 	v.out.WriteString(escapeText(t))
 	v.out.WriteString("](")
-	if strings.ContainsAny(target, " ()<>\n") {
-		v.out.WriteString("<" + strings.NewReplacer("<", "%3C", ">", "%3E", "\n", " ").Replace(target) + ">")
-	} else {
-		v.out.WriteString(target)
-	}
+	v.out.WriteString(destEscaper.Replace(target))
 	v.out.WriteByte(')')
 }
 
@@ -405,11 +406,13 @@ func (v *inl) interpreted(role string, a, b int) int {
 		// `name`_ name a target defined elsewhere, written as text.
 		switch {
 		case explicit && title != "" && !strings.HasSuffix(target, "_"):
-			v.link(unescapeRST(title), target)
+			// docutils drops the whitespace of a URI (one wrapped
+			// across lines).
+			v.link(unescapeRST(title), strings.Join(strings.Fields(target), ""))
 		case explicit && title != "":
 			v.text(unescapeRST(title))
 		case explicit:
-			v.link(unescapeRST(target), target)
+			v.link(unescapeRST(target), strings.Join(strings.Fields(target), ""))
 		default:
 			v.text(unescapeRST(body))
 		}

@@ -2,6 +2,7 @@ package rst
 
 import (
 	"errors"
+	"net/url"
 	"slices"
 	"strings"
 	"testing"
@@ -217,5 +218,32 @@ func TestRefToLabelWithoutID(t *testing.T) {
 		if len(s.Links) > 0 || strings.Contains(s.Text, "](") {
 			t.Errorf("section %q: links %q in %q", s.Title, s.Links, s.Text)
 		}
+	}
+}
+
+// TestLinkTargetsWithSpaces checks that a link target with spaces or
+// parentheses survives into the section's links: an angle-bracketed
+// markdown destination ("<first steps>") reads as an HTML tag to the
+// markdown cleaner, which drops it. A URI wrapped across lines loses its
+// whitespace, as docutils reads it.
+func TestLinkTargetsWithSpaces(t *testing.T) {
+	src := "Guide\n=====\n\nSee `the notes <https://example.com/release/\nnotes.html>`_, `Foo <https://en.wikipedia.org/wiki/Foo_(bar)>`_ and :doc:`setup <first steps>`.\n"
+	doc, err := Split("docs/guide.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range doc.Sections[0].Links {
+		u, err := url.Parse(l.Target)
+		if err != nil {
+			t.Fatalf("target %q: %v", l.Target, err)
+		}
+		got = append(got, l.Text+" -> "+u.Path)
+	}
+	want := []string{
+		"the notes -> /release/notes.html", "Foo -> /wiki/Foo_(bar)", "setup -> first steps",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("links\n got %q\nwant %q\n(text %q)", got, want, doc.Sections[0].Text)
 	}
 }
