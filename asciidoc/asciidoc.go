@@ -254,7 +254,7 @@ func (c *converter) resolveRefs() {
 			}
 			in := &inliner{c: c}
 			var t strings.Builder
-			in.lit(&t, title)
+			in.label(&t, title)
 			in.link(b, t.String(), "#"+id)
 		})
 		c.out[k].text = strings.ReplaceAll(t, string(refMark), "")

@@ -215,8 +215,24 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 		return
 	}
 	var t strings.Builder
-	in.lit(&t, in.c.pageTitle(page))
+	in.label(&t, in.c.pageTitle(page))
 	in.link(b, t.String(), dest)
+}
+
+// label writes plain text s as a link's text: escaped as lit does, and
+// its brackets too, as one of its own would end the text ("Step 1]").
+func (in *inliner) label(b *strings.Builder, s string) {
+	for {
+		i := strings.IndexAny(s, "[]")
+		if i < 0 || in.plain {
+			in.lit(b, s)
+			return
+		}
+		in.lit(b, s[:i])
+		b.WriteByte('\\')
+		b.WriteByte(s[i])
+		s = s[i+1:]
+	}
 }
 
 // link writes text (markdown) as a link to dest, or alone when dest is

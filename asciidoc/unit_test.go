@@ -138,3 +138,20 @@ func TestInline(t *testing.T) {
 		}
 	}
 }
+
+// TestXrefTitleWithBracket checks that a cross reference titled by a
+// section or page whose title has a bracket of its own stays one link:
+// an unbalanced "]" in a link's text ends it.
+func TestXrefTitleWithBracket(t *testing.T) {
+	repo := fstest.MapFS{"docs/b.adoc": {Data: []byte("= Arrays ] and [ maps\n\ntext\n")}}
+	src := "= Page\n\n== Step 1] unpack\n\ntext\n\n== Use\n\nSee <<_step_1_unpack>> and xref:b.adoc[].\n"
+	doc, err := Split("docs/page.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sections[len(doc.Sections)-1]
+	want := []markdown.Link{{Text: "Step 1] unpack", Target: "#_step_1_unpack"}, {Text: "Arrays ] and [ maps", Target: "/docs/b.adoc"}}
+	if !slices.Equal(s.Links, want) {
+		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
+	}
+}
