@@ -112,7 +112,7 @@ func toMarkdown(p string, src []byte, repo fs.FS) (*converter, string, int, erro
 	}
 	c.comp = comp
 	text := strings.Map(func(r rune) rune {
-		if r == passMark || r == refMark {
+		if r == passMark || r == refMark || r == textRefMark {
 			return utf8.RuneError
 		}
 		return r
@@ -244,20 +244,25 @@ func (p *parser) header(ls []line) (string, []line) {
 }
 
 // resolveRefs replaces references without text (<<id>>) with links to
-// the section they name, titled as it is, or with its id in words.
+// the section they name, titled as it is, or with its id in words; in
+// another link's text, with the title alone.
 func (c *converter) resolveRefs() {
 	for k := range c.out {
-		t := replaceMarked(c.out[k].text, refMark, func(b *strings.Builder, id string) {
-			title, ok := c.titles[id]
-			if !ok {
-				title = humanizeID(id)
-			}
-			in := &inliner{c: c}
-			var t strings.Builder
-			in.label(&t, title)
-			in.link(b, t.String(), "#"+id)
-		})
-		c.out[k].text = strings.ReplaceAll(t, string(refMark), "")
+		t := c.out[k].text
+		for _, mark := range []byte{refMark, textRefMark} {
+			t = replaceMarked(t, mark, func(b *strings.Builder, id string) {
+				title, ok := c.titles[id]
+				if !ok {
+					title = humanizeID(id)
+				}
+				in := &inliner{c: c, inLink: mark == textRefMark}
+				var t strings.Builder
+				in.label(&t, title)
+				in.link(b, t.String(), "#"+id)
+			})
+			t = strings.ReplaceAll(t, string(mark), "")
+		}
+		c.out[k].text = t
 	}
 }
 

@@ -17,6 +17,8 @@ import (
 const (
 	passMark = '\x00' // \x00<n>\x00 is passthrough n
 	refMark  = '\x01' // \x01id\x01 is a reference to id without text
+	// \x02id\x02 is one in a link's text: its title without a link
+	textRefMark = '\x02'
 )
 
 // maxInlineDepth bounds the nesting of formatting spans the converter
@@ -25,9 +27,12 @@ const maxInlineDepth = 8
 
 // inliner converts one run of inline text.
 type inliner struct {
-	c      *converter
-	attrs  *attributes
-	plain  bool
+	c     *converter
+	attrs *attributes
+	plain bool
+	// inLink is set while a link's text is converted: markdown has no
+	// links in links, so what would be one is written as its text.
+	inLink bool
 	passes []string
 	depth  int
 	// fail[k] is a position from which a search for closer k found none:
@@ -434,6 +439,15 @@ func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool,
 		return in.macro(b, s, i, flush)
 	}
 	return i
+}
+
+// subLinkText converts a link's text as sub does, without links.
+func (in *inliner) subLinkText(s string) string {
+	saved := in.inLink
+	in.inLink = true
+	t := in.sub(s)
+	in.inLink = saved
+	return t
 }
 
 // sub converts the inside of a span one level deeper.

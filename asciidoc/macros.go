@@ -79,12 +79,12 @@ func (in *inliner) macro(b *strings.Builder, s string, i int, flush func(int)) i
 			in.lit(b, strings.TrimPrefix(target, "mailto:"))
 			break
 		}
-		if in.plain || name == "mailto" {
+		if in.plain || in.inLink || name == "mailto" {
 			b.WriteString(in.sub(text))
 			break
 		}
 		b.WriteString("[")
-		b.WriteString(in.sub(text))
+		b.WriteString(in.subLinkText(text))
 		b.WriteString("](")
 		b.WriteString(markdownURL(target))
 		b.WriteString(")")
@@ -196,7 +196,7 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 		}
 	}
 	if text != "" {
-		in.link(b, in.sub(text), dest)
+		in.link(b, in.subLinkText(text), dest)
 		return
 	}
 	if page == "" {
@@ -209,9 +209,13 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 			return
 		}
 		// The section's title is known once the page is read (resolveRefs).
-		b.WriteByte(refMark)
+		mark := byte(refMark)
+		if in.inLink {
+			mark = textRefMark
+		}
+		b.WriteByte(mark)
 		b.WriteString(frag)
-		b.WriteByte(refMark)
+		b.WriteByte(mark)
 		return
 	}
 	var t strings.Builder
@@ -236,9 +240,9 @@ func (in *inliner) label(b *strings.Builder, s string) {
 }
 
 // link writes text (markdown) as a link to dest, or alone when dest is
-// empty or the output is plain text.
+// empty, the output is plain text or text of another link.
 func (in *inliner) link(b *strings.Builder, text, dest string) {
-	if in.plain || dest == "" || strings.TrimSpace(text) == "" {
+	if in.plain || in.inLink || dest == "" || strings.TrimSpace(text) == "" {
 		b.WriteString(text)
 		return
 	}

@@ -155,3 +155,21 @@ func TestXrefTitleWithBracket(t *testing.T) {
 		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
 	}
 }
+
+// TestNoLinkInLinkText checks that a cross reference or URL in a link's
+// text is written as its text: markdown has no links in links, and the
+// inner one would leave the outer one's "](target)" in the prose.
+func TestNoLinkInLinkText(t *testing.T) {
+	repo := fstest.MapFS{"docs/b.adoc": {Data: []byte("= Page B\n\ntext\n")}}
+	src := "= Page\n\n== Install\n\ntext\n\n== Use\n\n" +
+		"Read link:https://x.org/guide[the <<_install>> guide], xref:b.adoc[about <<_install>>] and <<_install,see https://x.org[x]>>.\n"
+	doc, err := Split("docs/page.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sections[len(doc.Sections)-1]
+	want := []markdown.Link{{Text: "the Install guide", Target: "https://x.org/guide"}, {Text: "about Install", Target: "/docs/b.adoc"}, {Text: "see x", Target: "#_install"}}
+	if !slices.Equal(s.Links, want) || strings.Contains(s.Prose, "](") {
+		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
+	}
+}
