@@ -227,9 +227,10 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 }
 
 // relative resolves a path relative to document from: to the file beside
-// it ("options.md"), or, as a site serves each page as a folder
-// (guide/build.md at /guide/build/), to the page beside it there
-// ("../config/" from guide/build.md is config).
+// it ("options.md", "../config/" from guide/build.md is config), or, as a
+// site serves each page as a folder (guide/build.md at /guide/build/), to
+// the page beside it there ("../config/" from guide/build.md is then
+// guide/config).
 func (r *resolver) relative(from int, p string) (int, bool) {
 	src := r.docs[from].Path
 	if d, ok := r.exact(path.Join(path.Dir(src), p)); ok {
