@@ -157,7 +157,8 @@ func (in *inliner) raw(b *strings.Builder, s string) {
 }
 
 // lit writes literal text, escaped where markdown would read it as markup
-// that loses text (tags, link syntax, shortcodes, entities).
+// that loses text (tags, link syntax, shortcodes, entities); in a link's
+// text, every bracket, as one of its own would end the text.
 func (in *inliner) lit(b *strings.Builder, s string) {
 	if in.plain {
 		b.WriteString(s)
@@ -177,11 +178,11 @@ func (in *inliner) lit(b *strings.Builder, s string) {
 				b.WriteByte('\\')
 			}
 		case ']':
-			if next == '(' || next == ':' || next == '[' {
+			if next == '(' || next == ':' || next == '[' || in.inLink {
 				b.WriteByte('\\')
 			}
 		case '[':
-			if next == '^' || next == '!' {
+			if next == '^' || next == '!' || in.inLink {
 				b.WriteByte('\\')
 			}
 		case '{':

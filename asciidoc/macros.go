@@ -223,20 +223,12 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 	in.link(b, t.String(), dest)
 }
 
-// label writes plain text s as a link's text: escaped as lit does, and
-// its brackets too, as one of its own would end the text ("Step 1]").
+// label writes plain text s as a link's text ("Step 1] unpack": see lit).
 func (in *inliner) label(b *strings.Builder, s string) {
-	for {
-		i := strings.IndexAny(s, "[]")
-		if i < 0 || in.plain {
-			in.lit(b, s)
-			return
-		}
-		in.lit(b, s[:i])
-		b.WriteByte('\\')
-		b.WriteByte(s[i])
-		s = s[i+1:]
-	}
+	saved := in.inLink
+	in.inLink = true
+	in.lit(b, s)
+	in.inLink = saved
 }
 
 // link writes text (markdown) as a link to dest, or alone when dest is

@@ -173,3 +173,18 @@ func TestNoLinkInLinkText(t *testing.T) {
 		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
 	}
 }
+
+// TestLinkTextWithBracket checks that a link's own text with an unbalanced
+// bracket stays the link's text.
+func TestLinkTextWithBracket(t *testing.T) {
+	src := "= Page\n\n== Install\n\ntext\n\n== Use\n\nSee <<_install,step 1] first>>, xref:b.adoc[the [optional\\] part] and link:https://x.org[a [ b].\n"
+	doc, err := Split("docs/page.adoc", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sections[len(doc.Sections)-1]
+	want := []markdown.Link{{Text: "step 1] first", Target: "#_install"}, {Text: "the [optional] part", Target: "/docs/b.adoc"}, {Text: "a [ b", Target: "https://x.org"}}
+	if !slices.Equal(s.Links, want) {
+		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
+	}
+}
