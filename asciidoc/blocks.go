@@ -679,16 +679,41 @@ func (p *parser) prose(para []line, prefix, lead string) {
 	p.blank(prefix, para[len(para)-1].src)
 }
 
+// startsLink reports whether t starts with a markdown link's text and
+// the "(" of its target: "[text](", its brackets balanced or escaped.
+func startsLink(t string) bool {
+	depth := 0
+	for i := 0; i < len(t); i++ {
+		switch t[i] {
+		case '\\':
+			i++
+		case '[':
+			depth++
+		case ']':
+			depth--
+			if depth == 0 {
+				return i+1 < len(t) && t[i+1] == '('
+			}
+		}
+	}
+	return false
+}
+
 // escapeLineStart escapes what would make a line of text markdown block
 // markup that changes the document's structure or loses text: headings,
-// setext underlines, quotes, tables, fences and the markdown cleaner's
-// line constructs.
+// setext underlines, quotes, tables, fences, link reference definitions
+// and the markdown cleaner's line constructs. A link the converter wrote
+// ("[text](target)") stays one.
 func escapeLineStart(t string) string {
 	if t == "" {
 		return t
 	}
 	switch t[0] {
-	case '#', '>', '|', '~', ':', '/', '{', '[', '+':
+	case '[':
+		if !startsLink(t) {
+			return `\` + t
+		}
+	case '#', '>', '|', '~', ':', '/', '{', '+':
 		return `\` + t
 	case '=', '-':
 		if strings.Trim(t, "=- \t") == "" {

@@ -188,3 +188,21 @@ func TestLinkTextWithBracket(t *testing.T) {
 		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
 	}
 }
+
+// TestLinkAtLineStart checks that a cross reference or link starting a
+// line of a paragraph or a list item stays a link: the escape that keeps
+// "[label]: text" from reading as a link reference definition must not
+// turn "[text](target)" into text.
+func TestLinkAtLineStart(t *testing.T) {
+	repo := fstest.MapFS{"docs/b.adoc": {Data: []byte("= Page B\n\ntext\n")}}
+	src := "= Page\n\n== Use\n\nxref:b.adoc[Page B] explains it.\nhttps://x.org[X] too.\n\n* xref:b.adoc#x[B] in a list\n\n[label]: not a definition\n"
+	doc, err := Split("docs/page.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sections[len(doc.Sections)-1]
+	want := []markdown.Link{{Text: "Page B", Target: "/docs/b.adoc"}, {Text: "X", Target: "https://x.org"}, {Text: "B", Target: "/docs/b.adoc#x"}}
+	if !slices.Equal(s.Links, want) || !strings.Contains(s.Prose, "[label]: not a definition") {
+		t.Errorf("links %q, want %q (text %q)", s.Links, want, s.Text)
+	}
+}
