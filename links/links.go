@@ -87,9 +87,10 @@ type resolver struct {
 	docs []*markdown.Document
 	// byPath maps every trailing part of a document's site path (its path
 	// without extension or final index: "docs/guide/build" gives
-	// "docs/guide/build", "guide/build" and "build") to the document
-	// with the shortest path that ends so (the first in order among equals).
-	byPath map[string]int
+	// "docs/guide/build", "guide/build" and "build") to the documents
+	// whose path ends so, in shorter order; a link takes the nearest
+	// (see nearest).
+	byPath map[string][]int
 	// bySite maps a document's whole site path to it (the shortest path,
 	// then the first, when two documents are served at the same path).
 	bySite map[string]int
@@ -116,7 +117,7 @@ type resolver struct {
 type ref struct{ doc, section int }
 
 func newResolver(docs []*markdown.Document) *resolver {
-	r := &resolver{docs: docs, byPath: map[string]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+	r := &resolver{docs: docs, byPath: map[string][]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
 	for i, d := range docs {
 		r.exts[strings.ToLower(path.Ext(d.Path))] = true
 		p := sitePath(d.Path)
@@ -125,9 +126,7 @@ func newResolver(docs []*markdown.Document) *resolver {
 		}
 		r.byName[path.Base(p)] = append(r.byName[path.Base(p)], i)
 		for {
-			if j, ok := r.byPath[p]; !ok || shorter(d.Path, docs[j].Path) {
-				r.byPath[p] = i
-			}
+			r.byPath[p] = append(r.byPath[p], i)
 			_, rest, ok := strings.Cut(p, "/")
 			if !ok {
 				break
@@ -153,6 +152,17 @@ func newResolver(docs []*markdown.Document) *resolver {
 				}
 			}
 		}
+	}
+	for _, ds := range r.byPath {
+		slices.SortStableFunc(ds, func(a, b int) int {
+			if shorter(docs[a].Path, docs[b].Path) {
+				return -1
+			}
+			if shorter(docs[b].Path, docs[a].Path) {
+				return 1
+			}
+			return 0
+		})
 	}
 	for _, ds := range r.byName {
 		slices.SortStableFunc(ds, func(a, b int) int {
@@ -187,7 +197,8 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 	doc = from
 	switch {
 	case u.Scheme == "http" || u.Scheme == "https":
-		if doc, ok = r.byPath[r.linkPath(u.Path)]; !ok || r.linkPath(u.Path) == "" {
+		p := r.linkPath(u.Path)
+		if doc, ok = r.nearest(from, r.byPath[p]); !ok || p == "" {
 			return 0, 0, false
 		}
 	case u.Scheme != "" || u.Host != "" || u.Opaque != "":
@@ -199,8 +210,8 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 			return 0, 0, false
 		}
 	case strings.HasPrefix(u.Path, "/"):
-		if doc, ok = r.byPath[r.linkPath(u.Path)]; !ok {
-			if doc, ok = r.loose(r.linkPath(u.Path)); !ok {
+		if doc, ok = r.nearest(from, r.byPath[r.linkPath(u.Path)]); !ok {
+			if doc, ok = r.loose(from, r.linkPath(u.Path)); !ok {
 				return 0, 0, false
 			}
 		}
@@ -239,17 +250,42 @@ func (r *resolver) relative(from int, p string) (int, bool) {
 	return r.exact(path.Join(path.Dir(src), path.Base(sitePath(src)), p))
 }
 
+// nearest returns the candidate (documents in shorter order) nearest to
+// document from: the one whose path shares the most leading folders with
+// from's, the first of those. A repository that keeps its documentation
+// in several languages or versions (docs/en/, docs/de/) links within its
+// own tree.
+func (r *resolver) nearest(from int, cands []int) (int, bool) {
+	if len(cands) == 0 {
+		return 0, false
+	}
+	src := strings.Split(path.Dir(r.docs[from].Path), "/")
+	best, most := cands[0], -1
+	for _, c := range cands {
+		dir := strings.Split(path.Dir(r.docs[c].Path), "/")
+		n := 0
+		for n < len(src) && n < len(dir) && src[n] == dir[n] {
+			n++
+		}
+		if n > most {
+			best, most = c, n
+		}
+	}
+	return best, true
+}
+
 // loose returns the document a site-root path names when the site serves
-// its pages from other folders than the repository keeps them in: the
-// first document (in shorter order) with the same last part whose path
-// has the link's other parts in the same order ("/guides/functional_api/"
+// its pages from other folders than the repository keeps them in: of the
+// documents with the same last part whose path has the link's other parts
+// in the same order, the nearest to document from ("/guides/functional_api/"
 // is guides/ipynb/functional_api.ipynb).
-func (r *resolver) loose(p string) (int, bool) {
+func (r *resolver) loose(from int, p string) (int, bool) {
 	if p == "" {
 		return 0, false
 	}
 	parts := strings.Split(p, "/")
 	last, dirs := parts[len(parts)-1], parts[:len(parts)-1]
+	var matched []int
 	for _, d := range r.byName[last] {
 		have := strings.Split(sitePath(r.docs[d].Path), "/")
 		have = have[:len(have)-1]
@@ -260,10 +296,10 @@ func (r *resolver) loose(p string) (int, bool) {
 			}
 		}
 		if i == len(dirs) {
-			return d, true
+			matched = append(matched, d)
 		}
 	}
-	return 0, false
+	return r.nearest(from, matched)
 }
 
 // exact returns the document whose whole site path is the link path p.

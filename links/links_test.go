@@ -65,18 +65,37 @@ func TestInboundResolvesEveryKindOfLink(t *testing.T) {
 	}
 }
 
-func TestInboundPrefersTheExactPath(t *testing.T) {
+func TestInboundPrefersTheExactPathThenTheNearest(t *testing.T) {
 	docs := []*markdown.Document{
 		doc(t, "api/build.md", "# Build API\n\ntext\n"),
 		doc(t, "guide/build/index.md", "# Build guide\n\ntext\n"),
-		doc(t, "guide/intro.md", "# Intro\n\n[how to build](build/) and [the API](/build).\n"),
+		doc(t, "guide/intro.md", "# Intro\n\n[how to build](build/) and [building](/build).\n"),
+		doc(t, "api/index.md", "# API\n\n[the build API](/build).\n"),
 	}
 	in := Inbound(docs)
-	if got := inboundOf(t, docs, in, "guide/build/index.md", "Build guide"); got != "how to build" {
-		t.Errorf("guide/build/index.md: %q, want the relative link only", got)
+	if got := inboundOf(t, docs, in, "guide/build/index.md", "Build guide"); got != "how to build\nbuilding" {
+		t.Errorf("guide/build/index.md: %q, want the relative link and the site-root one from beside it", got)
 	}
-	if got := inboundOf(t, docs, in, "api/build.md", "Build API"); got != "the API" {
-		t.Errorf("api/build.md: %q, want the root link (the shortest path ending in build)", got)
+	if got := inboundOf(t, docs, in, "api/build.md", "Build API"); got != "the build API" {
+		t.Errorf("api/build.md: %q, want the site-root link from beside it", got)
+	}
+}
+
+// TestInboundStaysInItsLanguage checks that a repository holding its
+// documentation in several languages links within each: a URL to the
+// published page resolves to the copy nearest the linking document.
+func TestInboundStaysInItsLanguage(t *testing.T) {
+	var docs []*markdown.Document
+	for _, lang := range []string{"de", "en", "es"} {
+		docs = append(docs,
+			doc(t, "docs/"+lang+"/docs/tutorial/files.md", "# Files "+lang+"\n\ntext\n"),
+			doc(t, "docs/"+lang+"/docs/release-notes.md", "# Notes\n\n[upload docs "+lang+"](https://example.dev/tutorial/files/).\n"))
+	}
+	in := Inbound(docs)
+	for _, lang := range []string{"de", "en", "es"} {
+		if got := inboundOf(t, docs, in, "docs/"+lang+"/docs/tutorial/files.md", "Files "+lang); got != "upload docs "+lang {
+			t.Errorf("%s: %q, want its own language's link", lang, got)
+		}
 	}
 }
 
