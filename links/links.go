@@ -23,6 +23,7 @@
 package links
 
 import (
+	"cmp"
 	"net/url"
 	"path"
 	"slices"
@@ -118,10 +119,14 @@ type ref struct{ doc, section int }
 
 func newResolver(docs []*markdown.Document) *resolver {
 	r := &resolver{docs: docs, byPath: map[string][]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+	// Shorter order: the shorter path, then the first in byte order.
+	shorter := func(a, b int) int {
+		return cmp.Or(cmp.Compare(len(docs[a].Path), len(docs[b].Path)), strings.Compare(docs[a].Path, docs[b].Path))
+	}
 	for i, d := range docs {
 		r.exts[strings.ToLower(path.Ext(d.Path))] = true
 		p := sitePath(d.Path)
-		if j, ok := r.bySite[p]; !ok || shorter(d.Path, docs[j].Path) {
+		if j, ok := r.bySite[p]; !ok || shorter(i, j) < 0 {
 			r.bySite[p] = i
 		}
 		r.byName[path.Base(p)] = append(r.byName[path.Base(p)], i)
@@ -154,37 +159,12 @@ func newResolver(docs []*markdown.Document) *resolver {
 		}
 	}
 	for _, ds := range r.byPath {
-		slices.SortStableFunc(ds, func(a, b int) int {
-			if shorter(docs[a].Path, docs[b].Path) {
-				return -1
-			}
-			if shorter(docs[b].Path, docs[a].Path) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(ds, shorter)
 	}
 	for _, ds := range r.byName {
-		slices.SortStableFunc(ds, func(a, b int) int {
-			if shorter(docs[a].Path, docs[b].Path) {
-				return -1
-			}
-			if shorter(docs[b].Path, docs[a].Path) {
-				return 1
-			}
-			return 0
-		})
+		slices.SortFunc(ds, shorter)
 	}
 	return r
-}
-
-// shorter orders documents for byPath: the shorter path, then the first
-// in byte order.
-func shorter(a, b string) bool {
-	if len(a) != len(b) {
-		return len(a) < len(b)
-	}
-	return a < b
 }
 
 // resolve returns the document and section a link from document from

@@ -245,3 +245,17 @@ func TestInboundEmptyTargets(t *testing.T) {
 		t.Errorf("the document's first section received %q", got)
 	}
 }
+
+// TestInboundSameSitePath checks that of two documents a site would serve
+// at the same path (guide.md and guide/index.md), a link names the shorter.
+func TestInboundSameSitePath(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "guide/index.md", "# Guide folder\n\ntext\n"),
+		doc(t, "guide.md", "# Guide page\n\ntext\n"),
+		doc(t, "start.md", "# Start\n\n[the guide](guide/).\n"),
+	}
+	in := Inbound(docs)
+	if got, other := inboundOf(t, docs, in, "guide.md", "Guide page"), inboundOf(t, docs, in, "guide/index.md", "Guide folder"); got != "the guide" || other != "" {
+		t.Errorf("guide.md %q, guide/index.md %q: want the link on guide.md", got, other)
+	}
+}
