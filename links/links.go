@@ -49,7 +49,16 @@ const (
 // any of its chunks) do not count; a link to a document without an anchor
 // counts for its first section. The result is the same for the same docs.
 func Inbound(docs []*markdown.Document) [][]string {
-	r := newResolver(docs)
+	pages := make([]Page, len(docs))
+	for i, d := range docs {
+		pages[i] = Page{Path: d.Path, Anchors: make([]string, len(d.Sections))}
+		for k, s := range d.Sections {
+			if s.Part == 0 {
+				pages[i].Anchors[k] = s.Anchor
+			}
+		}
+	}
+	r := NewResolver(pages)
 	texts := make([][][]string, len(docs))
 	for i, d := range docs {
 		texts[i] = make([][]string, len(d.Sections))
@@ -63,7 +72,7 @@ func Inbound(docs []*markdown.Document) [][]string {
 				if len(l.Text) > maxText || strings.TrimSpace(l.Text) == "" {
 					continue
 				}
-				di, sk, ok := r.resolve(i, l.Target)
+				di, sk, ok := r.Resolve(i, l.Target)
 				if !ok || (di == i && sk == own) {
 					continue
 				}
@@ -83,9 +92,19 @@ func Inbound(docs []*markdown.Document) [][]string {
 	return out
 }
 
-// resolver maps link targets to sections.
-type resolver struct {
-	docs []*markdown.Document
+// Page is a document as links are resolved to it: its path in the
+// repository and its sections' anchors, in order ("" for a section
+// without one, or for a chunk after a section's first).
+type Page struct {
+	Path    string
+	Anchors []string
+}
+
+// Resolver resolves link targets to the sections of one version's pages,
+// as Inbound does (the package comment says how). The web page uses it to
+// show a link to another document as a link to that document's view.
+type Resolver struct {
+	docs []Page
 	// byPath maps every trailing part of a document's site path (its path
 	// without extension or final index: "docs/guide/build" gives
 	// "docs/guide/build", "guide/build" and "build") to the documents
@@ -117,8 +136,10 @@ type resolver struct {
 // ref is a section of a document; doc -1 marks an anchor found twice.
 type ref struct{ doc, section int }
 
-func newResolver(docs []*markdown.Document) *resolver {
-	r := &resolver{docs: docs, byPath: map[string][]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+// NewResolver indexes pages for Resolve. It keeps pages, which must not
+// change afterwards.
+func NewResolver(docs []Page) *Resolver {
+	r := &Resolver{docs: docs, byPath: map[string][]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
 	// Shorter order: the shorter path, then the first in byte order.
 	shorter := func(a, b int) int {
 		return cmp.Or(cmp.Compare(len(docs[a].Path), len(docs[b].Path)), strings.Compare(docs[a].Path, docs[b].Path))
@@ -139,19 +160,19 @@ func newResolver(docs []*markdown.Document) *resolver {
 			p = rest
 		}
 		r.anchors[i], r.folded[i] = map[string]int{}, map[string]int{}
-		for k, s := range d.Sections {
-			if s.Part != 0 || s.Anchor == "" {
+		for k, anchor := range d.Anchors {
+			if anchor == "" {
 				continue
 			}
-			if _, ok := r.anchors[i][s.Anchor]; !ok {
-				r.anchors[i][s.Anchor] = k
-				if _, dup := r.unique[s.Anchor]; dup {
-					r.unique[s.Anchor] = ref{-1, 0}
+			if _, ok := r.anchors[i][anchor]; !ok {
+				r.anchors[i][anchor] = k
+				if _, dup := r.unique[anchor]; dup {
+					r.unique[anchor] = ref{-1, 0}
 				} else {
-					r.unique[s.Anchor] = ref{i, k}
+					r.unique[anchor] = ref{i, k}
 				}
 			}
-			if f := fold(s.Anchor); f != "" {
+			if f := fold(anchor); f != "" {
 				if _, ok := r.folded[i][f]; !ok {
 					r.folded[i][f] = k
 				}
@@ -167,9 +188,10 @@ func newResolver(docs []*markdown.Document) *resolver {
 	return r
 }
 
-// resolve returns the document and section a link from document from
-// points at.
-func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) {
+// Resolve returns the page and the section (an index in its Anchors) a
+// link written in page from points at; a link without an anchor points at
+// the page's first section.
+func (r *Resolver) Resolve(from int, target string) (doc, section int, ok bool) {
 	u, err := url.Parse(strings.TrimSpace(target))
 	if err != nil {
 		return 0, 0, false
@@ -201,7 +223,7 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 		}
 	}
 	if u.Fragment == "" {
-		return doc, 0, len(r.docs[doc].Sections) > 0
+		return doc, 0, len(r.docs[doc].Anchors) > 0
 	}
 	if k, ok := r.anchors[doc][u.Fragment]; ok {
 		return doc, k, true
@@ -222,7 +244,7 @@ func (r *resolver) resolve(from int, target string) (doc, section int, ok bool) 
 // site serves each page as a folder (guide/build.md at /guide/build/), to
 // the page beside it there ("../config/" from guide/build.md is then
 // guide/config).
-func (r *resolver) relative(from int, p string) (int, bool) {
+func (r *Resolver) relative(from int, p string) (int, bool) {
 	src := r.docs[from].Path
 	if d, ok := r.exact(path.Join(path.Dir(src), p)); ok {
 		return d, true
@@ -235,7 +257,7 @@ func (r *resolver) relative(from int, p string) (int, bool) {
 // from's, the first of those. A repository that keeps its documentation
 // in several languages or versions (docs/en/, docs/de/) links within its
 // own tree.
-func (r *resolver) nearest(from int, cands []int) (int, bool) {
+func (r *Resolver) nearest(from int, cands []int) (int, bool) {
 	if len(cands) == 0 {
 		return 0, false
 	}
@@ -259,7 +281,7 @@ func (r *resolver) nearest(from int, cands []int) (int, bool) {
 // documents with the same last part whose path has the link's other parts
 // in the same order, the nearest to document from ("/guides/functional_api/"
 // is guides/ipynb/functional_api.ipynb).
-func (r *resolver) loose(from int, p string) (int, bool) {
+func (r *Resolver) loose(from int, p string) (int, bool) {
 	if p == "" {
 		return 0, false
 	}
@@ -283,7 +305,7 @@ func (r *resolver) loose(from int, p string) (int, bool) {
 }
 
 // exact returns the document whose whole site path is the link path p.
-func (r *resolver) exact(p string) (int, bool) {
+func (r *Resolver) exact(p string) (int, bool) {
 	d, ok := r.bySite[r.linkPath(p)]
 	return d, ok
 }
@@ -296,7 +318,7 @@ func sitePath(p string) string { return pagePath(p, nil) }
 // linkPath returns the site path a link's path names: as sitePath, but
 // only an extension of the version's documents or of served pages is
 // dropped (see exts).
-func (r *resolver) linkPath(p string) string { return pagePath(p, r.exts) }
+func (r *Resolver) linkPath(p string) string { return pagePath(p, r.exts) }
 
 // pagePath returns p without a leading or trailing slash, a final index,
 // _index or README, and its extension when exts is nil or holds it.

@@ -58,11 +58,23 @@ func (s headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Conte
 	})
 }
 
-// renderMarkdown renders src with md. The result is safe to put in a
-// page as it is; on a renderer error the source is shown escaped instead.
-func renderMarkdown(md goldmark.Markdown, src string) template.HTML {
+// renderMarkdown renders src with md, each link's target passed through
+// fix first when fix is not nil (see linker). The result is safe to put in
+// a page as it is (the renderer judges the targets fix returns as it does
+// any); on a renderer error the source is shown escaped instead.
+func renderMarkdown(md goldmark.Markdown, src string, fix func(dest []byte) []byte) template.HTML {
+	source := []byte(src)
+	doc := md.Parser().Parse(text.NewReader(source))
+	if fix != nil {
+		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
+			if l, ok := n.(*ast.Link); ok && entering {
+				l.Destination = fix(l.Destination)
+			}
+			return ast.WalkContinue, nil
+		})
+	}
 	var b bytes.Buffer
-	if err := md.Convert([]byte(src), &b); err != nil {
+	if err := md.Renderer().Render(&b, source, doc); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
 	return template.HTML(b.String()) //nolint:gosec // goldmark escapes text and drops raw HTML (see newMarkdown)

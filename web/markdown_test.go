@@ -57,7 +57,7 @@ func TestMarkdownInert(t *testing.T) {
 		{"heading", "# Title\n", "<h1>Title</h1>"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			out := string(renderMarkdown(md, tc.src))
+			out := string(renderMarkdown(md, tc.src, nil))
 			if m := liveMarkup(out); m != "" {
 				t.Errorf("live markup %q in:\n%s", m, out)
 			}
@@ -71,7 +71,7 @@ func TestMarkdownInert(t *testing.T) {
 // TestHeadingShift: sections shown under an h3 have their headings moved
 // below it, never past h6.
 func TestHeadingShift(t *testing.T) {
-	out := string(renderMarkdown(newMarkdown(3), "# A\n\n## B\n\n#### D\n"))
+	out := string(renderMarkdown(newMarkdown(3), "# A\n\n## B\n\n#### D\n", nil))
 	for _, want := range []string{"<h4>A</h4>", "<h5>B</h5>", "<h6>D</h6>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s:\n%s", want, out)
@@ -86,7 +86,7 @@ func FuzzMarkdownInert(f *testing.F) {
 	}
 	md := newMarkdown(0)
 	f.Fuzz(func(t *testing.T, src string) {
-		out := string(renderMarkdown(md, src))
+		out := string(renderMarkdown(md, src, nil))
 		if m := liveMarkup(out); m != "" {
 			t.Errorf("live markup %q from %q:\n%s", m, src, out)
 		}

@@ -265,9 +265,13 @@ func (s *Site) queryPage(w http.ResponseWriter, r *http.Request) {
 	d.Raw = ans.Markdown()
 	md := s.sectionMD
 	repo := s.repo(ans.Library, ans.Version)
+	var lk *linker
+	if res, docs, err := s.engine.Documents(r.Context(), id); err == nil {
+		lk = s.linkerFor(res, d.Base, docs) // links as written when the listing cannot be read
+	}
 	for _, sec := range ans.Sections {
 		d.Sections = append(d.Sections, sectionView{Section: sec, DocURL: docURL(d.Base, sec.Path, sec.Anchor),
-			SourceURL: contextitems.SourceURL(repo, sec.Commit, sec.Path, sec.Anchor), HTML: renderMarkdown(md, sec.Text)})
+			SourceURL: contextitems.SourceURL(repo, sec.Commit, sec.Path, sec.Anchor), HTML: renderMarkdown(md, sec.Text, lk.from(sec.Path))})
 	}
 	pageURL := func(p int) string {
 		v := url.Values{}
@@ -338,11 +342,12 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	d := documentData{Base: lib.Base, LibTitle: lib.Title, Version: lib.Version, Path: info.Path, Title: cmp.Or(info.Title, info.Path),
 		Outline: info.Outline, SourceURL: contextitems.SourceURL(s.repo(res.Library.ID, res.Version.Version), res.Version.Commit, info.Path, "")}
 	md := s.documentMD
+	fix := s.linkerFor(res, lib.Base, docs).from(info.Path)
 	var text strings.Builder
 	anchor := ""
 	flush := func() {
 		if text.Len() > 0 {
-			d.Parts = append(d.Parts, docPart{Anchor: anchor, HTML: renderMarkdown(md, text.String())})
+			d.Parts = append(d.Parts, docPart{Anchor: anchor, HTML: renderMarkdown(md, text.String(), fix)})
 			text.Reset()
 		}
 	}

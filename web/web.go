@@ -34,6 +34,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/libraries"
+	"github.com/codex7/codex7/lru"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
@@ -82,6 +83,8 @@ type Site struct {
 	// sectionMD renders sections shown under a page's h3, documentMD whole
 	// documents; goldmark's renderers are safe for concurrent use.
 	sectionMD, documentMD goldmark.Markdown
+	// linkers holds the linkers of the versions shown lately (see linkerFor).
+	linkers *lru.Cache[string, *linker]
 }
 
 // New returns the site serving engine.
@@ -90,7 +93,8 @@ func New(engine Engine, opts Options) *Site {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	s := &Site{engine: engine, opts: opts, log: log, assets: loadAssets(), sectionMD: newMarkdown(3), documentMD: newMarkdown(0)}
+	s := &Site{engine: engine, opts: opts, log: log, assets: loadAssets(), sectionMD: newMarkdown(3), documentMD: newMarkdown(0),
+		linkers: lru.New[string, *linker](lru.Options[*linker]{MaxBytes: maxLinkerBytes, MaxEntries: maxLinkers})}
 	s.pages = parseTemplates(s.assets)
 	mux := http.NewServeMux()
 	mux.HandleFunc("GET /-/static/{name}", s.assets.serve)

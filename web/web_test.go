@@ -73,6 +73,8 @@ func TestPages(t *testing.T) {
 		{"/-/resolve?name=widgets", 200, "/acme/widgets"},
 		{"/-/resolve?name=widgets&detail=everything", 400, "invalid detail"},
 		{"/evil/docs/-/doc/docs/hostile.md", 200, "Hostile page"},
+		// A link to another document of the version leads to its view here.
+		{"/acme/widgets/-/doc/fixtures/docs/acme-widgets/README.md", 200, `href="/acme/widgets/-/doc/fixtures/docs/acme-widgets/docs/getting-started/installation.md"`},
 		{"/acme/nope", 404, "library not found"},
 		{"/acme/widgets/v9", 404, "version not found"},
 		{"/acme/widgets/-/doc/nope.md", 404, "has no document"},
