@@ -37,6 +37,21 @@ func inboundOf(t *testing.T, docs []*markdown.Document, in [][]string, path, tit
 	return ""
 }
 
+// inboundCase is the inbound text want of the section titled title in the
+// document at path.
+type inboundCase struct{ path, title, want string }
+
+// checkInbound checks the inbound texts Inbound gives docs' sections.
+func checkInbound(t *testing.T, docs []*markdown.Document, cases []inboundCase) {
+	t.Helper()
+	in := Inbound(docs)
+	for _, c := range cases {
+		if got := inboundOf(t, docs, in, c.path, c.title); got != c.want {
+			t.Errorf("%s#%s: inbound %q, want %q", c.path, c.title, got, c.want)
+		}
+	}
+}
+
 func TestInboundResolvesEveryKindOfLink(t *testing.T) {
 	docs := []*markdown.Document{
 		doc(t, "docs/config/shared-options.md", "# Shared Options\n\n## resolve.alias\n\nMaps ids.\n\n## base\n\nThe base.\n"),
@@ -49,8 +64,7 @@ func TestInboundResolvesEveryKindOfLink(t *testing.T) {
 		doc(t, "docs/index.md", "# Home\n\n[Features](guide/features.md), [mail](mailto:a@b.c), [elsewhere](https://example.com/), "+
 			"[nowhere](guide/missing.md), [no such anchor](guide/build.md#gone), [itself](#home).\n"),
 	}
-	in := Inbound(docs)
-	for _, c := range []struct{ path, title, want string }{
+	checkInbound(t, docs, []inboundCase{
 		{"docs/guide/build.md", "Public Base Path", "a nested public path\ndeploying under a sub-folder"},
 		{"docs/config/shared-options.md", "resolve.alias", "import shortcuts\npath aliases\nsite-relative aliases"},
 		{"docs/guide/build.md", "Building", "the build page"},
@@ -58,11 +72,7 @@ func TestInboundResolvesEveryKindOfLink(t *testing.T) {
 		{"docs/guide/features.md", "Features", "Features"},
 		{"docs/config/shared-options.md", "base", ""},
 		{"docs/index.md", "Home", ""}, // a section's link to itself does not count
-	} {
-		if got := inboundOf(t, docs, in, c.path, c.title); got != c.want {
-			t.Errorf("%s#%s: inbound %q, want %q", c.path, c.title, got, c.want)
-		}
-	}
+	})
 }
 
 func TestInboundPrefersTheExactPathThenTheNearest(t *testing.T) {
@@ -223,18 +233,13 @@ func TestInboundDottedNames(t *testing.T) {
 		doc(t, "index.md", "# Home\n\n[path functions](library/os.path), [what changed](/release/v3.2/), [the page](library/os.path.html), "+
 			"[URLconfs](/topics/http/urls) and [the source](docs/topics/http/urls.txt).\n"),
 	}
-	in := Inbound(docs)
-	for _, c := range []struct{ path, title, want string }{
+	checkInbound(t, docs, []inboundCase{
 		{"library/os.path.md", "os.path", "path functions\nthe page"},
 		{"library/os.md", "os", ""},
 		{"release/v3.2.md", "3.2", "what changed"},
 		{"release/v3.md", "3.0", ""},
 		{"docs/topics/http/urls.txt", "URL dispatcher", "URLconfs\nthe source"},
-	} {
-		if got := inboundOf(t, docs, in, c.path, c.title); got != c.want {
-			t.Errorf("%s: inbound %q, want %q", c.path, got, c.want)
-		}
-	}
+	})
 }
 
 // TestInboundEmptyTargets checks that a link that names neither a path nor
