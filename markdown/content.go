@@ -81,7 +81,7 @@ func (s *splitter) fill(root ast.Node) {
 		case *ast.Link:
 			// Its text is walked into the prose as usual.
 			if t := normalizeSpace(string(appendPlain(nil, n, s.body, len(s.body)))); t != "" {
-				u.links = append(u.links, Link{Text: t, Target: linkTarget(n.Destination)})
+				u.links = append(u.links, Link{Text: t, Target: LinkTarget(n.Destination)})
 			}
 		case *extast.TableCell:
 			u.prose = append(u.prose, ' ')
@@ -90,10 +90,11 @@ func (s *splitter) fill(root ast.Node) {
 	})
 }
 
-// linkTarget returns a link destination as goldmark keeps it (as written)
+// LinkTarget returns a link destination as goldmark keeps it (as written)
 // with its backslash escapes and character references resolved, as the
-// HTML renderer does: "my\_options.md" is my_options.md.
-func linkTarget(dest []byte) string {
+// HTML renderer does: "my\_options.md" is my_options.md. Link.Target is
+// this; the web page resolves the links it shows the same way.
+func LinkTarget(dest []byte) string {
 	dest = util.UnescapePunctuations(dest)
 	dest = util.ResolveNumericReferences(dest)
 	return string(util.ResolveEntityNames(dest))

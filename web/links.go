@@ -6,6 +6,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/links"
+	"github.com/codex7/codex7/markdown"
 )
 
 // linker shows a section's links to the version's other documents as
@@ -70,7 +71,7 @@ func (l *linker) from(path string) func(dest []byte) []byte {
 		return nil
 	}
 	return func(dest []byte) []byte {
-		target := string(dest)
+		target := markdown.LinkTarget(dest) // as the build read it
 		doc, k, ok := l.r.Resolve(i, target)
 		if !ok {
 			return dest
