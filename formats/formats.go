@@ -20,6 +20,7 @@ import (
 
 	"github.com/codex7/codex7/asciidoc"
 	"github.com/codex7/codex7/markdown"
+	"github.com/codex7/codex7/mdinclude"
 	"github.com/codex7/codex7/notebook"
 	"github.com/codex7/codex7/rst"
 )
@@ -60,9 +61,7 @@ type format struct {
 // table lists the formats, markdown first. It is constant data.
 func table() []format {
 	return []format{
-		{Markdown, []string{".md", ".mdx", ".markdown"}, func(p string, src []byte, _ fs.FS, opts markdown.Options) (*markdown.Document, error) {
-			return markdown.Split(p, src, opts)
-		}},
+		{Markdown, []string{".md", ".mdx", ".markdown"}, readMarkdown},
 		{Notebook, []string{".ipynb"}, func(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
 			doc, err := notebook.Split(p, src, repo, opts)
 			if errors.Is(err, notebook.ErrNotDocumentation) {
@@ -82,6 +81,38 @@ func table() []format {
 		}},
 		{AsciiDoc, []string{".adoc", ".asciidoc"}, readAsciiDoc},
 	}
+}
+
+// readMarkdown reads a markdown page with the include directives of its
+// site generator expanded from repo (package mdinclude): fastapi's pages,
+// for one, hold no code of their own, only directives naming the files
+// that have it.
+func readMarkdown(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
+	x := mdinclude.Expand(p, src, repo)
+	doc, err := markdown.Split(p, x.Text, opts)
+	if err != nil {
+		return nil, err
+	}
+	x.FixLines(doc)
+	if len(x.Dropped) == 0 {
+		return doc, nil
+	}
+	return doc, fmt.Errorf("%s: %w: %d include(s) left as written; %s", p, ErrPartial, len(x.Dropped), firstDropped(x.Dropped))
+}
+
+// firstDropped lists the first three directives left as written, and how
+// many more there are: a page of a docs-only copy of fastapi names dozens
+// of missing example files, and a log line should stay a line.
+func firstDropped(ds []mdinclude.Dropped) string {
+	var parts []string
+	for i, d := range ds {
+		if i == 3 {
+			parts = append(parts, fmt.Sprintf("and %d more", len(ds)-3))
+			break
+		}
+		parts = append(parts, d.String())
+	}
+	return strings.Join(parts, "; ")
 }
 
 // readAsciiDoc reads an AsciiDoc page. Antora publishes no page for its

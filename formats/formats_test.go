@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"strings"
 	"testing"
 	"testing/fstest"
 
@@ -91,5 +92,42 @@ func TestReadAsciiDoc(t *testing.T) {
 	doc, err = Read("docs/modules/ROOT/pages/more.adoc", []byte("= More\n\ninclude::../../../../../outside.adoc[]\n\n== Usage\n\nText.\n"), repo, markdown.DefaultOptions())
 	if !errors.Is(err, ErrPartial) || doc == nil {
 		t.Errorf("Read(more.adoc) = %v, %v; want the document and ErrPartial", doc, err)
+	}
+}
+
+// TestReadMarkdownIncludes checks that a markdown page's include
+// directives are expanded from the repository (fastapi's examples are
+// files of their own), that its sections keep the page's line numbers,
+// and that a directive whose file is missing comes back as ErrPartial
+// with the page.
+func TestReadMarkdownIncludes(t *testing.T) {
+	repo := fstest.MapFS{"docs_src/app.py": {Data: []byte("from fastapi import FastAPI\n\napp = FastAPI()\n")}}
+	src := "# Static Files\n\n## Use it\n\n```Python\n{!../../../docs_src/app.py!}\n```\n\n## Details\n\nMore.\n"
+	doc, err := Read("docs/en/docs/tutorial/static-files.md", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var use, details *markdown.Section
+	for i := range doc.Sections {
+		switch doc.Sections[i].Title {
+		case "Use it":
+			use = &doc.Sections[i]
+		case "Details":
+			details = &doc.Sections[i]
+		}
+	}
+	if use == nil || len(use.Code) != 1 || use.Code[0].Code != "from fastapi import FastAPI\n\napp = FastAPI()" {
+		t.Fatalf("the section's code is not the included file: %+v", use)
+	}
+	if details == nil || details.Line != 9 {
+		t.Errorf("## Details is on line %d, want the page's 9", details.Line)
+	}
+
+	doc, err = Read("docs/en/docs/tutorial/static-files.md", []byte(src), fstest.MapFS{}, markdown.DefaultOptions())
+	if !errors.Is(err, ErrPartial) || doc == nil || doc.Title != "Static Files" {
+		t.Fatalf("missing include: %v, %+v; want the page and ErrPartial", err, doc)
+	}
+	if want := "line 6: mdx_include ../../../docs_src/app.py: missing from the repository"; !strings.Contains(err.Error(), want) {
+		t.Errorf("error %q does not say %q", err, want)
 	}
 }

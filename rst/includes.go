@@ -7,6 +7,8 @@ import (
 	"strconv"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/codex7/codex7/markdown"
 )
 
 const (
@@ -15,18 +17,6 @@ const (
 	// maxIncludeBytes bounds what one file may include in all.
 	maxIncludeBytes = 16 << 20
 )
-
-// extLangs gives a literalinclude without :language: a language from its
-// file's extension.
-var extLangs = map[string]string{
-	".py": "python", ".pyi": "python", ".js": "javascript", ".mjs": "javascript",
-	".ts": "typescript", ".json": "json", ".yaml": "yaml", ".yml": "yaml",
-	".toml": "toml", ".ini": "ini", ".cfg": "ini", ".sh": "bash", ".bash": "bash",
-	".html": "html", ".css": "css", ".sql": "sql", ".go": "go", ".rs": "rust",
-	".c": "c", ".h": "c", ".cpp": "cpp", ".java": "java", ".rb": "ruby",
-	".txt": "text", ".rst": "rst", ".md": "markdown", ".xml": "xml",
-	".jinja": "jinja", ".j2": "jinja", ".bat": "batch", ".ps1": "powershell",
-}
 
 // include handles include and literalinclude: the file is read from the
 // repository relative to the including file, and written in place (as
@@ -46,7 +36,7 @@ func (c *converter) include(d *directive, top bool, depth int) {
 	if d.name == "literalinclude" {
 		lang, ok := d.opt("language")
 		if !ok {
-			if lang = extLangs[strings.ToLower(path.Ext(p))]; lang == "" {
+			if lang = markdown.LangOfFile(p); lang == "" {
 				lang = c.highlight
 			}
 		}

@@ -1,0 +1,246 @@
+package mdinclude
+
+import (
+	"bytes"
+	"regexp"
+	"strconv"
+	"strings"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+var (
+	// snippetLine is a pymdownx.snippets line: its indentation, escapes,
+	// and a quoted path (inline form) or nothing (a block's marker).
+	snippetLine = regexp.MustCompile(`^([ \t]*)(;*)-+8<-+(?:[ \t]+("(?:\\"|[^"])+?"|'(?:\\'|[^'])+?'))?\r?$`)
+	// snippetSection is a section marker, --8<-- [start:name].
+	snippetSection = regexp.MustCompile(`(?i)^.*?;*-+8<-+[ \t]+\[[ \t]*(start|end)[ \t]*:[ \t]*([a-z][-_0-9a-z]*)[ \t]*\]`)
+	// vitepressImport is VitePress's code import line: <<< path, then
+	// #region, {lines and/or language} and [title], each optional.
+	vitepressImport = regexp.MustCompile(`^([ \t]*)<<<[ \t]+(\S+?)(#[\w*-]+)?(?:[ \t]*\{([^}]*)\})?(?:[ \t]*\[(.*)\])?[ \t]*\r?$`)
+	// lineRangeSpec is the {lines} part of a VitePress import that only
+	// highlights lines.
+	lineRangeSpec = regexp.MustCompile(`^[\d,\- ]*$`)
+)
+
+// expandLines expands lines of the file st describes into out. When mark
+// is set, it is called after each run of lines consumed together with the
+// index of the run's first line (the page's line mapping).
+func (e *expander) expandLines(out *bytes.Buffer, st *state, lines []string, depth int, mark func(first int)) {
+	for i := 0; i < len(lines); {
+		if mark != nil {
+			e.line = i + 1
+		}
+		n := e.expandLine(out, st, lines, i, depth)
+		if mark != nil {
+			mark(i)
+		}
+		i += n
+	}
+}
+
+// expandLine expands lines[i] (and the lines a snippets block takes with
+// it) into out and returns how many lines it consumed.
+func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, depth int) int {
+	l := lines[i]
+	// Snippets is a preprocessor: it reads code fences too.
+	if m := snippetLine.FindStringSubmatch(l); m != nil {
+		indent, escape, quoted := m[1], m[2], m[3]
+		switch {
+		case escape != "":
+			e.changed = true
+			out.WriteString(strings.Replace(l, ";", "", 1))
+			out.WriteByte('\n')
+			return 1
+		case quoted != "":
+			e.snippet(out, st, indent, strings.TrimSpace(quoted[1:len(quoted)-1]), depth)
+			return 1
+		}
+		if end := snippetBlockEnd(lines, i+1); end > 0 {
+			e.changed = true
+			for _, p := range lines[i+1 : end] {
+				p = strings.TrimSpace(p)
+				switch {
+				case p == "":
+					out.WriteByte('\n')
+				case strings.HasPrefix(p, ";"), snippetLine.MatchString(p):
+				default:
+					e.snippet(out, st, indent, p, depth)
+				}
+			}
+			return end - i + 1
+		}
+	}
+	if st.fence.open(l) {
+		out.WriteString(e.inline(st, l, depth))
+		out.WriteByte('\n')
+		return 1
+	}
+	if m := vitepressImport.FindStringSubmatch(l); m != nil {
+		e.codeImport(out, st, m)
+		return 1
+	}
+	out.WriteString(e.inline(st, l, depth))
+	out.WriteByte('\n')
+	return 1
+}
+
+// snippetBlockEnd returns the index of the line closing a snippets block
+// opened before lines[from], or 0 when none does: a lone marker that is
+// never closed is left as text rather than taking the rest of the page.
+func snippetBlockEnd(lines []string, from int) int {
+	for j := from; j < len(lines); j++ {
+		if m := snippetLine.FindStringSubmatch(lines[j]); m != nil && m[2] == "" && m[3] == "" {
+			return j
+		}
+	}
+	return 0
+}
+
+// snippet writes the file a snippets path names, each line indented as
+// the directive, or the directive's path as text when it cannot.
+func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, depth int) {
+	if isRemote(spec) {
+		e.drop("snippets", spec, errRemote.Error())
+		return
+	}
+	e.changed = true
+	file, sel := snippetSpec(spec)
+	p, text, err := e.read(st, relative(st.file, file))
+	if err != nil {
+		// Snippets drops a directive whose file is missing; the path is
+		// kept instead, so the reader knows something was there.
+		e.drop("snippets", spec, err.Error())
+		out.WriteString(indent + "(snippet: " + file + ")\n")
+		return
+	}
+	lines := splitLines(text)
+	switch {
+	case sel.section != "":
+		var ok bool
+		if lines, ok = snippetSectionLines(lines, sel.section); !ok {
+			e.drop("snippets", spec, errNoRegion.Error())
+			return
+		}
+	case sel.ranged:
+		lines = sliceLines(lines, sel.from, sel.to)
+	}
+	lines = dropMatching(lines, snippetSection)
+	text = e.nested(st, p, strings.Join(lines, "\n"), depth)
+	out.WriteString(indentLines(text, indent, true))
+	out.WriteByte('\n')
+}
+
+// selection is the part of a file a directive takes: lines from..to
+// (1-based, inclusive, 0 for open ends) when ranged, or a named section.
+type selection struct {
+	ranged   bool
+	from, to int
+	section  string
+}
+
+var (
+	snippetRange   = regexp.MustCompile(`^(.*?)(?::(\d*))(?::(\d*))?$`)
+	snippetNamed   = regexp.MustCompile(`(?i)^(.+?):([a-z][-_0-9a-z]*)$`)
+	mdbookRange    = regexp.MustCompile(`^(.*?):(\d*)(?::(\d*))?$`)
+	mdbookAnchored = regexp.MustCompile(`^(.+?):([\w-]+)$`)
+)
+
+// snippetSpec splits a snippets path into the file and its selection
+// ("a.md:3:8" lines 3 to 8, "a.md:3" from line 3, "a.md::8" up to line 8,
+// "a.md:name" a section).
+func snippetSpec(spec string) (string, selection) {
+	if m := snippetRange.FindStringSubmatch(spec); m != nil && m[1] != "" {
+		return strings.TrimSpace(m[1]), selection{ranged: true, from: atoi(m[2]), to: atoi(m[3])}
+	}
+	if m := snippetNamed.FindStringSubmatch(spec); m != nil {
+		return strings.TrimSpace(m[1]), selection{section: m[2]}
+	}
+	return spec, selection{}
+}
+
+// atoi reads a line number, 0 for none.
+func atoi(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil || n < 0 {
+		return 0
+	}
+	return n
+}
+
+// sliceLines returns lines from..to, 1-based and inclusive; 0 leaves an
+// end open.
+func sliceLines(lines []string, from, to int) []string {
+	lo, hi := 0, len(lines)
+	if from > 0 {
+		lo = min(from-1, len(lines))
+	}
+	if to > 0 {
+		hi = min(to, len(lines))
+	}
+	if lo >= hi {
+		return nil
+	}
+	return lines[lo:hi]
+}
+
+// snippetSectionLines returns the lines between --8<-- [start:name] and
+// [end:name], markers of other sections left out.
+func snippetSectionLines(lines []string, name string) ([]string, bool) {
+	var out []string
+	in, found := false, false
+	for _, l := range lines {
+		m := snippetSection.FindStringSubmatch(l)
+		switch {
+		case m != nil && strings.EqualFold(m[2], name) && strings.EqualFold(m[1], "start"):
+			in, found = true, true
+		case m != nil && strings.EqualFold(m[2], name) && in:
+			return out, true
+		case m != nil:
+		case in:
+			out = append(out, l)
+		}
+	}
+	return out, found
+}
+
+// dropMatching returns lines without those re matches (section and region
+// markers, which the generators do not show).
+func dropMatching(lines []string, re *regexp.Regexp) []string {
+	out := lines[:0:0]
+	for _, l := range lines {
+		if !re.MatchString(l) {
+			out = append(out, l)
+		}
+	}
+	return out
+}
+
+// codeImport writes a VitePress code import (<<< path) as a fenced code
+// block, or the line as written when the file cannot be read.
+func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
+	indent, target, region, meta, title := m[1], m[2], strings.TrimPrefix(m[3], "#"), strings.TrimSpace(m[4]), strings.TrimSpace(m[5])
+	p, text, err := e.read(st, e.vitepressPath(st.file, target))
+	if err == nil && region != "" {
+		var ok bool
+		if text, ok = regionText(text, region); !ok {
+			err = errNoRegion
+		}
+	}
+	if err != nil {
+		e.drop("vitepress", target, err.Error())
+		out.WriteString(m[0])
+		out.WriteByte('\n')
+		return
+	}
+	lang := markdown.LangOfFile(p)
+	if f := strings.Fields(meta); len(f) > 0 && !lineRangeSpec.MatchString(f[len(f)-1]) {
+		lang = f[len(f)-1]
+	}
+	info := lang
+	if title != "" {
+		info += " [" + title + "]"
+	}
+	e.changed = true
+	writeFence(out, indent, info, strings.TrimRight(text, "\n"))
+}

@@ -1,0 +1,308 @@
+// Package mdinclude expands the include directives of markdown site
+// generators from a repository's files, as the generators do before they
+// render a page, so that what the build indexes is what the site shows:
+// fastapi's code examples, for one, live in files of their own that every
+// page includes, and a page read without them has the prose and none of
+// the code.
+//
+// The directives, each as its generator reads it:
+//
+//   - mdx_include (MkDocs; fastapi, typer, sqlmodel): {! path !}, with an
+//     optional +, - or > before the path and "| encoding" after it,
+//     anywhere in a line, code fences included; \{! is an escape;
+//   - pymdownx.snippets (MkDocs): a line --8<-- "path", or a block of
+//     paths between two --8<-- lines; "path:3:8" takes lines 3 to 8,
+//     "path:name" the section between --8<-- [start:name] and
+//     [end:name]; a leading ; is an escape;
+//   - VitePress: a line <<< path (@/ is the site's root) with #region,
+//     {lines or language} and [title], made a fenced code block; and
+//     <!--@include: path--> with #region or {from,to} lines;
+//   - mdBook: {{#include path}}, {{#rustdoc_include path}} with :line,
+//     :from:to or :anchor, and {{#playground path}} as a code block;
+//     \{{# is an escape.
+//
+// Paths are resolved in the repository only (never on the network): a
+// relative path against the including file's folder, then, as MkDocs
+// reads them from a configured base folder, against each folder above it;
+// VitePress's @/ against the folder holding .vitepress. A directive whose
+// file cannot be read is left as written (the markdown reader then shows
+// its path) and reported in Result.Dropped.
+package mdinclude
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io/fs"
+	"path"
+	"strings"
+	"unicode/utf8"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+const (
+	// maxDepth bounds nested includes (a snippet that includes a snippet).
+	maxDepth = 8
+	// maxBytes bounds what one page may include in all, nested includes
+	// counted: a page that includes a generated file of megabytes is not
+	// documentation.
+	maxBytes = 16 << 20
+)
+
+// Dropped is a directive that was left as written, and why.
+type Dropped struct {
+	// Line is the 1-based line of the page the directive is on (for a
+	// nested include, the line of the page's directive that led to it).
+	Line      int
+	Directive string // "mdx_include", "snippets", "vitepress", "mdbook"
+	Target    string
+	Reason    string
+}
+
+func (d Dropped) String() string {
+	return fmt.Sprintf("line %d: %s %s: %s", d.Line, d.Directive, d.Target, d.Reason)
+}
+
+// Result is a page with its includes expanded.
+type Result struct {
+	// Text is the page with its directives replaced by what they include.
+	Text []byte
+	// Lines maps Text's lines to the page's: Lines[i] is the 1-based line
+	// of the page that line i+1 of Text comes from. Nil when nothing was
+	// included (Text is the page).
+	Lines   []int
+	Dropped []Dropped
+}
+
+// PageLine returns the page's line for line n (1-based) of Text.
+func (r *Result) PageLine(n int) int {
+	switch {
+	case r.Lines == nil:
+		return n
+	case n >= 1 && n <= len(r.Lines):
+		return r.Lines[n-1]
+	case len(r.Lines) > 0:
+		return r.Lines[len(r.Lines)-1]
+	}
+	return n
+}
+
+// FixLines points doc's sections, split from Text, at the page's lines.
+func (r *Result) FixLines(doc *markdown.Document) {
+	if r.Lines == nil || doc == nil {
+		return
+	}
+	for i := range doc.Sections {
+		doc.Sections[i].Line = r.PageLine(doc.Sections[i].Line)
+	}
+}
+
+// Expand returns the page src, at the slash-separated path p of repo,
+// with its include directives expanded. A nil repo, a page that is not
+// UTF-8 or one without any directive's marker is returned as it is.
+// Expand is safe for concurrent use when repo is.
+func Expand(p string, src []byte, repo fs.FS) *Result {
+	if repo == nil || !mayInclude(src) || !utf8.Valid(src) {
+		return &Result{Text: src}
+	}
+	e := &expander{repo: repo, page: p}
+	lines := splitLines(string(src))
+	var out bytes.Buffer
+	var lineMap []int
+	st := &state{file: p, stack: []string{p}}
+	counted := 0 // out's bytes whose lines lineMap maps
+	e.expandLines(&out, st, lines, 0, func(first int) {
+		for range bytes.Count(out.Bytes()[counted:], []byte{'\n'}) {
+			lineMap = append(lineMap, first+1)
+		}
+		counted = out.Len()
+	})
+	changed := e.changed
+	if !changed {
+		return &Result{Text: src, Dropped: e.dropped}
+	}
+	text := out.Bytes()
+	if !bytes.HasSuffix(src, []byte{'\n'}) {
+		text = bytes.TrimSuffix(text, []byte{'\n'})
+	}
+	// One page line for each line of text, the last without its "\n" (an
+	// empty text is one empty line, the page's last).
+	n := bytes.Count(bytes.TrimSuffix(text, []byte{'\n'}), []byte{'\n'}) + 1
+	for len(lineMap) < n {
+		lineMap = append(lineMap, len(lines))
+	}
+	lineMap = lineMap[:n]
+	return &Result{Text: text, Lines: lineMap, Dropped: e.dropped}
+}
+
+// mayInclude reports whether src holds the marker of any directive, the
+// test that spares pages without one (nearly all) any other work.
+func mayInclude(src []byte) bool {
+	for _, m := range [][]byte{[]byte("{!"), []byte("8<-"), []byte("<<<"), []byte("@include:"), []byte("{{#")} {
+		if bytes.Contains(src, m) {
+			return true
+		}
+	}
+	return false
+}
+
+// splitLines splits s into lines without their "\n" (a last line without
+// one included, a "\r" kept).
+func splitLines(s string) []string {
+	s = strings.TrimSuffix(s, "\n")
+	return strings.Split(s, "\n")
+}
+
+// expander holds one page's expansion.
+type expander struct {
+	repo     fs.FS
+	page     string
+	line     int // the page's line being expanded
+	included int // bytes included so far
+	dropped  []Dropped
+	changed  bool // a directive was expanded
+	// vitepressRoot caches the folder holding .vitepress ("" not looked
+	// for yet; "-" none).
+	vitepressRoot string
+}
+
+// state is what expanding one file (the page, or an included file) keeps
+// from line to line.
+type state struct {
+	file  string   // the file's repository path
+	stack []string // the files being included, the page first
+	fence fence    // the code fence the line is in, if any
+}
+
+// drop records a directive left as written.
+func (e *expander) drop(directive, target, reason string) {
+	e.dropped = append(e.dropped, Dropped{Line: e.line, Directive: directive, Target: target, Reason: reason})
+}
+
+var (
+	errOutside  = errors.New("outside the repository")
+	errMissing  = errors.New("missing from the repository")
+	errCycle    = errors.New("an include cycle")
+	errTooDeep  = errors.New("includes nested too deeply")
+	errTooMuch  = errors.New("too much included text")
+	errNotUTF8  = errors.New("not UTF-8 text")
+	errRemote   = errors.New("a URL: remote files are not fetched")
+	errNoRegion = errors.New("no such region in the file")
+)
+
+// read reads the first of candidates that exists, charging it to the
+// page's budget. It refuses a file already being included.
+func (e *expander) read(st *state, candidates []string) (string, string, error) {
+	if len(st.stack) > maxDepth {
+		return "", "", errTooDeep
+	}
+	err := errOutside
+	for _, p := range candidates {
+		if !fs.ValidPath(p) {
+			continue
+		}
+		for _, s := range st.stack {
+			if s == p {
+				return "", "", errCycle
+			}
+		}
+		b, rerr := fs.ReadFile(e.repo, p)
+		if rerr != nil {
+			if errors.Is(rerr, fs.ErrNotExist) || errors.Is(rerr, fs.ErrInvalid) {
+				err = errMissing
+				continue
+			}
+			if info, serr := fs.Stat(e.repo, p); serr == nil && info.IsDir() {
+				err = errMissing
+				continue
+			}
+			return "", "", fmt.Errorf("unreadable: %w", rerr)
+		}
+		if e.included += len(b); e.included > maxBytes {
+			return "", "", errTooMuch
+		}
+		if !utf8.Valid(b) {
+			return "", "", errNotUTF8
+		}
+		return p, strings.ReplaceAll(string(b), "\r\n", "\n"), nil
+	}
+	return "", "", err
+}
+
+// relative lists where a path relative to the file at from may be: its
+// folder first, then each folder above it (MkDocs extensions read paths
+// from a configured base folder, which is one of them).
+func relative(from, target string) []string {
+	if strings.HasPrefix(target, "/") {
+		target = strings.TrimLeft(target, "/")
+		return []string{path.Clean(target)}
+	}
+	var out []string
+	for dir := path.Dir(from); ; dir = path.Dir(dir) {
+		if p := path.Join(dir, target); p != ".." && !strings.HasPrefix(p, "../") {
+			out = append(out, p)
+		}
+		if dir == "." || dir == "/" || dir == "" {
+			break
+		}
+	}
+	return out
+}
+
+// ownFolder resolves target against from's folder only (VitePress and
+// mdBook read paths so).
+func ownFolder(from, target string) []string {
+	p := path.Join(path.Dir(from), target)
+	if p == ".." || strings.HasPrefix(p, "../") {
+		return nil
+	}
+	return []string{p}
+}
+
+// isRemote reports whether target is a URL.
+func isRemote(target string) bool {
+	t := strings.ToLower(target)
+	return strings.HasPrefix(t, "http://") || strings.HasPrefix(t, "https://")
+}
+
+// isMarkdown reports whether an included file is markdown, whose own
+// directives are expanded in turn.
+func isMarkdown(p string) bool {
+	switch strings.ToLower(path.Ext(p)) {
+	case ".md", ".markdown", ".mdx", ".txt", "":
+		return true
+	}
+	return false
+}
+
+// nested expands the directives of an included markdown file's text.
+func (e *expander) nested(st *state, p, text string, depth int) string {
+	if !isMarkdown(p) || !mayInclude([]byte(text)) {
+		return text
+	}
+	sub := &state{file: p, stack: append(st.stack[:len(st.stack):len(st.stack)], p)}
+	var out bytes.Buffer
+	e.expandLines(&out, sub, splitLines(text), depth+1, nil)
+	return strings.TrimSuffix(out.String(), "\n")
+}
+
+// indentLines prefixes every line of text but the first with indent, and
+// the first too when first is set.
+func indentLines(text, indent string, first bool) string {
+	if indent == "" {
+		return text
+	}
+	lines := strings.Split(text, "\n")
+	for i, l := range lines {
+		if (i > 0 || first) && l != "" {
+			lines[i] = indent + l
+		}
+	}
+	return strings.Join(lines, "\n")
+}
+
+// leadingSpace returns l's leading blanks.
+func leadingSpace(l string) string {
+	return l[:len(l)-len(strings.TrimLeft(l, " \t"))]
+}

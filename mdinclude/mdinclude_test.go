@@ -1,0 +1,286 @@
+package mdinclude
+
+import (
+	"strings"
+	"testing"
+	"testing/fstest"
+)
+
+// repo is a repository laid out as the generators' sites are: fastapi's
+// docs/en/docs pages including docs_src/ files from a base folder above
+// them, a VitePress site under site/ and an mdBook under book/.
+func repo() fstest.MapFS {
+	f := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	return fstest.MapFS{
+		"docs_src/app.py":                   f("from fastapi import FastAPI\n\napp = FastAPI()\n"),
+		"docs/en/docs/shared.md":            f("Shared **text**.\n\n{!../../../docs_src/app.py!}\n"),
+		"docs/en/docs/self.md":              f("{!self.md!}\n"),
+		"docs/en/docs/loop/a.md":            f("a {!b.md!}\n"),
+		"docs/en/docs/loop/b.md":            f("b {!a.md!}\n"),
+		"snippets/note.md":                  f("line one\nline two\nline three\n"),
+		"snippets/sections.md":              f("top\n--8<-- [start:usage]\nuse it\n--8<-- [end:usage]\nbottom\n"),
+		"site/.vitepress/config.ts":         f("export default {}\n"),
+		"site/guide/deploy.yaml":            f("# header\n#region content\nname: Deploy\non: push\n#endregion content\n"),
+		"site/guide/parts/basics.md":        f("one\ntwo\nthree\n"),
+		"site/snippets/code.ts":             f("// #region snippet\n  const x = 1\n  const y = 2\n// #endregion snippet\nexport {}\n"),
+		"site/snippets/fences.md":           f("```js\nx\n```\n"),
+		"book/src/listing.rs":               f("// ANCHOR: main\nfn main() {}\n// ANCHOR_END: main\nfn other() {}\n"),
+		"book/src/chapter_1.md":             f("# Chapter\n"),
+		"docs/en/docs/tutorial/placeholder": f(""),
+	}
+}
+
+func TestExpand(t *testing.T) {
+	cases := []struct {
+		name, page, src, want string
+		dropped               []string // "directive target: reason"
+	}{
+		{
+			name: "mdx_include in a fence, from a base folder above the page",
+			page: "docs/en/docs/tutorial/first.md",
+			src:  "# First\n\n```Python\n{!> ../../../docs_src/app.py!}\n```\n",
+			want: "# First\n\n```Python\nfrom fastapi import FastAPI\n\napp = FastAPI()\n```\n",
+		},
+		{
+			name: "mdx_include of markdown is recursive",
+			page: "docs/en/docs/index.md",
+			src:  "{!shared.md!}\n",
+			want: "Shared **text**.\n\nfrom fastapi import FastAPI\n\napp = FastAPI()\n",
+		},
+		{
+			name: "mdx_include of some lines",
+			page: "docs/en/docs/index.md",
+			src:  "{!../../../docs_src/app.py [ln:3]!}\n{! ../../../docs_src/app.py [ln:1-1, 3-] !}\n",
+			want: "app = FastAPI()\nfrom fastapi import FastAPI\napp = FastAPI()\n",
+		},
+		{
+			name: "mdx_include with - does not recurse",
+			page: "docs/en/docs/index.md",
+			src:  "{!- shared.md !}\n",
+			want: "Shared **text**.\n\n{!../../../docs_src/app.py!}\n",
+		},
+		{
+			name: "mdx_include escaped, missing, remote and cyclic",
+			page: "docs/en/docs/loop/a.md",
+			src:  "\\{!x.md!} {!gone.py!} {!https://example.com/x.md!}\n{!b.md!}\n",
+			want: "{!x.md!} {!gone.py!} {!https://example.com/x.md!}\nb {!a.md!}\n",
+			dropped: []string{
+				"mdx_include gone.py: missing from the repository",
+				"mdx_include https://example.com/x.md: a URL: remote files are not fetched",
+				"mdx_include a.md: an include cycle",
+			},
+		},
+		{
+			name:    "a page including itself",
+			page:    "docs/en/docs/self.md",
+			src:     "{!self.md!}\n",
+			want:    "{!self.md!}\n",
+			dropped: []string{"mdx_include self.md: an include cycle"},
+		},
+		{
+			name: "mdx_include within a list keeps the item's indentation",
+			page: "docs/en/docs/index.md",
+			src:  "* item\n\n    {!../../../docs_src/app.py!}\n",
+			want: "* item\n\n    from fastapi import FastAPI\n\n    app = FastAPI()\n",
+		},
+		{
+			name: "snippets: inline, indented, ranges and escapes",
+			page: "docs/index.md",
+			src: "--8<-- \"snippets/note.md\"\n" +
+				"!!! note\n    --8<-- \"snippets/note.md:2:3\"\n" +
+				"--8<-- 'snippets/note.md::1'\n" +
+				"--8<-- \"snippets/note.md:3\"\n" +
+				";--8<-- \"snippets/note.md\"\n",
+			want: "line one\nline two\nline three\n" +
+				"!!! note\n    line two\n    line three\n" +
+				"line one\n" +
+				"line three\n" +
+				"--8<-- \"snippets/note.md\"\n",
+		},
+		{
+			name: "snippets: a block of paths, a section, a commented path",
+			page: "docs/index.md",
+			src:  "--8<--\nsnippets/note.md:1:1\n\n;snippets/note.md\nsnippets/sections.md:usage\n--8<--\nafter\n",
+			want: "line one\n\nuse it\nafter\n",
+		},
+		{
+			name: "snippets: a whole file without its section markers",
+			page: "docs/index.md",
+			src:  "--8<-- \"snippets/sections.md\"\n",
+			want: "top\nuse it\nbottom\n",
+		},
+		{
+			name: "snippets: a block never closed is text",
+			page: "docs/index.md",
+			src:  "--8<--\nsnippets/note.md\n",
+			want: "--8<--\nsnippets/note.md\n",
+		},
+		{
+			name:    "snippets: a missing file leaves its path",
+			page:    "docs/index.md",
+			src:     "  --8<-- \"snippets/gone.md\"\n",
+			want:    "  (snippet: snippets/gone.md)\n",
+			dropped: []string{"snippets snippets/gone.md: missing from the repository"},
+		},
+		{
+			name: "VitePress code import: a region of a relative file in a list, with a title",
+			page: "site/guide/static-deploy.md",
+			src:  "3. Create it:\n\n   <<< ./deploy.yaml#content [.github/workflows/deploy.yml]\n",
+			want: "3. Create it:\n\n   ```yaml [.github/workflows/deploy.yml]\n   name: Deploy\n   on: push\n   ```\n",
+		},
+		{
+			name: "VitePress code import: @/ is the site root; region dedented; language and highlight",
+			page: "site/guide/deep/page.md",
+			src:  "<<< @/snippets/code.ts#snippet{1 js}\n<<< @/snippets/code.ts{2}\n",
+			want: "```js\nconst x = 1\nconst y = 2\n```\n" +
+				"```typescript\n// #region snippet\n  const x = 1\n  const y = 2\n// #endregion snippet\nexport {}\n```\n",
+		},
+		{
+			name: "VitePress code import: a fence longer than the file's; none inside a fence",
+			page: "site/index.md",
+			src:  "<<< ./snippets/fences.md\n```\n<<< ./snippets/fences.md\n```\n",
+			want: "````markdown\n```js\nx\n```\n````\n```\n<<< ./snippets/fences.md\n```\n",
+		},
+		{
+			name:    "VitePress code import: missing file or region is left as written",
+			page:    "site/index.md",
+			src:     "<<< ./gone.ts\n<<< @/snippets/code.ts#nope\n",
+			want:    "<<< ./gone.ts\n<<< @/snippets/code.ts#nope\n",
+			dropped: []string{"vitepress ./gone.ts: missing from the repository", "vitepress @/snippets/code.ts: no such region in the file"},
+		},
+		{
+			name: "VitePress markdown include with a line range",
+			page: "site/guide/index.md",
+			src:  "<!--@include: ./parts/basics.md{2,3}-->\n<!-- @include: ./parts/basics.md{,1} -->\n",
+			want: "two\nthree\none\n",
+		},
+		{
+			name: "mdBook: whole file without anchors, lines, anchor, playground, escape",
+			page: "book/src/chapter_2.md",
+			src: "```rust\n{{#include listing.rs}}\n```\n" +
+				"{{#include listing.rs:2}}\n{{#include listing.rs:2:2}}\n{{#include listing.rs::2}}\n" +
+				"{{#rustdoc_include listing.rs:main}}\n" +
+				"{{#playground listing.rs:main editable}}\n" +
+				"\\{{#include listing.rs}}\n",
+			want: "```rust\nfn main() {}\nfn other() {}\n```\n" +
+				"fn main() {}\nfn main() {}\nfn main() {}\n" +
+				"fn main() {}\n" +
+				"```rust,editable\nfn main() {}\n```\n" +
+				"{{#include listing.rs}}\n",
+		},
+		{
+			name:    "mdBook: paths are the file's own folder's",
+			page:    "book/src/chapter_2.md",
+			src:     "{{#include ../../snippets/note.md}}\n{{#include ../../../x.md}}\n",
+			want:    "line one\nline two\nline three\n{{#include ../../../x.md}}\n",
+			dropped: []string{"mdbook ../../../x.md: outside the repository"},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			r := Expand(c.page, []byte(c.src), repo())
+			if got := string(r.Text); got != c.want {
+				t.Errorf("text:\n%s\nwant:\n%s", got, c.want)
+			}
+			var dropped []string
+			for _, d := range r.Dropped {
+				dropped = append(dropped, d.Directive+" "+d.Target+": "+d.Reason)
+			}
+			if strings.Join(dropped, "\n") != strings.Join(c.dropped, "\n") {
+				t.Errorf("dropped:\n%s\nwant:\n%s", strings.Join(dropped, "\n"), strings.Join(c.dropped, "\n"))
+			}
+			checkLines(t, c.src, r)
+		})
+	}
+}
+
+// checkLines checks the line map's shape: one page line for each line of
+// the text, in order, each a line of the page.
+func checkLines(t *testing.T, src string, r *Result) {
+	t.Helper()
+	if r.Lines == nil {
+		if string(r.Text) != src {
+			t.Errorf("text changed without a line map")
+		}
+		return
+	}
+	pageLines := strings.Count(strings.TrimSuffix(src, "\n"), "\n") + 1
+	if n := strings.Count(strings.TrimSuffix(string(r.Text), "\n"), "\n") + 1; len(r.Lines) != n {
+		t.Fatalf("%d mapped lines for %d lines of text", len(r.Lines), n)
+	}
+	for i, l := range r.Lines {
+		if l < 1 || l > pageLines || (i > 0 && l < r.Lines[i-1]) {
+			t.Fatalf("line map %v is not in order within the page's %d lines", r.Lines, pageLines)
+		}
+	}
+}
+
+func TestLinesMapToTheDirective(t *testing.T) {
+	src := "# A\n{!../../../docs_src/app.py!}\n## B\n<<< ./gone.ts\n"
+	r := Expand("docs/en/docs/a.md", []byte(src), repo())
+	// app.py's three lines stand for the page's line 2.
+	want := []int{1, 2, 2, 2, 3, 4}
+	if len(r.Lines) != len(want) {
+		t.Fatalf("lines %v, want %v", r.Lines, want)
+	}
+	for i := range want {
+		if r.Lines[i] != want[i] {
+			t.Fatalf("lines %v, want %v", r.Lines, want)
+		}
+	}
+	if got := r.PageLine(5); got != 3 {
+		t.Errorf("PageLine(5) = %d, want 3 (## B)", got)
+	}
+	if got := r.Dropped[0].Line; got != 4 {
+		t.Errorf("dropped line %d, want 4", got)
+	}
+}
+
+func TestPagesWithoutDirectivesAreUntouched(t *testing.T) {
+	for _, src := range []string{"# Plain\n\ntext `{x}`\n", "a {!gone!} b\n", "\xff{!x!}\n"} {
+		r := Expand("docs/a.md", []byte(src), repo())
+		if string(r.Text) != src || r.Lines != nil {
+			t.Errorf("%q became %q (lines %v)", src, r.Text, r.Lines)
+		}
+	}
+	if r := Expand("docs/a.md", []byte("{!b.md!}"), nil); string(r.Text) != "{!b.md!}" || r.Dropped != nil {
+		t.Errorf("without a repository: %q %v", r.Text, r.Dropped)
+	}
+}
+
+func TestNoTrailingNewlineKept(t *testing.T) {
+	r := Expand("docs/index.md", []byte("--8<-- \"snippets/note.md:1:1\""), repo())
+	if got := string(r.Text); got != "line one" {
+		t.Errorf("got %q", got)
+	}
+	checkLines(t, "--8<-- \"snippets/note.md:1:1\"", r)
+}
+
+func TestBounds(t *testing.T) {
+	fsys := fstest.MapFS{}
+	// A chain of includes deeper than maxDepth stops at it.
+	for i := range maxDepth + 3 {
+		fsys[name(i)] = &fstest.MapFile{Data: []byte("x" + name(i) + " {!" + name(i+1) + "!}\n")}
+	}
+	r := Expand("page.md", []byte("{!"+name(0)+"!}\n"), fsys)
+	if len(r.Dropped) != 1 || r.Dropped[0].Reason != errTooDeep.Error() {
+		t.Errorf("deep chain: dropped %v", r.Dropped)
+	}
+	if got := strings.Count(string(r.Text), "x"); got != maxDepth {
+		t.Errorf("deep chain: %d files included, want %d", got, maxDepth)
+	}
+
+	// A page including one large file many times stops at maxBytes.
+	big := strings.Repeat("y", 5<<20)
+	fsys = fstest.MapFS{"big.txt": {Data: []byte(big)}, "bad.txt": {Data: []byte("\xff")}}
+	r = Expand("page.md", []byte("{!bad.txt!}\n"+strings.Repeat("{!big.txt!}\n", 6)), fsys)
+	reasons := map[string]int{}
+	for _, d := range r.Dropped {
+		reasons[d.Reason]++
+	}
+	if reasons[errTooMuch.Error()] != 3 || reasons[errNotUTF8.Error()] != 1 {
+		t.Errorf("budget: dropped %v", r.Dropped)
+	}
+}
+
+func name(i int) string { return "f" + strings.Repeat("i", i) + ".md" }
