@@ -22,14 +22,67 @@ type linker struct {
 	r     *links.Resolver
 }
 
-// Linkers kept: indexing a version's documents takes about 13 ms and
-// 5 MB a thousand documents (links.BenchmarkNewResolver), too much for
-// every page shown, so the site keeps the last few versions'.
+// Linkers kept: indexing a version's documents takes about 13 ms a
+// thousand documents (links.BenchmarkNewResolver), too much for every
+// page shown, so the site keeps the last few versions'. A linker holds
+// about 1 KB a document and 100 bytes an anchor (heap retained after
+// links.NewResolver, measured on 10,000 documents of 1, 5 and 20
+// anchors), which linkerBytes charges: a version of tens of thousands of
+// small pages (tldr's) fits the bound and is indexed once.
 const (
 	maxLinkers     = 16
 	maxLinkerBytes = 64 << 20
-	linkerBytesPer = 5 << 10 // a document's share of a linker, about
 )
+
+// linkerBytes estimates what a linker of docs holds.
+func linkerBytes(docs []artifacts.DocumentInfo) int64 {
+	n := int64(0)
+	for _, d := range docs {
+		n += 1<<10 + 100*int64(len(d.Outline)) + int64(len(d.Path))
+	}
+	return n
+}
+
+// linkFixer returns the function that rewrites the targets of the links
+// of the document at path (see renderMarkdown). The version's linker is
+// found or made at the first link, from the documents docs lists, so a
+// page without links costs nothing; when the documents cannot be listed
+// links are left as written.
+func (s *Site) linkFixer(base, path string, docs func() (*catalog.Resolved, []artifacts.DocumentInfo, error)) func(dest []byte) []byte {
+	var fix func(dest []byte) []byte
+	looked := false
+	return func(dest []byte) []byte {
+		if !looked {
+			looked = true
+			if res, list, err := docs(); err == nil {
+				fix = s.linkerFor(res, base, list).from(path)
+			}
+		}
+		if fix == nil {
+			return dest
+		}
+		return fix(dest)
+	}
+}
+
+// listOnce returns a function that calls list the first time and returns
+// what it did every time: a query page's sections share one listing,
+// asked for at the first link.
+func listOnce(list func() (*catalog.Resolved, []artifacts.DocumentInfo, error)) func() (*catalog.Resolved, []artifacts.DocumentInfo, error) {
+	var (
+		res   *catalog.Resolved
+		docs  []artifacts.DocumentInfo
+		err   error
+		asked bool
+	)
+	return func() (*catalog.Resolved, []artifacts.DocumentInfo, error) {
+		if !asked {
+			asked = true
+			res, docs, err = list()
+		}
+		return res, docs, err
+	}
+}
 
 // linkerFor returns the linker of the build res names, shown under base:
 // the one kept for them, or a new one of docs, kept.
@@ -42,7 +95,7 @@ func (s *Site) linkerFor(res *catalog.Resolved, base string, docs []artifacts.Do
 		return l
 	}
 	l := newLinker(base, docs)
-	s.linkers.Put(key, l, int64(len(docs))*linkerBytesPer)
+	s.linkers.Put(key, l, linkerBytes(docs))
 	return l
 }
 

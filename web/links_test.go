@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -53,5 +54,46 @@ func TestLinkerKeptPerBuild(t *testing.T) {
 	}
 	if s.linkerFor(&catalog.Resolved{}, "/x/y", docs) == s.linkerFor(&catalog.Resolved{}, "/x/y", docs) {
 		t.Error("versions without a build share a linker")
+	}
+}
+
+// TestLinkerMadeAtFirstLink checks that a page's links are resolved from
+// a linker made at its first link only: a page without links neither
+// lists the version's documents nor indexes them.
+func TestLinkerMadeAtFirstLink(t *testing.T) {
+	s := New(nil, Options{})
+	docs := []artifacts.DocumentInfo{{Path: "a.md", Outline: []artifacts.Outline{{Anchor: "a"}}}, {Path: "b.md", Outline: []artifacts.Outline{{Anchor: "b"}}}}
+	listed := 0
+	list := listOnce(func() (*catalog.Resolved, []artifacts.DocumentInfo, error) {
+		listed++
+		return &catalog.Resolved{Build: "sum1"}, docs, nil
+	})
+	md := newMarkdown(0)
+	renderMarkdown(md, "No links here.", s.linkFixer("/x/y", "a.md", list))
+	if listed != 0 || s.linkers.Len() != 0 {
+		t.Fatalf("a page without links listed the documents %d times and kept %d linkers", listed, s.linkers.Len())
+	}
+	html := renderMarkdown(md, "See [b](b.md) and [a](#a).", s.linkFixer("/x/y", "a.md", list))
+	if !strings.Contains(string(html), `href="/x/y/-/doc/b.md"`) {
+		t.Errorf("the link to b.md was not made a document view: %s", html)
+	}
+	renderMarkdown(md, "[b](b.md)", s.linkFixer("/x/y", "b.md", list))
+	if listed != 1 || s.linkers.Len() != 1 {
+		t.Errorf("sections with links listed the documents %d times and kept %d linkers, want 1 and 1", listed, s.linkers.Len())
+	}
+}
+
+// TestLinkerOfALargeVersionKept checks that the linker of a version of
+// tens of thousands of small pages is kept, not made again at each view:
+// it is charged by its documents' and anchors' count.
+func TestLinkerOfALargeVersionKept(t *testing.T) {
+	s := New(nil, Options{})
+	docs := make([]artifacts.DocumentInfo, 40000)
+	for i := range docs {
+		docs[i] = artifacts.DocumentInfo{Path: fmt.Sprintf("pages/common/tool-%d.md", i), Outline: []artifacts.Outline{{Anchor: "tool"}}}
+	}
+	res := &catalog.Resolved{Build: "big"}
+	if l := s.linkerFor(res, "/x/y", docs); s.linkerFor(res, "/x/y", docs) != l {
+		t.Error("the linker of 40,000 one-section pages was made twice")
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/contextitems"
 	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/request"
@@ -265,13 +266,12 @@ func (s *Site) queryPage(w http.ResponseWriter, r *http.Request) {
 	d.Raw = ans.Markdown()
 	md := s.sectionMD
 	repo := s.repo(ans.Library, ans.Version)
-	var lk *linker
-	if res, docs, err := s.engine.Documents(r.Context(), id); err == nil {
-		lk = s.linkerFor(res, d.Base, docs) // links as written when the listing cannot be read
-	}
+	docs := listOnce(func() (*catalog.Resolved, []artifacts.DocumentInfo, error) {
+		return s.engine.Documents(r.Context(), id)
+	})
 	for _, sec := range ans.Sections {
 		d.Sections = append(d.Sections, sectionView{Section: sec, DocURL: docURL(d.Base, sec.Path, sec.Anchor),
-			SourceURL: contextitems.SourceURL(repo, sec.Commit, sec.Path, sec.Anchor), HTML: renderMarkdown(md, sec.Text, lk.from(sec.Path))})
+			SourceURL: contextitems.SourceURL(repo, sec.Commit, sec.Path, sec.Anchor), HTML: renderMarkdown(md, sec.Text, s.linkFixer(d.Base, sec.Path, docs))})
 	}
 	pageURL := func(p int) string {
 		v := url.Values{}
@@ -342,7 +342,7 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	d := documentData{Base: lib.Base, LibTitle: lib.Title, Version: lib.Version, Path: info.Path, Title: cmp.Or(info.Title, info.Path),
 		Outline: info.Outline, SourceURL: contextitems.SourceURL(s.repo(res.Library.ID, res.Version.Version), res.Version.Commit, info.Path, "")}
 	md := s.documentMD
-	fix := s.linkerFor(res, lib.Base, docs).from(info.Path)
+	fix := s.linkFixer(lib.Base, info.Path, func() (*catalog.Resolved, []artifacts.DocumentInfo, error) { return res, docs, nil })
 	var text strings.Builder
 	anchor := ""
 	flush := func() {
