@@ -275,6 +275,10 @@ func (e *expander) mdbook(st *state, s string, m []int, depth int) string {
 		return all[1:]
 	}
 	kind, args := group(s, m, 2), strings.Fields(group(s, m, 3))
+	if len(args) == 0 {
+		// {{#include  }}: blanks only, no path; mdBook leaves it as text.
+		return all
+	}
 	file, sel, anchor := mdbookSpec(args[0])
 	p, text, err := e.read(st, ownFolder(st.file, file))
 	if err != nil {

@@ -175,6 +175,12 @@ func TestExpand(t *testing.T) {
 			want:    "line one\nline two\nline three\n{{#include ../../../x.md}}\n",
 			dropped: []string{"mdbook ../../../x.md: outside the repository"},
 		},
+		{
+			name: "mdBook: a link of blanks only names no file and is text",
+			page: "book/src/chapter_2.md",
+			src:  "{{#include  }} {{#playground \t }}\n{{#include listing.rs:2}}\n",
+			want: "{{#include  }} {{#playground \t }}\nfn main() {}\n",
+		},
 	}
 	for _, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
