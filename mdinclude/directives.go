@@ -127,6 +127,11 @@ func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, de
 	}
 	lines = dropMatching(lines, snippetSection)
 	text = e.nested(st, p, strings.Join(lines, "\n"), depth)
+	if !e.chargeIndent(text, indent, true) {
+		e.drop("snippets", spec, errTooMuch.Error())
+		out.WriteString(indent + "(snippet: " + file + ")\n")
+		return
+	}
 	out.WriteString(indentLines(text, indent, true))
 	out.WriteByte('\n')
 }
@@ -241,6 +246,13 @@ func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
 	if title != "" {
 		info += " [" + title + "]"
 	}
+	text = strings.TrimRight(text, "\n")
+	if !e.chargeIndent(text, indent, true) {
+		e.drop("vitepress", target, errTooMuch.Error())
+		out.WriteString(m[0])
+		out.WriteByte('\n')
+		return
+	}
 	e.changed = true
-	writeFence(out, indent, info, strings.TrimRight(text, "\n"))
+	writeFence(out, indent, info, text)
 }

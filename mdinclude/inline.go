@@ -97,7 +97,12 @@ func (e *expander) inline(st *state, l string, depth int) string {
 			text = e.mdbook(st, l, m, depth)
 		}
 		if whole {
-			text = indentLines(text, indent, false)
+			if e.chargeIndent(text, indent, false) {
+				text = indentLines(text, indent, false)
+			} else {
+				e.drop(inlineNames[kind], l[m[0]:m[1]], errTooMuch.Error())
+				text = l[m[0]:m[1]]
+			}
 		}
 		b.WriteString(text)
 		pos = m[1]
@@ -108,6 +113,9 @@ func (e *expander) inline(st *state, l string, depth int) string {
 // inlineDirectives are the directives inline expands, by kind: 0
 // mdx_include, 1 VitePress includes, 2 mdBook links.
 var inlineDirectives = [...]*regexp.Regexp{mdxInclude, vitepressInclude, mdbookLink}
+
+// inlineNames are the inline directives' names, by kind, for Dropped.
+var inlineNames = [...]string{"mdx_include", "vitepress", "mdbook"}
 
 // nextMatches keeps each kind's next match in a line, so that a line of
 // many directives is scanned once per kind rather than once per
@@ -180,7 +188,16 @@ func (e *expander) mdx(st *state, s string, m []int, depth int) string {
 	e.changed = true
 	text = strings.TrimSuffix(text, "\n")
 	if slice != "" {
-		text = strings.Join(lineSlices(splitLines(text), slice), "\n")
+		// A slice may name a line many times: what it takes beyond the
+		// file's own bytes is charged too.
+		sliced, ok := lineSlices(splitLines(text), slice, len(text)+max(0, maxBytes-e.included))
+		if !ok {
+			e.included = maxBytes + 1
+			e.drop("mdx_include", spec, errTooMuch.Error())
+			return all
+		}
+		e.charge(max(0, len(sliced)-len(text)))
+		text = sliced
 	}
 	if group(s, m, 2) != "-" {
 		text = e.nested(st, p, text, depth)
@@ -188,11 +205,13 @@ func (e *expander) mdx(st *state, s string, m []int, depth int) string {
 	return text
 }
 
-// lineSlices returns the lines an mdx_include slice names, in its order:
-// comma-separated 1-based lines "5" and inclusive ranges "1-9", "20-"
-// and "-4" (a line.column bound counts as its line).
-func lineSlices(lines []string, spec string) []string {
-	var out []string
+// lineSlices returns the lines an mdx_include slice names, in its order
+// and joined: comma-separated 1-based lines "5" and inclusive ranges
+// "1-9", "20-" and "-4" (a line.column bound counts as its line); false
+// when they come to more than limit bytes.
+func lineSlices(lines []string, spec string, limit int) (string, bool) {
+	var out strings.Builder
+	n := 0 // lines written
 	for _, part := range strings.Split(spec, ",") {
 		part = strings.TrimSpace(part)
 		if part == "" {
@@ -206,9 +225,17 @@ func lineSlices(lines []string, spec string) []string {
 		if from == 0 && to == 0 && !isRange {
 			continue
 		}
-		out = append(out, sliceLines(lines, from, to)...)
+		for _, l := range sliceLines(lines, from, to) {
+			if out.Len()+len(l)+1 > limit {
+				return "", false
+			}
+			if n++; n > 1 {
+				out.WriteByte('\n')
+			}
+			out.WriteString(l)
+		}
 	}
-	return out
+	return out.String(), true
 }
 
 // lineOf reads a slice bound, "12" or "12.4" (line 12), 0 for none.

@@ -46,8 +46,12 @@ const (
 	maxDepth = 8
 	// maxBytes bounds what one page may include in all, nested includes
 	// counted: a page that includes a generated file of megabytes is not
-	// documentation.
+	// documentation. What a directive adds beyond the file's bytes (the
+	// indentation put before each of its lines, lines a slice repeats)
+	// counts too, and each file read at least readCost, so that includes
+	// of empty files are bounded as well.
 	maxBytes = 16 << 20
+	readCost = 512
 )
 
 // Dropped is a directive that was left as written, and why.
@@ -219,7 +223,7 @@ func (e *expander) read(st *state, candidates []string) (string, string, error) 
 			}
 			return "", "", fmt.Errorf("unreadable: %w", rerr)
 		}
-		if e.included += len(b); e.included > maxBytes {
+		if !e.charge(len(b) + readCost) {
 			return "", "", errTooMuch
 		}
 		if !utf8.Valid(b) {
@@ -228,6 +232,23 @@ func (e *expander) read(st *state, candidates []string) (string, string, error) 
 		return p, strings.ReplaceAll(string(b), "\r\n", "\n"), nil
 	}
 	return "", "", err
+}
+
+// charge counts n more bytes against the page's budget and reports
+// whether it still holds them.
+func (e *expander) charge(n int) bool {
+	e.included += n
+	return e.included <= maxBytes
+}
+
+// chargeIndent charges what indenting text's lines with indent (the first
+// one too when first is set) adds, as indentLines does it.
+func (e *expander) chargeIndent(text, indent string, first bool) bool {
+	n := strings.Count(text, "\n")
+	if first {
+		n++
+	}
+	return len(indent)*n == 0 || e.charge(len(indent)*n)
 }
 
 // relative lists where a path relative to the file at from may be: its

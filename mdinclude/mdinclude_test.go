@@ -50,8 +50,8 @@ func TestExpand(t *testing.T) {
 		{
 			name: "mdx_include of some lines",
 			page: "docs/en/docs/index.md",
-			src:  "{!../../../docs_src/app.py [ln:3]!}\n{! ../../../docs_src/app.py [ln:1-1, 3-] !}\n",
-			want: "app = FastAPI()\nfrom fastapi import FastAPI\napp = FastAPI()\n",
+			src:  "{!../../../docs_src/app.py [ln:3]!}\n{! ../../../docs_src/app.py [ln:1-1, 3-] !}\n{!../../../docs_src/app.py [ln:2-3]!}\n",
+			want: "app = FastAPI()\nfrom fastapi import FastAPI\napp = FastAPI()\n\napp = FastAPI()\n",
 		},
 		{
 			name: "mdx_include with - does not recurse",
@@ -290,3 +290,30 @@ func TestBounds(t *testing.T) {
 }
 
 func name(i int) string { return "f" + strings.Repeat("i", i) + ".md" }
+
+// TestBoundsOfWhatIsWritten checks that what a page's directives write,
+// not only the files they read, stays within the budget: indentation put
+// before every line of an included file, a slice naming the file again
+// and again, and includes of empty files, each small on the page.
+func TestBoundsOfWhatIsWritten(t *testing.T) {
+	fsys := fstest.MapFS{
+		"f.md": {Data: []byte(strings.Repeat("x\n", 2000))},
+		"e.md": {Data: nil},
+		"b.md": {Data: []byte(strings.Repeat("{!e.md!}", 200))},
+	}
+	for _, page := range []string{
+		strings.Repeat(strings.Repeat(" ", 4000)+"{!f.md!}\n", 5),
+		strings.Repeat(strings.Repeat(" ", 4000)+"--8<-- \"f.md\"\n", 5),
+		strings.Repeat(strings.Repeat(" ", 4000)+"<<< ./f.md\n", 5),
+		"{!f.md [ln:" + strings.Repeat("1-,", 6000) + "]!}\n",
+		strings.Repeat("{!b.md!}", 1000),
+	} {
+		r := Expand("p.md", []byte(page), fsys)
+		if len(r.Text) > maxBytes+len(page) {
+			t.Errorf("a page of %d bytes became %d bytes", len(page), len(r.Text))
+		}
+		if len(r.Dropped) == 0 || r.Dropped[len(r.Dropped)-1].Reason != errTooMuch.Error() {
+			t.Errorf("a page of %d bytes: dropped %v, want the last for too much text", len(page), len(r.Dropped))
+		}
+	}
+}
