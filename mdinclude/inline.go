@@ -21,6 +21,8 @@ var (
 	vitepressInclude = regexp.MustCompile(`<!--\s*@include:\s*(.*?)\s*-->`)
 	// vitepressSpec splits an include's target: path, #region, {from,to}.
 	vitepressSpec = regexp.MustCompile(`^(.*?)(?:#([\w*-]+))?(?:\{(\d*),(\d*)\})?$`)
+	// vitepressRange is an include's {from,to} part.
+	vitepressRange = regexp.MustCompile(`\{\d*,\d*\}$`)
 	// mdbookLink is mdBook's {{#include path}}, {{#rustdoc_include path}}
 	// and {{#playground path attrs}}, optionally escaped with a backslash.
 	mdbookLink = regexp.MustCompile(`(\\?)\{\{\s*#(include|rustdoc_include|playground)\s+([^}]+?)\s*\}\}`)
@@ -250,6 +252,11 @@ func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) str
 	sm := vitepressSpec.FindStringSubmatch(spec)
 	target, region := sm[1], sm[2]
 	p, text, err := e.read(st, e.vitepressPath(st.file, target))
+	// VitePress drops a markdown file's front matter unless lines are
+	// taken without a region (their numbers count it).
+	if err == nil && path.Ext(p) == ".md" && (region != "" || !vitepressRange.MatchString(spec)) {
+		text = withoutFrontMatter(text)
+	}
 	if err == nil && region != "" {
 		var ok bool
 		if text, ok = regionText(text, region); !ok {
@@ -266,6 +273,22 @@ func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) str
 		lines = sliceLines(lines, atoi(sm[3]), atoi(sm[4]))
 	}
 	return e.nested(st, p, strings.Join(lines, "\n"), depth)
+}
+
+// withoutFrontMatter returns a markdown file's text without its front
+// matter, as gray-matter (which VitePress uses) reads it: an opening ---
+// (not ----) at the very start, closed by the next "\n---"; a block never
+// closed takes the whole file.
+func withoutFrontMatter(text string) string {
+	rest, ok := strings.CutPrefix(text, "---")
+	if !ok || strings.HasPrefix(rest, "-") {
+		return text
+	}
+	i := strings.Index(rest, "\n---")
+	if i < 0 {
+		return ""
+	}
+	return strings.TrimPrefix(rest[i+len("\n---"):], "\n")
 }
 
 // vitepressPath lists where a VitePress path may be: @/ names the site's
