@@ -228,7 +228,7 @@ func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
 	p, text, err := e.read(st, e.vitepressPath(st.file, target))
 	if err == nil && region != "" {
 		var ok bool
-		if text, ok = regionText(text, region); !ok {
+		if text, ok = regionText(text, region, true); !ok {
 			err = errNoRegion
 		}
 	}

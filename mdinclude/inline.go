@@ -259,7 +259,7 @@ func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) str
 	}
 	if err == nil && region != "" {
 		var ok bool
-		if text, ok = regionText(text, region); !ok {
+		if text, ok = regionText(text, region, false); !ok {
 			err = errNoRegion
 		}
 	}
@@ -415,9 +415,10 @@ var regionMarkers = []*regexp.Regexp{
 	regexp.MustCompile(`(?i)^#\s?((?:end)?region)(?:\s+([\w*-]+))?$`),
 }
 
-// regionText returns the dedented lines of text's region name, the
-// markers of any region left out, as VitePress shows it.
-func regionText(text, name string) (string, bool) {
+// regionText returns the lines of text's region name, the markers of any
+// region left out, dedented when dedented is set: VitePress dedents a
+// code import's region, not a markdown include's.
+func regionText(text, name string, dedented bool) (string, bool) {
 	lines := splitLines(text)
 	var re *regexp.Regexp
 	start := -1
@@ -433,6 +434,9 @@ func regionText(text, name string) (string, bool) {
 			continue
 		}
 		if m := re.FindStringSubmatch(t); m != nil && !strings.EqualFold(m[1], "region") && (m[2] == "" || m[2] == name) {
+			if !dedented {
+				return strings.Join(withoutMarkers(lines[start:i], re), "\n"), true
+			}
 			return dedent(withoutMarkers(lines[start:i], re)), true
 		}
 	}

@@ -22,6 +22,7 @@ func repo() fstest.MapFS {
 		"site/.vitepress/config.ts":         f("export default {}\n"),
 		"site/guide/deploy.yaml":            f("# header\n#region content\nname: Deploy\non: push\n#endregion content\n"),
 		"site/guide/parts/basics.md":        f("one\ntwo\nthree\n"),
+		"site/guide/parts/list.md":          f("- step\n\n  <!-- #region more -->\n      code, in the item\n  <!-- #endregion more -->\n"),
 		"site/guide/parts/matter.md":        f("---\ntitle: Part\n---\n# Part\n\ntext\n"),
 		"site/snippets/code.ts":             f("// #region snippet\n  const x = 1\n  const y = 2\n// #endregion snippet\nexport {}\n"),
 		"site/snippets/fences.md":           f("```js\nx\n```\n"),
@@ -160,6 +161,12 @@ func TestExpand(t *testing.T) {
 			page: "site/guide/index.md",
 			src:  "<!--@include: ./parts/matter.md-->\n<!--@include: ./parts/matter.md{2,2}-->\n",
 			want: "# Part\n\ntext\ntitle: Part\n",
+		},
+		{
+			name: "VitePress markdown include of a region keeps its indentation",
+			page: "site/guide/index.md",
+			src:  "<!--@include: ./parts/list.md#more-->\n",
+			want: "      code, in the item\n",
 		},
 		{
 			name: "mdBook: whole file without anchors, lines, anchor, playground, escape",
