@@ -35,6 +35,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"regexp"
 	"strings"
 	"unicode/utf8"
 
@@ -143,13 +144,17 @@ func Expand(p string, src []byte, repo fs.FS) *Result {
 // mayInclude reports whether src holds the marker of any directive, the
 // test that spares pages without one (nearly all) any other work.
 func mayInclude(src []byte) bool {
-	for _, m := range [][]byte{[]byte("{!"), []byte("8<-"), []byte("<<<"), []byte("@include:"), []byte("{{#")} {
+	for _, m := range [][]byte{[]byte("{!"), []byte("8<-"), []byte("<<<"), []byte("@include:")} {
 		if bytes.Contains(src, m) {
 			return true
 		}
 	}
-	return false
+	// mdBook allows blanks between {{ and #.
+	return mdbookMarker.Match(src)
 }
+
+// mdbookMarker is the start of an mdBook link.
+var mdbookMarker = regexp.MustCompile(`\{\{\s*#`)
 
 // splitLines splits s into lines without their "\n" (a last line without
 // one included, a "\r" kept).

@@ -190,6 +190,12 @@ func TestExpand(t *testing.T) {
 			dropped: []string{"mdbook ../../../x.md: outside the repository"},
 		},
 		{
+			name: "mdBook: blanks between {{ and #",
+			page: "book/src/chapter_2.md",
+			src:  "{{ #include listing.rs:2 }}\n",
+			want: "fn main() {}\n",
+		},
+		{
 			name: "mdBook: a link of blanks only names no file and is text",
 			page: "book/src/chapter_2.md",
 			src:  "{{#include  }} {{#playground \t }}\n{{#include listing.rs:2}}\n",
