@@ -114,7 +114,10 @@ func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, de
 		out.WriteString(indent + "(snippet: " + file + ")\n")
 		return
 	}
-	lines := splitLines(text)
+	var lines []string // an empty file has none
+	if text != "" {
+		lines = splitLines(text)
+	}
 	switch {
 	case sel.section != "":
 		var ok bool
@@ -125,7 +128,9 @@ func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, de
 	case sel.ranged:
 		lines = sliceLines(lines, sel.from, sel.to)
 	}
-	lines = dropMatching(lines, snippetSection)
+	if lines = dropMatching(lines, snippetSection); len(lines) == 0 {
+		return // snippets writes nothing for no lines, not a blank one
+	}
 	text = e.nested(st, p, strings.Join(lines, "\n"), depth)
 	if !e.chargeIndent(text, indent, true) {
 		e.drop("snippets", spec, errTooMuch.Error())

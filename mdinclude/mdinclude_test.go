@@ -18,6 +18,7 @@ func repo() fstest.MapFS {
 		"docs/en/docs/loop/a.md":            f("a {!b.md!}\n"),
 		"docs/en/docs/loop/b.md":            f("b {!a.md!}\n"),
 		"snippets/note.md":                  f("line one\nline two\nline three\n"),
+		"snippets/empty.md":                 f(""),
 		"snippets/sections.md":              f("top\n--8<-- [start:usage]\nuse it\n--8<-- [end:usage]\nbottom\n"),
 		"site/.vitepress/config.ts":         f("export default {}\n"),
 		"site/guide/deploy.yaml":            f("# header\n#region content\nname: Deploy\non: push\n#endregion content\n"),
@@ -110,6 +111,13 @@ func TestExpand(t *testing.T) {
 			page: "docs/index.md",
 			src:  "--8<-- \"snippets/sections.md\"\n",
 			want: "top\nuse it\nbottom\n",
+		},
+		{
+			name:    "snippets: an empty file, a missing section and lines past the end write no line",
+			page:    "docs/index.md",
+			src:     "a\n--8<-- \"snippets/empty.md\"\n--8<-- \"snippets/note.md:9:12\"\n--8<--\nsnippets/empty.md\nsnippets/sections.md:none\n--8<--\nb\n",
+			want:    "a\nb\n",
+			dropped: []string{"snippets snippets/sections.md:none: no such region in the file"},
 		},
 		{
 			name: "snippets: a block never closed is text",
