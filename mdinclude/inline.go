@@ -119,43 +119,41 @@ var inlineDirectives = [...]*regexp.Regexp{mdxInclude, vitepressInclude, mdbookL
 // inlineNames are the inline directives' names, by kind, for Dropped.
 var inlineNames = [...]string{"mdx_include", "vitepress", "mdbook"}
 
-// nextMatches keeps each kind's next match in a line, so that a line of
-// many directives is scanned once per kind rather than once per
-// directive.
+// nextMatches holds each kind's matches in a line, found once for the
+// line (a generator reads its own directives left to right, each after
+// the one before), so that a line of many directives is scanned once per
+// kind rather than once per directive: searching a kind again after each
+// directive of another kind that overlaps its next match scanned the rest
+// of the line each time.
 type nextMatches struct {
-	m    [len(inlineDirectives)][]int // submatch indexes in the line; nil for none yet
-	done [len(inlineDirectives)]bool  // no match after the last search
+	found bool
+	all   [len(inlineDirectives)][][]int // each kind's submatch indexes in the line
+	next  [len(inlineDirectives)]int     // the first of them not yet passed
 }
 
 // earliest returns the first directive of l at or after pos: its kind and
-// submatch indexes into l, or nil.
+// submatch indexes into l, or nil. A match that starts before pos overlaps
+// a directive already taken and is passed over.
 func (n *nextMatches) earliest(l string, pos int) (int, []int) {
+	if !n.found {
+		for k, re := range inlineDirectives {
+			n.all[k] = re.FindAllStringSubmatchIndex(l, -1)
+		}
+		n.found = true
+	}
 	kind := -1
-	for k, re := range inlineDirectives {
-		if n.done[k] {
-			continue
+	for k, ms := range n.all {
+		for n.next[k] < len(ms) && ms[n.next[k]][0] < pos {
+			n.next[k]++
 		}
-		if n.m[k] == nil || n.m[k][0] < pos {
-			m := re.FindStringSubmatchIndex(l[pos:])
-			if m == nil {
-				n.done[k] = true
-				continue
-			}
-			for i := range m {
-				if m[i] >= 0 {
-					m[i] += pos
-				}
-			}
-			n.m[k] = m
-		}
-		if kind < 0 || n.m[k][0] < n.m[kind][0] {
+		if n.next[k] < len(ms) && (kind < 0 || ms[n.next[k]][0] < n.all[kind][n.next[kind]][0]) {
 			kind = k
 		}
 	}
 	if kind < 0 {
 		return -1, nil
 	}
-	return kind, n.m[kind]
+	return kind, n.all[kind][n.next[kind]]
 }
 
 // group returns submatch i of m in s, "" when it did not take part.

@@ -4,6 +4,7 @@ import (
 	"strings"
 	"testing"
 	"testing/fstest"
+	"time"
 )
 
 // repo is a repository laid out as the generators' sites are: fastapi's
@@ -343,5 +344,21 @@ func TestBoundsOfWhatIsWritten(t *testing.T) {
 		if len(r.Dropped) == 0 || r.Dropped[len(r.Dropped)-1].Reason != errTooMuch.Error() {
 			t.Errorf("a page of %d bytes: dropped %v, want the last for too much text", len(page), len(r.Dropped))
 		}
+	}
+}
+
+// TestOverlappingDirectivesAreLinear checks that a line of directives of
+// one kind, each overlapping the next match of another kind that runs to
+// the line's end, is read in time linear in the line: searching the other
+// kind again after each of them took 12 s for 64 kB.
+func TestOverlappingDirectivesAreLinear(t *testing.T) {
+	page := strings.Repeat("{{#include {!a}}", 4000) + "!}\n"
+	start := time.Now()
+	r := Expand("p.md", []byte(page), repo())
+	if d := time.Since(start); d > 3*time.Second {
+		t.Errorf("a line of %d bytes took %v", len(page), d)
+	}
+	if string(r.Text) != page || len(r.Dropped) != 4000 {
+		t.Errorf("got %d bytes, %d dropped", len(r.Text), len(r.Dropped))
 	}
 }
