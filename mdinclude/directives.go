@@ -244,8 +244,13 @@ func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
 		return
 	}
 	lang := markdown.LangOfFile(p)
-	if f := strings.Fields(meta); len(f) > 0 && !lineRangeSpec.MatchString(f[len(f)-1]) {
-		lang = f[len(f)-1]
+	// {1,3 ts twoslash}, {ts:line-numbers}: the first word that is not
+	// lines, without its options, names the language.
+	for _, w := range strings.Fields(meta) {
+		if !lineRangeSpec.MatchString(w) {
+			lang, _, _ = strings.Cut(w, ":")
+			break
+		}
 	}
 	info := lang
 	if title != "" {

@@ -21,6 +21,11 @@
 //     :from:to or :anchor, and {{#playground path}} as a code block;
 //     \{{# is an escape.
 //
+// A directive alone on its line has every line it brings indented as the
+// directive is, as snippets does: a directive in a list item's code block
+// stays in the item (mdx_include and mdBook indent only the first line,
+// which closes the item on a site too; the indexed text keeps it whole).
+//
 // Paths are resolved in the repository only (never on the network): a
 // relative path against the including file's folder, then, as MkDocs
 // reads them from a configured base folder, against each folder above it;

@@ -142,9 +142,10 @@ func TestExpand(t *testing.T) {
 		{
 			name: "VitePress code import: @/ is the site root; region dedented; language and highlight",
 			page: "site/guide/deep/page.md",
-			src:  "<<< @/snippets/code.ts#snippet{1 js}\n<<< @/snippets/code.ts{2}\n",
+			src:  "<<< @/snippets/code.ts#snippet{1 js twoslash}\n<<< @/snippets/code.ts{2}\n<<< @/snippets/code.ts#snippet{ts:line-numbers}\n",
 			want: "```js\nconst x = 1\nconst y = 2\n```\n" +
-				"```typescript\n// #region snippet\n  const x = 1\n  const y = 2\n// #endregion snippet\nexport {}\n```\n",
+				"```typescript\n// #region snippet\n  const x = 1\n  const y = 2\n// #endregion snippet\nexport {}\n```\n" +
+				"```ts\nconst x = 1\nconst y = 2\n```\n",
 		},
 		{
 			name: "VitePress code import: a fence longer than the file's; none inside a fence",
