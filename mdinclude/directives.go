@@ -231,11 +231,8 @@ func dropMatching(lines []string, re *regexp.Regexp) []string {
 func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
 	indent, target, region, meta, title := m[1], m[2], strings.TrimPrefix(m[3], "#"), strings.TrimSpace(m[4]), strings.TrimSpace(m[5])
 	p, text, err := e.read(st, e.vitepressPath(st.file, target))
-	if err == nil && region != "" {
-		var ok bool
-		if text, ok = regionText(text, region, true); !ok {
-			err = errNoRegion
-		}
+	if err == nil {
+		text, err = inRegion(text, region, true)
 	}
 	if err != nil {
 		e.drop("vitepress", target, err.Error())

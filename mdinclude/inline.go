@@ -255,11 +255,8 @@ func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) str
 	if err == nil && path.Ext(p) == ".md" && (region != "" || !vitepressRange.MatchString(spec)) {
 		text = withoutFrontMatter(text)
 	}
-	if err == nil && region != "" {
-		var ok bool
-		if text, ok = regionText(text, region, false); !ok {
-			err = errNoRegion
-		}
+	if err == nil {
+		text, err = inRegion(text, region, false)
 	}
 	if err != nil {
 		e.drop("vitepress", spec, err.Error())
@@ -399,6 +396,19 @@ func anchorLines(lines []string, name string) ([]string, bool) {
 		}
 	}
 	return out, found
+}
+
+// inRegion returns text's region (see regionText), or text when region is
+// "", or errNoRegion.
+func inRegion(text, region string, dedented bool) (string, error) {
+	if region == "" {
+		return text, nil
+	}
+	r, ok := regionText(text, region, dedented)
+	if !ok {
+		return "", errNoRegion
+	}
+	return r, nil
 }
 
 // regionMarkers are VitePress's region comments, per language family:
