@@ -116,7 +116,7 @@ func Expand(p string, src []byte, repo fs.FS) *Result {
 	if repo == nil || !mayInclude(src) || !utf8.Valid(src) {
 		return &Result{Text: src}
 	}
-	e := &expander{repo: repo, page: p}
+	e := &expander{repo: repo}
 	lines := splitLines(string(src))
 	var out bytes.Buffer
 	var lineMap []int
@@ -155,7 +155,7 @@ func mayInclude(src []byte) bool {
 		}
 	}
 	// mdBook allows blanks between {{ and #.
-	return mdbookMarker.Match(src)
+	return bytes.Contains(src, []byte("{{")) && mdbookMarker.Match(src)
 }
 
 // mdbookMarker is the start of an mdBook link.
@@ -171,7 +171,6 @@ func splitLines(s string) []string {
 // expander holds one page's expansion.
 type expander struct {
 	repo     fs.FS
-	page     string
 	line     int // the page's line being expanded
 	included int // bytes included so far
 	dropped  []Dropped
