@@ -27,6 +27,7 @@ var (
 // is set, it is called after each run of lines consumed together with the
 // index of the run's first line (the page's line mapping).
 func (e *expander) expandLines(out *bytes.Buffer, st *state, lines []string, depth int, mark func(first int)) {
+	st.partials = mdxImports(lines)
 	for i := 0; i < len(lines); {
 		if mark != nil {
 			e.line = i + 1
@@ -74,6 +75,9 @@ func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, d
 	if st.fence.open(l) {
 		out.WriteString(e.inline(st, l, depth))
 		out.WriteByte('\n')
+		return 1
+	}
+	if st.partials != nil && e.partial(out, st, l, depth) {
 		return 1
 	}
 	if m := vitepressImport.FindStringSubmatch(l); m != nil {

@@ -20,10 +20,12 @@ func FuzzExpand(f *testing.F) {
 		"{{#include listing.rs:main}} \\{{#playground listing.rs}}\n",
 		"--8<--\n",
 		"{!{!x!}!}",
+		"import Install from '../_install.mdx';\n\n  <Install a=\"b\" />\n",
 	} {
 		f.Add("docs/en/docs/index.md", s)
 		f.Add("site/guide/deploy.md", s)
 		f.Add("book/src/chapter_2.md", s)
+		f.Add("web/docs/guide/setup.mdx", s)
 	}
 	fsys := repo()
 	f.Fuzz(func(t *testing.T, page, src string) {

@@ -294,20 +294,36 @@ func (e *expander) vitepressPath(from, target string) []string {
 	if !ok {
 		return ownFolder(from, target)
 	}
-	if e.vitepressRoot == "" {
-		e.vitepressRoot = "-"
+	return e.underRoot(from, rest, ".vitepress")
+}
+
+// underRoot lists where a path from a site's root may be: under the
+// nearest folder above from that holds one of markers (the site's
+// configuration), or, when none does, against each folder above from.
+func (e *expander) underRoot(from, rest string, markers ...string) []string {
+	key := strings.Join(markers, " ")
+	root, ok := e.roots[key]
+	if !ok {
+		root = "-"
+	find:
 		for dir := path.Dir(from); ; dir = path.Dir(dir) {
-			if info, err := fs.Stat(e.repo, path.Join(dir, ".vitepress")); err == nil && info.IsDir() {
-				e.vitepressRoot = dir
-				break
+			for _, m := range markers {
+				if _, err := fs.Stat(e.repo, path.Join(dir, m)); err == nil {
+					root = dir
+					break find
+				}
 			}
 			if dir == "." || dir == "/" || dir == "" {
 				break
 			}
 		}
+		if e.roots == nil {
+			e.roots = map[string]string{}
+		}
+		e.roots[key] = root
 	}
-	if e.vitepressRoot != "-" {
-		return []string{path.Join(e.vitepressRoot, rest)}
+	if root != "-" {
+		return []string{path.Join(root, rest)}
 	}
 	return relative(from, rest)
 }

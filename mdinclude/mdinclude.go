@@ -19,7 +19,11 @@
 //     <!--@include: path--> with #region or {from,to} lines;
 //   - mdBook: {{#include path}}, {{#rustdoc_include path}} with :line,
 //     :from:to or :anchor, and {{#playground path}} as a code block;
-//     \{{# is an escape.
+//     \{{# is an escape;
+//   - MDX partials (Docusaurus): a markdown file imported as a component
+//     (import Name from './_name.mdx') and used on a line of its own
+//     (<Name />), its front matter left out; @site/ is the folder holding
+//     docusaurus.config.*.
 //
 // A directive alone on its line has every line it brings indented as the
 // directive is, as snippets does: a directive in a list item's code block
@@ -155,7 +159,8 @@ func mayInclude(src []byte) bool {
 		}
 	}
 	// mdBook allows blanks between {{ and #.
-	return bytes.Contains(src, []byte("{{")) && mdbookMarker.Match(src)
+	return bytes.Contains(src, []byte("{{")) && mdbookMarker.Match(src) ||
+		bytes.Contains(src, []byte("import")) && mdxImportMarker.Match(src)
 }
 
 // mdbookMarker is the start of an mdBook link.
@@ -175,9 +180,9 @@ type expander struct {
 	included int // bytes included so far
 	dropped  []Dropped
 	changed  bool // a directive was expanded
-	// vitepressRoot caches the folder holding .vitepress ("" not looked
-	// for yet; "-" none).
-	vitepressRoot string
+	// roots caches the site roots underRoot found, by their markers ("-"
+	// for none).
+	roots map[string]string
 }
 
 // state is what expanding one file (the page, or an included file) keeps
@@ -186,6 +191,9 @@ type state struct {
 	file  string   // the file's repository path
 	stack []string // the files being included, the page first
 	fence fence    // the code fence the line is in, if any
+	// partials maps the names the file imports markdown files as (MDX
+	// partials) to their paths; nil when it imports none.
+	partials map[string]string
 }
 
 // drop records a directive left as written.

@@ -30,6 +30,10 @@ func repo() fstest.MapFS {
 		"site/snippets/fences.md":           f("```js\nx\n```\n"),
 		"book/src/listing.rs":               f("// ANCHOR: main\nfn main() {}\n// ANCHOR_END: main\nfn other() {}\n"),
 		"book/src/chapter_1.md":             f("# Chapter\n"),
+		"web/docusaurus.config.ts":          f("export default {}\n"),
+		"web/docs/_install.mdx":             f("---\ntitle: hidden\n---\nRun `npm i x`.\n\nimport Note from './_note.md';\n\n<Note />\n"),
+		"web/docs/_note.md":                 f("A note."),
+		"web/shared/_common.md":             f("Common text.\n"),
 		"docs/en/docs/tutorial/placeholder": f(""),
 	}
 }
@@ -191,6 +195,22 @@ func TestExpand(t *testing.T) {
 				"fn main() {}\n" +
 				"```rust,editable\nfn main() {}\n```\n" +
 				"{{#include listing.rs}}\n",
+		},
+		{
+			name: "MDX partials: imported and used, nested, @site/, indented",
+			page: "web/docs/guide/setup.mdx",
+			src: "import Install from '../_install.mdx';\nimport Common from \"@site/shared/_common.md\"\n\n# Setup\n\n<Install />\n" +
+				"<Tabs>\n  <Common prop=\"x\"/>\n</Tabs>\n",
+			want: "import Install from '../_install.mdx';\nimport Common from \"@site/shared/_common.md\"\n\n# Setup\n\n" +
+				"Run `npm i x`.\n\nimport Note from './_note.md';\n\nA note.\n" +
+				"<Tabs>\n  Common text.\n</Tabs>\n",
+		},
+		{
+			name:    "MDX partials: not imported, in a fence, or missing",
+			page:    "web/docs/page.mdx",
+			src:     "import Gone from './_gone.mdx';\n\n<Other />\n```\n<Gone />\n```\n<Gone />\n",
+			want:    "import Gone from './_gone.mdx';\n\n<Other />\n```\n<Gone />\n```\n<Gone />\n",
+			dropped: []string{"mdx ./_gone.mdx: missing from the repository"},
 		},
 		{
 			name:    "mdBook: paths are the file's own folder's",

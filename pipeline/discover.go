@@ -112,7 +112,7 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			}
 		}
 	}
-	var paths, confs, texts []string
+	var paths, confs, texts, sites []string
 	err := fs.WalkDir(fsys, ".", func(p string, d fs.DirEntry, err error) error {
 		if err != nil {
 			return err
@@ -137,6 +137,8 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			paths = append(paths, p)
 		case path.Base(p) == "conf.py":
 			confs = append(confs, p)
+		case isDocusaurusConfig(path.Base(p)):
+			sites = append(sites, p)
 		case strings.EqualFold(path.Ext(p), ".txt") && sel.Formats.Has(formats.RST) && sel.selects(p):
 			texts = append(texts, p)
 		}
@@ -157,6 +159,8 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 	}
 	paths, twins := dropTwins(paths)
 	skipped = append(skipped, twins...)
+	paths, partials := dropPartials(paths, sites)
+	skipped = append(skipped, partials...)
 	if len(paths) > maxFiles {
 		return nil, nil, fmt.Errorf("discover: %w: the selection holds %d markdown files, more than the %d one version may have; narrow docs: or add exclude: globs",
 			ErrTooManyFiles, len(paths), maxFiles)

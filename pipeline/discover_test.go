@@ -255,3 +255,45 @@ func TestDiscoverNotebooks(t *testing.T) {
 		t.Errorf("formats: [markdown] discovered %d files, want the 3 markdown pages", len(sources))
 	}
 }
+
+// TestDiscoverDocusaurusPartials checks that a Docusaurus site's "_"
+// files and folders are not pages of their own (pages read them where they
+// import them), and that elsewhere an underscore means nothing: Hugo's
+// _index.md is a page.
+func TestDiscoverDocusaurusPartials(t *testing.T) {
+	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
+	fsys := fstest.MapFS{
+		"website/docusaurus.config.ts":    file("export default {}"),
+		"website/docs/setup.mdx":          file("import Install from './_install.mdx';\n\n# Setup\n\n<Install />\n"),
+		"website/docs/_install.mdx":       file("Run `npm i x`."),
+		"website/docs/_shared/notes.md":   file("# Notes"),
+		"website/docs/api/_category_.md":  file("# Category"),
+		"website/docs/api/ref.md":         file("# Ref"),
+		"hugo/content/_index.md":          file("# Home"),
+		"hugo/content/docs/_index.md":     file("# Docs"),
+		"hugo/content/docs/install.md":    file("# Install"),
+		"website/blog/_draft/notes.md":    file("# Draft"),
+		"other/docusaurus.config.js.orig": file(""),
+	}
+	sources, skipped, err := Discover(fsys, Selection{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range sources {
+		got = append(got, s.Path)
+	}
+	want := []string{"hugo/content/_index.md", "hugo/content/docs/_index.md", "hugo/content/docs/install.md", "website/docs/api/ref.md", "website/docs/setup.mdx"}
+	if !slices.Equal(got, want) {
+		t.Errorf("discovered %q, want %q", got, want)
+	}
+	var partials []string
+	for _, s := range skipped {
+		if strings.Contains(s.Reason, "Docusaurus partial") {
+			partials = append(partials, s.Path)
+		}
+	}
+	if want := []string{"website/blog/_draft/notes.md", "website/docs/_install.mdx", "website/docs/_shared/notes.md", "website/docs/api/_category_.md"}; !slices.Equal(partials, want) {
+		t.Errorf("skipped as partials %q, want %q", partials, want)
+	}
+}
