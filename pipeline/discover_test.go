@@ -257,43 +257,72 @@ func TestDiscoverNotebooks(t *testing.T) {
 }
 
 // TestDiscoverDocusaurusPartials checks that a Docusaurus site's "_"
-// files and folders are not pages of their own (pages read them where they
-// import them), and that elsewhere an underscore means nothing: Hugo's
-// _index.md is a page.
+// markdown files and folders are not pages of their own (pages read them
+// where they import them): under the folder holding its configuration,
+// or anywhere in the repository when that folder is one of the root's
+// (website/ with docs in ../docs). Elsewhere an underscore means nothing:
+// Hugo's _index.md is a page.
 func TestDiscoverDocusaurusPartials(t *testing.T) {
 	file := func(s string) *fstest.MapFile { return &fstest.MapFile{Data: []byte(s)} }
-	fsys := fstest.MapFS{
-		"website/docusaurus.config.ts":    file("export default {}"),
-		"website/docs/setup.mdx":          file("import Install from './_install.mdx';\n\n# Setup\n\n<Install />\n"),
-		"website/docs/_install.mdx":       file("Run `npm i x`."),
-		"website/docs/_shared/notes.md":   file("# Notes"),
-		"website/docs/api/_category_.md":  file("# Category"),
-		"website/docs/api/ref.md":         file("# Ref"),
-		"hugo/content/_index.md":          file("# Home"),
-		"hugo/content/docs/_index.md":     file("# Docs"),
-		"hugo/content/docs/install.md":    file("# Install"),
-		"website/blog/_draft/notes.md":    file("# Draft"),
-		"other/docusaurus.config.js.orig": file(""),
+	cases := []struct {
+		name           string
+		fsys           fstest.MapFS
+		pages, skipped []string
+	}{
+		{
+			name: "site in website/, docs beside it",
+			fsys: fstest.MapFS{
+				"website/docusaurus.config.ts":   file("export default {}"),
+				"website/docs/setup.mdx":         file("import Install from './_install.mdx';\n\n# Setup\n\n<Install />\n"),
+				"website/docs/_install.mdx":      file("Run `npm i x`."),
+				"website/docs/_shared/notes.md":  file("# Notes"),
+				"website/blog/_draft/notes.md":   file("# Draft"),
+				"docs/_partial.md":               file("# Partial"),
+				"docs/guide.md":                  file("# Guide"),
+				"other/docusaurus.config.js.bak": file(""),
+			},
+			pages:   []string{"docs/guide.md", "website/docs/setup.mdx"},
+			skipped: []string{"docs/_partial.md", "website/blog/_draft/notes.md", "website/docs/_install.mdx", "website/docs/_shared/notes.md"},
+		},
+		{
+			name: "site deeper: its folder only",
+			fsys: fstest.MapFS{
+				"deep/site/docusaurus.config.js": file(""),
+				"deep/site/docs/_p.md":           file("# Partial"),
+				"deep/site/docs/a.md":            file("# A"),
+				"deep/_notes.md":                 file("# Not the site's"),
+			},
+			pages:   []string{"deep/_notes.md", "deep/site/docs/a.md"},
+			skipped: []string{"deep/site/docs/_p.md"},
+		},
+		{
+			name: "no Docusaurus site",
+			fsys: fstest.MapFS{
+				"content/_index.md":       file("# Home"),
+				"content/docs/_index.md":  file("# Docs"),
+				"content/docs/install.md": file("# Install"),
+			},
+			pages: []string{"content/_index.md", "content/docs/_index.md", "content/docs/install.md"},
+		},
 	}
-	sources, skipped, err := Discover(fsys, Selection{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	var got []string
-	for _, s := range sources {
-		got = append(got, s.Path)
-	}
-	want := []string{"hugo/content/_index.md", "hugo/content/docs/_index.md", "hugo/content/docs/install.md", "website/docs/api/ref.md", "website/docs/setup.mdx"}
-	if !slices.Equal(got, want) {
-		t.Errorf("discovered %q, want %q", got, want)
-	}
-	var partials []string
-	for _, s := range skipped {
-		if strings.Contains(s.Reason, "Docusaurus partial") {
-			partials = append(partials, s.Path)
-		}
-	}
-	if want := []string{"website/blog/_draft/notes.md", "website/docs/_install.mdx", "website/docs/_shared/notes.md", "website/docs/api/_category_.md"}; !slices.Equal(partials, want) {
-		t.Errorf("skipped as partials %q, want %q", partials, want)
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			sources, skipped, err := Discover(c.fsys, Selection{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var pages, partials []string
+			for _, s := range sources {
+				pages = append(pages, s.Path)
+			}
+			for _, s := range skipped {
+				if strings.Contains(s.Reason, "Docusaurus partial") {
+					partials = append(partials, s.Path)
+				}
+			}
+			if !slices.Equal(pages, c.pages) || !slices.Equal(partials, c.skipped) {
+				t.Errorf("pages %q, partials %q; want %q, %q", pages, partials, c.pages, c.skipped)
+			}
+		})
 	}
 }

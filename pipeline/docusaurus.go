@@ -21,8 +21,11 @@ func isDocusaurusConfig(name string) bool {
 // sites whose configurations configs are: a file or folder under a site
 // whose name starts with "_" is no page there (the docs plugin's default
 // exclude), only text that pages import and show where they use it
-// (package mdinclude reads it there). Elsewhere an underscore means
-// nothing of the kind (Hugo's _index.md is a section's page).
+// (package mdinclude reads it there). A site is the folder holding its
+// configuration, or the whole repository when that folder is one of the
+// root's (website/, whose docs are often ../docs, as Jest's and React
+// Native's are). Elsewhere an underscore means nothing of the kind
+// (Hugo's _index.md is a section's page).
 func dropPartials(paths, configs []string) (kept []string, skipped []artifacts.Skipped) {
 	if len(configs) == 0 {
 		return paths, nil
@@ -30,6 +33,9 @@ func dropPartials(paths, configs []string) (kept []string, skipped []artifacts.S
 	roots := make([]string, len(configs))
 	for i, c := range configs {
 		roots[i] = path.Dir(c)
+		if !strings.Contains(roots[i], "/") {
+			roots[i] = "." // the root's, or one of its folders'
+		}
 	}
 	for _, p := range paths {
 		if partialUnder(p, roots) {
