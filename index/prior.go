@@ -24,6 +24,13 @@ const (
 	// heading, so it matched any question about the document's subject by
 	// the title alone and outranked the section that answers it.
 	FlagIntro = "intro"
+	// FlagTranslation marks a section of a translation (docs/ru/ beside
+	// docs/en/, see topics.Translations): a translated page keeps the
+	// original's code and identifiers, so it matched an English question
+	// as well as the original did and pushed other answers down. A
+	// question in the translation's language still finds it, by words
+	// the original does not have.
+	FlagTranslation = "translation"
 )
 
 // priors are the factors a flagged section's score is multiplied by.
@@ -35,6 +42,7 @@ var priors = []struct {
 	{FlagBlog, 0.7},
 	{FlagStub, 0.5},
 	{FlagIntro, 0.7},
+	{FlagTranslation, 0.5},
 }
 
 var (

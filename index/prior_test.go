@@ -51,6 +51,8 @@ func TestPriors(t *testing.T) {
 		{Path: "docs/guide/b.md", Section: sec("web-workers", "Web workers", "Import a script as a worker with a query suffix and construct it.")},
 		{Path: "docs/cors.md", Section: &markdown.Section{Anchor: "cors", Title: "CORS", Level: 1, Parts: 1, HeadingPath: []string{"CORS"},
 			Prose: "CORS lets a browser app call an API on another origin."}},
+		{Path: "docs/ru/lifespan.md", Section: sec("lifespan", "Lifespan", "Lifespan events run startup code with asynccontextmanager."), Translation: true},
+		{Path: "docs/en/lifespan.md", Section: sec("lifespan", "Lifespan", "Lifespan events run startup code with asynccontextmanager.")},
 		{Path: "docs/cors.md", Section: &markdown.Section{Anchor: "middleware", Title: "Middleware", Level: 2, Parts: 1, HeadingPath: []string{"CORS", "Middleware"},
 			Prose: "Middleware Add the CORS middleware and list each origin a browser app calls from."}},
 	}
@@ -69,6 +71,8 @@ func TestPriors(t *testing.T) {
 		{"server proxy options", "docs/config/net.md#server-options", 1},
 		{"web workers", "docs/guide/b.md#web-workers", 1},
 		{"cors origin", "docs/cors.md#middleware", 1},
+		{"lifespan asynccontextmanager", "docs/en/lifespan.md#lifespan", 1},
+		{"lifespan asynccontextmanager", "docs/ru/lifespan.md#lifespan", 2},
 	}
 	for _, tt := range tests {
 		if got := rank(t, r, tt.query, tt.want); got != tt.rank {

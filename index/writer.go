@@ -33,6 +33,8 @@ type Entry struct {
 	// Inbound holds the texts of the links other sections point at this
 	// one with, one per line (links.Inbound), or "".
 	Inbound string
+	// Translation marks a section of a translated page (FlagTranslation).
+	Translation bool
 }
 
 // ID returns the section's identifier in the index: path#anchor, with
@@ -229,6 +231,9 @@ func document(n int, e *Entry, kinds []string, a *analysis.Analyzer) *bluge.Docu
 	}
 	for _, f := range sectionFlags(e.Path, s) {
 		doc.AddField(bluge.NewKeywordField(FieldFlags, f))
+	}
+	if e.Translation {
+		doc.AddField(bluge.NewKeywordField(FieldFlags, FlagTranslation))
 	}
 	return doc
 }

@@ -574,12 +574,13 @@ func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav N
 	}
 	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
 	inbound := links.Inbound(docs)
+	translated := topics.Translations(docs)
 	for i, d := range docs {
 		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Nav: nav.Order[d.Path], Outline: []artifacts.Outline{}}
 		docTopics := map[string]bool{}
 		for k := range d.Sections {
 			s := &d.Sections[k]
-			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k], Inbound: inbound[i][k]})
+			v.Entries = append(v.Entries, index.Entry{Path: d.Path, Section: s, Topics: tags[i][k], Inbound: inbound[i][k], Translation: translated[i]})
 			for _, t := range tags[i][k] {
 				docTopics[t] = true
 			}

@@ -1,6 +1,12 @@
 package topics
 
-import "strings"
+import (
+	"maps"
+	"slices"
+	"strings"
+
+	"github.com/codex7/codex7/markdown"
+)
 
 // languages are ISO 639-1 codes that documentation sites use for their
 // translations' folders (en/, zh-cn/, pt_BR/, tldr's pages.fr/...).
@@ -59,4 +65,44 @@ func localeLevel(segs map[string]bool) bool {
 		}
 	}
 	return langs >= 2 && langs*10 >= total*9
+}
+
+// Translations reports, for each of docs, whether it is a translation: in
+// a locale (a language folder such as docs/ru/, or a file suffix such as
+// install.zh-cn.md) other than the version's primary one. The primary
+// locale is English when there is one (fastapi's docs/en/, though its
+// emoji docs/em/ sorts first and names no language), else the one of
+// the most documents, pages without a locale counting as one (Hugo's
+// install.md beside install.zh-cn.md). Pages without a locale are never
+// translations (a README beside docs/en/).
+func Translations(docs []*markdown.Document) []bool {
+	_, locale := relativePaths(docs)
+	count := map[string]int{}
+	for _, l := range locale {
+		count[l]++
+	}
+	primary := ""
+	for _, l := range slices.Sorted(maps.Keys(count)) {
+		if isEnglish(l) {
+			primary = l
+			break
+		}
+		if count[l] > count[primary] {
+			primary = l
+		}
+	}
+	out := make([]bool, len(docs))
+	for i, l := range locale {
+		out[i] = l != "" && l != primary
+	}
+	return out
+}
+
+// isEnglish reports whether a locale is English: en, en-us, pages.en.
+func isEnglish(l string) bool {
+	base := strings.ToLower(l)
+	if i := strings.LastIndexByte(base, '.'); i >= 0 {
+		base = base[i+1:]
+	}
+	return base == "en" || strings.HasPrefix(base, "en-") || strings.HasPrefix(base, "en_")
 }

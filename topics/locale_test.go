@@ -1,0 +1,58 @@
+package topics
+
+import (
+	"slices"
+	"testing"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// TestTranslations checks which documents are translations: those in a
+// locale other than the version's primary one, English when present.
+func TestTranslations(t *testing.T) {
+	cases := []struct {
+		name  string
+		paths []string
+		want  []bool
+	}{
+		{
+			name: "language folders beside a root README, and a folder that is no language",
+			// fastapi: docs/em/ is its emoji "translation"; English is
+			// primary though em/ sorts first and is no ISO code.
+			paths: []string{"README.md", "docs/de/docs/index.md", "docs/em/docs/index.md", "docs/en/docs/index.md", "docs/en/docs/tutorial/cors.md",
+				"docs/es/docs/index.md", "docs/fr/docs/index.md", "docs/ja/docs/index.md", "docs/ko/docs/index.md", "docs/pt/docs/index.md", "docs/ru/docs/index.md", "docs/zh/docs/index.md"},
+			want: []bool{false, true, true, false, false, true, true, true, true, true, true, true},
+		},
+		{
+			name:  "tldr's pages beside pages.fr: the unsuffixed folder is primary",
+			paths: []string{"pages/common/tar.md", "pages.fr/common/tar.md", "pages.ko/common/tar.md"},
+			want:  []bool{false, true, true},
+		},
+		{
+			name:  "translations named by file",
+			paths: []string{"content/install.md", "content/install.zh-cn.md", "content/usage.md"},
+			want:  []bool{false, true, false},
+		},
+		{
+			name:  "no English: the locale with the most documents",
+			paths: []string{"docs/ja/a.md", "docs/zh/a.md", "docs/zh/b.md"},
+			want:  []bool{true, false, false},
+		},
+		{
+			name:  "no translations",
+			paths: []string{"docs/guide/a.md", "docs/api/b.md"},
+			want:  []bool{false, false},
+		},
+	}
+	for _, c := range cases {
+		t.Run(c.name, func(t *testing.T) {
+			docs := make([]*markdown.Document, len(c.paths))
+			for i, p := range c.paths {
+				docs[i] = &markdown.Document{Path: p}
+			}
+			if got := Translations(docs); !slices.Equal(got, c.want) {
+				t.Errorf("Translations(%q) = %v, want %v", c.paths, got, c.want)
+			}
+		})
+	}
+}
