@@ -613,33 +613,26 @@ func relativePaths(docs []*markdown.Document) (rel, locale []string) {
 }
 
 // primaryLocale picks the locale whose titles name shared topics: English
-// when present (tldr's unsuffixed "pages" counts as such), else the one with
-// the most documents; "" when there are no translations.
+// when present (fastapi's docs/en/, though a root README has no locale
+// and its emoji docs/em/ names no language), else the locale of the most
+// documents, pages without one counting as one (Hugo's install.md beside
+// install.zh-cn.md; tldr's unsuffixed "pages" beside "pages.fr"); "" when
+// there are no translations.
 func primaryLocale(locale []string) string {
 	count := map[string]int{}
 	for _, l := range locale {
 		count[l]++
 	}
-	if len(count) <= 1 {
-		for l := range count {
-			return l
-		}
-		return ""
-	}
-	best := ""
+	primary := ""
 	for _, l := range slices.Sorted(maps.Keys(count)) {
-		base := strings.ToLower(l)
-		if i := strings.LastIndexByte(base, '.'); i >= 0 {
-			base = base[i+1:]
-		}
-		if base == "en" || strings.HasPrefix(base, "en-") || strings.HasPrefix(base, "en_") || !isLocale(l) {
+		if isEnglish(l) {
 			return l
 		}
-		if best == "" || count[l] > count[best] {
-			best = l
+		if count[l] > count[primary] {
+			primary = l
 		}
 	}
-	return best
+	return primary
 }
 
 // Slug normalizes a name to a topic slug, a topic's or category's id:

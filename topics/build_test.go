@@ -339,3 +339,33 @@ func TestFoldersNameAndOrderCategories(t *testing.T) {
 		t.Errorf("tags of os/linux.adoc = %v", got)
 	}
 }
+
+// TestTopicsNamedInEnglish checks that the topics shared by a page and its
+// translations are named by the English page, though pages outside the
+// language folders (a root README) have no locale and a language sorts
+// before English: the whole fastapi repository's tree was named in
+// German.
+func TestTopicsNamedInEnglish(t *testing.T) {
+	docs := []*markdown.Document{doc("README.md", "FastAPI")}
+	for _, l := range []string{"de", "en", "es", "fr", "ja", "ko", "pt", "ru", "tr", "zh"} {
+		title := "Hintergrundtasks"
+		if l == "en" {
+			title = "Background Tasks"
+		}
+		docs = append(docs, doc("docs/"+l+"/docs/tutorial/background-tasks.md", title, "Using BackgroundTasks"),
+			doc("docs/"+l+"/docs/tutorial/cors.md", "CORS "+l, "Using BackgroundTasks"))
+	}
+	tree, _, err := Build(docs, DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, c := range tree.Categories {
+		for _, tp := range c.Topics {
+			names = append(names, tp.Name)
+		}
+	}
+	if !slices.Contains(names, "Background Tasks") || slices.Contains(names, "Hintergrundtasks") || !slices.Contains(names, "CORS en") {
+		t.Errorf("topics %q, want the English pages' titles", names)
+	}
+}

@@ -1,8 +1,6 @@
 package topics
 
 import (
-	"maps"
-	"slices"
 	"strings"
 
 	"github.com/codex7/codex7/markdown"
@@ -69,28 +67,12 @@ func localeLevel(segs map[string]bool) bool {
 
 // Translations reports, for each of docs, whether it is a translation: in
 // a locale (a language folder such as docs/ru/, or a file suffix such as
-// install.zh-cn.md) other than the version's primary one. The primary
-// locale is English when there is one (fastapi's docs/en/, though its
-// emoji docs/em/ sorts first and names no language), else the one of
-// the most documents, pages without a locale counting as one (Hugo's
-// install.md beside install.zh-cn.md). Pages without a locale are never
-// translations (a README beside docs/en/).
+// install.zh-cn.md) other than the version's primary one (see
+// primaryLocale). Pages without a locale are never translations (a README
+// beside docs/en/).
 func Translations(docs []*markdown.Document) []bool {
 	_, locale := relativePaths(docs)
-	count := map[string]int{}
-	for _, l := range locale {
-		count[l]++
-	}
-	primary := ""
-	for _, l := range slices.Sorted(maps.Keys(count)) {
-		if isEnglish(l) {
-			primary = l
-			break
-		}
-		if count[l] > count[primary] {
-			primary = l
-		}
-	}
+	primary := primaryLocale(locale)
 	out := make([]bool, len(docs))
 	for i, l := range locale {
 		out[i] = l != "" && l != primary
