@@ -156,8 +156,6 @@ type selection struct {
 var (
 	snippetRange   = regexp.MustCompile(`^(.*?)(?::(\d*))(?::(\d*))?$`)
 	snippetNamed   = regexp.MustCompile(`(?i)^(.+?):([a-z][-_0-9a-z]*)$`)
-	mdbookRange    = regexp.MustCompile(`^(.*?):(\d*)(?::(\d*))?$`)
-	mdbookAnchored = regexp.MustCompile(`^(.+?):([\w-]+)$`)
 )
 
 // snippetSpec splits a snippets path into the file and its selection

@@ -3,6 +3,7 @@ package mdinclude
 import (
 	"bytes"
 	"regexp"
+	"slices"
 	"strings"
 )
 
@@ -20,6 +21,13 @@ var (
 // docusaurusConfigs name the files that mark a Docusaurus site's root,
 // which @site/ paths start from.
 var docusaurusConfigs = []string{"docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs", "docusaurus.config.cjs", "docusaurus.config.mts"}
+
+// IsDocusaurusConfig reports whether a file name is a Docusaurus site's
+// configuration, which marks the site's root (for @site/ paths here, and
+// for discovery, which does not take the site's _ partials for pages).
+func IsDocusaurusConfig(name string) bool {
+	return slices.Contains(docusaurusConfigs, name)
+}
 
 // mdxImports returns the markdown files lines import as components, by
 // the names they are imported as, from the lines outside code fences.

@@ -15,6 +15,7 @@ import (
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/fetch"
 	"github.com/codex7/codex7/formats"
+	"github.com/codex7/codex7/mdinclude"
 	"github.com/codex7/codex7/notebook"
 )
 
@@ -137,7 +138,7 @@ func Discover(fsys fs.FS, sel Selection) ([]Source, []artifacts.Skipped, error) 
 			paths = append(paths, p)
 		case path.Base(p) == "conf.py":
 			confs = append(confs, p)
-		case isDocusaurusConfig(path.Base(p)):
+		case mdinclude.IsDocusaurusConfig(path.Base(p)):
 			sites = append(sites, p)
 		case strings.EqualFold(path.Ext(p), ".txt") && sel.Formats.Has(formats.RST) && sel.selects(p):
 			texts = append(texts, p)

@@ -7,16 +7,6 @@ import (
 	"github.com/codex7/codex7/artifacts"
 )
 
-// isDocusaurusConfig reports whether a file's name is a Docusaurus site's
-// configuration, which marks the site's root.
-func isDocusaurusConfig(name string) bool {
-	switch name {
-	case "docusaurus.config.js", "docusaurus.config.ts", "docusaurus.config.mjs", "docusaurus.config.cjs", "docusaurus.config.mts":
-		return true
-	}
-	return false
-}
-
 // dropPartials leaves out of paths the markdown partials of the Docusaurus
 // sites whose configurations configs are: a file or folder under a site
 // whose name starts with "_" is no page there (the docs plugin's default
