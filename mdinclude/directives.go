@@ -154,8 +154,8 @@ type selection struct {
 }
 
 var (
-	snippetRange   = regexp.MustCompile(`^(.*?)(?::(\d*))(?::(\d*))?$`)
-	snippetNamed   = regexp.MustCompile(`(?i)^(.+?):([a-z][-_0-9a-z]*)$`)
+	snippetRange = regexp.MustCompile(`^(.*?)(?::(\d*))(?::(\d*))?$`)
+	snippetNamed = regexp.MustCompile(`(?i)^(.+?):([a-z][-_0-9a-z]*)$`)
 )
 
 // snippetSpec splits a snippets path into the file and its selection
