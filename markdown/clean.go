@@ -4,6 +4,9 @@ import (
 	"bytes"
 )
 
+// Before cleaning, collapseTabs (tabs.go) leaves out the content tabs
+// that are an older version's variant of a tab kept before them.
+//
 // The cleaner's passes, in the order clean applies them at each line of a
 // file (a file of its own holds each dialect's constructs):
 //

@@ -98,7 +98,8 @@ func checkDocument(path string, src []byte, opts Options) (*Document, []string) 
 // lostTextErrors checks that no text is lost between src and doc's
 // sections, in two steps.
 //
-// From the file to the cleaned body: the cleaner keeps every line (and
+// From the file, less the near copies among its content tabs
+// (collapseTabs), to the cleaned body: the cleaner keeps every line (and
 // limitParse only adds blank lines, which res.inserted lists), so line i of
 // the body is line i of the file. A plain line (see isPlainLine: one that
 // holds nothing the cleaner drops or rewrites) must come out with the same
@@ -115,7 +116,9 @@ func lostTextErrors(src []byte, doc *Document, res *splitResult) []string {
 	add := func(format string, args ...any) { errs = append(errs, fmt.Sprintf(format, args...)) }
 
 	bodyStart, _ := splitFrontMatter(src)
-	srcLines := bytes.Split(src[bodyStart:], []byte("\n"))
+	// Tabs that are near copies of others are left out on purpose, before
+	// cleaning (see collapseTabs and its own tests).
+	srcLines := bytes.Split(collapseTabs(src[bodyStart:]), []byte("\n"))
 	var bodyLines [][]byte
 	for p := 0; p <= len(res.body); {
 		e := len(res.body)

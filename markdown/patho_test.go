@@ -102,6 +102,16 @@ func pathoCases() []pathoCase {
 		{"mdx anchors", 50_000, func(n int) string { return rep("*/}", 2*n) + "\n" + rep("x */}\n", n) }},
 		{"tags with text", 50_000, func(n int) string { return rep("<Tab label=\"x\" title=\"y\">", n) }},
 		{"indented mdx fences", 50_000, func(n int) string { return rep("      ```\n\t\tx\n", n) }},
+		// Content tabs (n is openers or tabs; see collapseTabs).
+		{"unclosed block tabs", 100_000, func(n int) string { return rep("/// tab | x\n", n) }},
+		{"unclosed code groups", 100_000, func(n int) string { return rep("::: code-group\n```js [a]\nx\n```\n", n) }},
+		{"unclosed tab items", 100_000, func(n int) string { return rep("<TabItem value=\"a\">\nx\n", n) }},
+		{"version tabs", 100_000, func(n int) string { // groups of 30, each tab compared with those kept
+			return lines(n, func(i int) string {
+				return fmt.Sprintf("/// tab | Python 3.%d+\nline %d\n///%s", 40-i%30, i%2, rep("\n\npara", min(i%30/29, 1)))
+			})
+		}},
+		{"one big group of tabs", 100_000, func(n int) string { return rep("=== \"Python 3.1+\"\n    x\n    y\n", n) }},
 		{"big chunked section", 100_000, func(n int) string { return "## Big\n\n" + rep("para graph words here.\n\n", n) }},
 	}
 }

@@ -102,7 +102,7 @@ func split(p string, src []byte, opts Options) (*Document, *splitResult, error) 
 	lineOffset := bytes.Count(src[:bodyStart], []byte("\n"))
 	mdx := strings.EqualFold(path.Ext(p), ".mdx")
 	mdxSyntax := mdx || looksMDX(src[bodyStart:])
-	body, fences := clean(src[bodyStart:], mdx, mdxSyntax)
+	body, fences := clean(collapseTabs(src[bodyStart:]), mdx, mdxSyntax)
 	body, fences, inserted := limitParse(body, fences)
 
 	s := &splitter{

@@ -37,7 +37,7 @@ import (
 
 // IndexerVersion is recorded in every manifest; a change rebuilds every
 // library version. Bump it when the same sources would index differently.
-const IndexerVersion = "0.3.0"
+const IndexerVersion = "0.4.0"
 
 // DefaultListJobs is Options.ListJobs unless set.
 const DefaultListJobs = 32

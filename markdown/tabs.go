@@ -1,0 +1,452 @@
+package markdown
+
+import (
+	"bytes"
+	"cmp"
+	"regexp"
+	"strconv"
+	"strings"
+)
+
+// Content tabs show one example in several variants, one at a time: a
+// Python version each ("Python 3.10+", "Python 3.9+", "Python 3.8+"), a
+// package manager each, a file each, before and after. A site shows the
+// first tab and hides the others; an index that reads the source gets
+// them all, one after the other. Most variants say something the others
+// do not (yarn's "resolutions" where npm has "overrides", the "After" of
+// a migration, SASS beside SCSS), however few lines they change, but the
+// variants of one example for older versions of a language do not:
+// fastapi's tutorial gives most examples in three to five such variants a
+// line or two apart, which is that many times the tokens for one example
+// and a section split into parts of which the later ones hold variants
+// alone.
+//
+// collapseTabs leaves out a tab that is an older version's variant of a
+// tab kept before it in the same group: both labels name a minimum
+// version ("3.10+", "3.9 and above") and differ only in it ("Python 3.9+"
+// after "Python 3.10+", "Python 3.8+ non-Annotated" after "Python 3.10+
+// non-Annotated", but not after "Python 3.10+"), the kept tab's version
+// is the same or newer, and they have at least tabSimilarity of their
+// lines in common. It writes one line in its place
+// that names it and the tab kept. The syntaxes read are those of
+// pymdownx.blocks.tab ("/// tab | Label" ... "///", fastapi),
+// pymdownx.tabbed (`=== "Label"` and an indented body, MkDocs Material),
+// VitePress and Nuxt code groups (":::code-group" of labelled fences) and
+// Docusaurus' <Tabs> of <TabItem>s.
+
+// tabSimilarity is the share of lines two version variants must have in
+// common (the Dice coefficient of their lines, trimmed, blank lines and
+// code fences left out) to be the same example: fastapi's have 0.6–1 (a median of 0.84).
+// Tabs that name versions but differ more are kept, whatever they say.
+const tabSimilarity = 0.5
+
+// maxTabs is the most tabs a group may have for its near copies to be
+// looked for (each tab is compared with every tab kept before it): sites
+// give an example in a few variants, not hundreds.
+const maxTabs = 32
+
+// tab is one tab of a group: lines [start, end) of the source are the
+// whole tab (its opening and closing lines too), [bodyStart, bodyEnd)
+// the lines compared.
+type tab struct {
+	label              []byte
+	start, end         int
+	bodyStart, bodyEnd int
+}
+
+var (
+	// labelVersion is a minimum version in a tab's label: a version and
+	// what says "and later" ("3.10+", "v18 and above", "2.7 or later").
+	// A version alone ("Pydantic v1", "Vite 5") names a target, whose
+	// variant says what the others do not.
+	labelVersion = regexp.MustCompile(`(?i)\bv?(\d+(?:\.\d+)*)(?:\+|\s+(?:and|or)\s+(?:above|later|newer|up)\b)`)
+	// blockTabOpen is pymdownx.blocks.tab's opening line: a run of three
+	// or more slashes, "tab", "|" and the label.
+	blockTabOpen = regexp.MustCompile(`^[ \t]*(/{3,})[ \t]*tab[ \t]*\|[ \t]*(.*?)[ \t]*$`)
+	// blockTabNew is the option that starts a new group of block tabs.
+	blockTabNew = regexp.MustCompile(`^[ \t]+new:[ \t]*true[ \t]*$`)
+	// tabbedOpen is pymdownx.tabbed's: "===", "!" to start a new group or
+	// "+" to select the tab, and the label in quotes.
+	tabbedOpen = regexp.MustCompile(`^([ \t]*)===([!+]*)[ \t]+(?:"(.*)"|'(.*)')[ \t]*$`)
+	// codeGroupOpen is a VitePress (":::") or Nuxt MDC ("::") code group.
+	codeGroupOpen = regexp.MustCompile(`^[ \t]*(:{2,})[ \t]*code-group\b`)
+	// fenceLabel is the label of a fence in a code group: "[label]" in its
+	// info string.
+	fenceLabel = regexp.MustCompile(`\[([^\]]+)\]`)
+	// tabItemOpen is a Docusaurus TabItem at the start of a line, and its
+	// label or value attribute.
+	tabItemOpen  = regexp.MustCompile(`^[ \t]*<TabItem\b`)
+	tabItemLabel = regexp.MustCompile(`\b(label|value)=(?:"([^"]*)"|'([^']*)'|\{["'\x60]([^"'\x60]*)["'\x60]\})`)
+	tabItemClose = regexp.MustCompile(`</TabItem>[ \t]*$`)
+	tabsClose    = regexp.MustCompile(`^[ \t]*</Tabs>`)
+)
+
+// collapseTabs returns src with the near copies among each group's tabs
+// replaced by a line naming them, and as many lines as src, so that line
+// numbers do not move; src itself when nothing is replaced.
+func collapseTabs(src []byte) []byte {
+	if !bytes.Contains(src, []byte("tab")) && !bytes.Contains(src, []byte("===")) && !bytes.Contains(src, []byte("code-group")) && !bytes.Contains(src, []byte("TabItem")) {
+		return src // the cheap test: no group can open
+	}
+	sc := &tabScanner{lines: bytes.SplitAfter(src, []byte("\n"))}
+	lines := sc.lines
+	var replaced map[int][]byte // line index → its replacement (without its newline)
+	for i := 0; i < len(lines); {
+		line := trimEOL(lines[i])
+		if ch, n, ok := fenceOpen(line); ok {
+			i = skipFence(lines, i, ch, n)
+			continue
+		}
+		var group []tab
+		var next int
+		lead := bytes.TrimLeft(line, " \t")
+		if len(lead) == 0 || strings.IndexByte("/=:<", lead[0]) < 0 {
+			i++
+			continue
+		}
+		switch {
+		case blockTabOpen.Match(line):
+			group, next = sc.blockTabs(i)
+		case tabbedOpen.Match(line):
+			group, next = tabbedTabs(lines, i)
+		case codeGroupOpen.Match(line):
+			group, next = sc.codeGroupTabs(i)
+		case tabItemOpen.Match(line):
+			group, next = tabItems(lines, i)
+		default:
+			i++
+			continue
+		}
+		for _, drop := range nearCopies(lines, group) {
+			if replaced == nil {
+				replaced = map[int][]byte{}
+			}
+			t, of := group[drop[0]], group[drop[1]]
+			note := append(bytes.Clone(leadingSpace(trimEOL(lines[t.start]))), "*Tab "...)
+			note = strconv.AppendQuote(note, string(t.label))
+			note = append(note, ": nearly the same as "...)
+			note = strconv.AppendQuote(note, string(of.label))
+			note = append(note, ", not repeated.*"...)
+			replaced[t.start] = note
+			for j := t.start + 1; j < t.end; j++ {
+				replaced[j] = nil
+			}
+		}
+		i = max(next, i+1)
+	}
+	if replaced == nil {
+		return src
+	}
+	out := make([]byte, 0, len(src))
+	for i, l := range lines {
+		r, ok := replaced[i]
+		if !ok {
+			out = append(out, l...)
+			continue
+		}
+		out = append(out, r...)
+		if bytes.HasSuffix(l, []byte("\n")) {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// nearCopies returns, for each tab of group that is an older version's
+// variant of a tab kept before it, its index and that tab's.
+func nearCopies(lines [][]byte, group []tab) [][2]int {
+	if len(group) < 2 || len(group) > maxTabs {
+		return nil
+	}
+	names := make([]string, len(group))
+	versions := make([][]int, len(group))
+	any := false
+	for k, t := range group {
+		names[k], versions[k] = labelParts(t.label)
+		any = any || versions[k] != nil
+	}
+	if !any {
+		return nil
+	}
+	bodies := make([]map[string]int, len(group))
+	sizes := make([]int, len(group))
+	for k, t := range group {
+		bodies[k] = map[string]int{}
+		for j := t.bodyStart; j < t.bodyEnd; j++ {
+			l := bytes.TrimSpace(lines[j])
+			if _, _, fence := fenceOpen(l); len(l) == 0 || fence || fenceClose(l, '`', 3) || fenceClose(l, '~', 3) {
+				continue // fence lines are the same in any two examples
+			}
+			bodies[k][string(l)]++
+			sizes[k]++
+		}
+	}
+	var drops [][2]int
+	kept := []int{0}
+	for k := 1; k < len(group); k++ {
+		copyOf := -1
+		for _, c := range kept {
+			if versions[k] != nil && versions[c] != nil && names[k] == names[c] &&
+				compareVersions(versions[c], versions[k]) >= 0 &&
+				sizes[k] > 0 && dice(bodies[k], sizes[k], bodies[c], sizes[c]) >= tabSimilarity {
+				copyOf = c
+				break
+			}
+		}
+		if copyOf < 0 {
+			kept = append(kept, k)
+			continue
+		}
+		drops = append(drops, [2]int{k, copyOf})
+	}
+	return drops
+}
+
+// labelParts returns a tab label without its version, in lower case with
+// spaces collapsed, and the version's numbers; nil numbers when the label
+// has no version, or no name beside it.
+func labelParts(label []byte) (string, []int) {
+	loc := labelVersion.FindSubmatchIndex(label)
+	if loc == nil {
+		return "", nil
+	}
+	var v []int
+	for f := range strings.SplitSeq(string(label[loc[2]:loc[3]]), ".") {
+		n, err := strconv.Atoi(f)
+		if err != nil { // too many digits
+			return "", nil
+		}
+		v = append(v, n)
+	}
+	name := strings.ToLower(strings.Join(strings.Fields(string(label[:loc[0]])+" "+string(label[loc[1]:])), " "))
+	if name == "" {
+		return "", nil
+	}
+	return name, v
+}
+
+// compareVersions compares two versions number by number, a missing
+// number counting as 0.
+func compareVersions(a, b []int) int {
+	for i := range max(len(a), len(b)) {
+		var x, y int
+		if i < len(a) {
+			x = a[i]
+		}
+		if i < len(b) {
+			y = b[i]
+		}
+		if x != y {
+			return cmp.Compare(x, y)
+		}
+	}
+	return 0
+}
+
+// dice returns the Dice coefficient of two multisets of lines.
+func dice(a map[string]int, na int, b map[string]int, nb int) float64 {
+	common := 0
+	for l, n := range a {
+		common += min(n, b[l])
+	}
+	return 2 * float64(common) / float64(na+nb)
+}
+
+// tabScanner reads the groups of tabs of one source.
+type tabScanner struct {
+	lines [][]byte
+	// unclosed holds the opening fences ("/" or ":" runs) found not closed
+	// from some line on: none is closed from any later line either (the
+	// search for a closing line is only started outside code fences, and
+	// skips the same fences whichever line it starts from), so a page of
+	// unclosed openers is read in linear time.
+	unclosed map[string]bool
+}
+
+// closer returns the first line from i whose trimmed text is fence,
+// outside code fences, or -1.
+func (sc *tabScanner) closer(i int, fence []byte) int {
+	if sc.unclosed[string(fence)] {
+		return -1
+	}
+	for j := i; j < len(sc.lines); {
+		l := trimEOL(sc.lines[j])
+		if ch, n, ok := fenceOpen(l); ok {
+			j = skipFence(sc.lines, j, ch, n)
+			continue
+		}
+		if bytes.Equal(bytes.TrimSpace(l), fence) {
+			return j
+		}
+		j++
+	}
+	if sc.unclosed == nil {
+		sc.unclosed = map[string]bool{}
+	}
+	sc.unclosed[string(fence)] = true
+	return -1
+}
+
+// blockTabs reads the group of pymdownx.blocks tabs that opens at line
+// i: tabs that follow each other with blank lines only between them,
+// until one says "new: true". It returns the group and the line after it.
+func (sc *tabScanner) blockTabs(i int) ([]tab, int) {
+	lines := sc.lines
+	var group []tab
+	for {
+		m := blockTabOpen.FindSubmatch(trimEOL(lines[i]))
+		if m == nil || (len(group) > 0 && i+1 < len(lines) && blockTabNew.Match(trimEOL(lines[i+1]))) {
+			return group, i
+		}
+		end := sc.closer(i+1, m[1]) + 1
+		if end == 0 { // not closed: not a tab
+			return group, i + 1
+		}
+		group = append(group, tab{label: m[2], start: i, end: end, bodyStart: i + 1, bodyEnd: end - 1})
+		i = skipBlank(lines, end)
+		if i >= len(lines) {
+			return group, i
+		}
+	}
+}
+
+// tabbedTabs reads the group of pymdownx.tabbed tabs that opens at line
+// i: `=== "Label"` lines at one indentation, each followed by its body
+// indented four more columns, until one starts a new group ("===!").
+func tabbedTabs(lines [][]byte, i int) ([]tab, int) {
+	first := tabbedOpen.FindSubmatch(trimEOL(lines[i]))
+	indent := string(first[1])
+	cols, _ := indentCols(first[1])
+	var group []tab
+	for i < len(lines) {
+		m := tabbedOpen.FindSubmatch(trimEOL(lines[i]))
+		if m == nil || string(m[1]) != indent || (len(group) > 0 && bytes.Contains(m[2], []byte("!"))) {
+			break
+		}
+		label := m[3]
+		if label == nil {
+			label = m[4]
+		}
+		end := i + 1
+		for j := i + 1; j < len(lines); j++ {
+			l := trimEOL(lines[j])
+			if len(bytes.TrimSpace(l)) == 0 {
+				continue
+			}
+			if w, ok := indentCols(l); !ok || w < cols+4 {
+				break
+			}
+			end = j + 1
+		}
+		group = append(group, tab{label: label, start: i, end: end, bodyStart: i + 1, bodyEnd: end})
+		i = skipBlank(lines, end)
+	}
+	return group, i
+}
+
+// codeGroupTabs reads a code group that opens at line i: each fence in it
+// is a tab, labelled by the "[label]" of its info string (or the info
+// string itself). It ends at a line of as many colons as opened it.
+func (sc *tabScanner) codeGroupTabs(i int) ([]tab, int) {
+	lines := sc.lines
+	colons := codeGroupOpen.FindSubmatch(trimEOL(lines[i]))[1]
+	last := sc.closer(i+1, colons)
+	if last < 0 { // not closed: not a group
+		return nil, i + 1
+	}
+	var group []tab
+	for j := i + 1; j < last; {
+		l := trimEOL(lines[j])
+		ch, n, ok := fenceOpen(l)
+		if !ok {
+			j++
+			continue
+		}
+		end := skipFence(lines, j, ch, n)
+		info := bytes.TrimSpace(bytes.TrimLeft(bytes.TrimSpace(l), string(ch)))
+		label := info
+		if m := fenceLabel.FindSubmatch(info); m != nil {
+			label = m[1]
+		}
+		group = append(group, tab{label: label, start: j, end: end, bodyStart: j + 1, bodyEnd: max(end-1, j+1)})
+		j = end
+	}
+	return group, last + 1
+}
+
+// tabItems reads the Docusaurus <TabItem>s that follow each other from
+// line i (each from a line that starts with <TabItem to one that ends
+// with </TabItem>), until </Tabs> or anything else.
+func tabItems(lines [][]byte, i int) ([]tab, int) {
+	var group []tab
+	for i < len(lines) && tabItemOpen.Match(trimEOL(lines[i])) {
+		open := trimEOL(lines[i])
+		end := -1
+		for j := i; j < len(lines); {
+			l := trimEOL(lines[j])
+			if j > i {
+				if ch, n, ok := fenceOpen(l); ok {
+					j = skipFence(lines, j, ch, n)
+					continue
+				}
+			}
+			if tabItemClose.Match(l) {
+				end = j + 1
+				break
+			}
+			if j > i && (tabItemOpen.Match(l) || tabsClose.Match(l)) {
+				break
+			}
+			j++
+		}
+		if end < 0 {
+			break
+		}
+		var label []byte
+		if m := tabItemLabel.FindAllSubmatch(open, -1); m != nil {
+			// label= wins over value=, whichever comes first.
+			for _, a := range m {
+				v := bytes.Join(a[2:5], nil) // one of the three is set
+				if label == nil || string(a[1]) == "label" {
+					label = v
+				}
+			}
+		}
+		bodyStart, bodyEnd := i+1, end-1
+		if end-1 == i { // <TabItem ...>text</TabItem> on one line
+			bodyStart, bodyEnd = i, end
+		}
+		group = append(group, tab{label: label, start: i, end: end, bodyStart: bodyStart, bodyEnd: max(bodyEnd, bodyStart)})
+		i = skipBlank(lines, end)
+	}
+	return group, i
+}
+
+// skipFence returns the line after the fenced block that opens at line i
+// (the end of lines when it is not closed).
+func skipFence(lines [][]byte, i int, ch byte, n int) int {
+	for j := i + 1; j < len(lines); j++ {
+		if fenceClose(trimEOL(lines[j]), ch, n) {
+			return j + 1
+		}
+	}
+	return len(lines)
+}
+
+// skipBlank returns the first line from i that is not blank.
+func skipBlank(lines [][]byte, i int) int {
+	for i < len(lines) && len(bytes.TrimSpace(lines[i])) == 0 {
+		i++
+	}
+	return i
+}
+
+// trimEOL returns line without its line end.
+func trimEOL(line []byte) []byte {
+	return bytes.TrimRight(line, "\r\n")
+}
+
+// leadingSpace returns line's indentation.
+func leadingSpace(line []byte) []byte {
+	return line[:len(line)-len(bytes.TrimLeft(line, " \t"))]
+}
