@@ -41,12 +41,11 @@ func TestCandidatesCoverEveryNameMatch(t *testing.T) {
 // library changed, it ranks as a fresh index does.
 func TestNewIndexFromReuses(t *testing.T) {
 	cat, trees := testCatalog()
-	prev := NewIndex(cat, trees)
 	builds := map[string]string{}
 	for id := range trees {
 		builds[id] = "build of " + id
 	}
-	prev = NewIndexFrom(nil, cat, builds, func(id string) ([]string, bool) { return trees[id].Names(), true }, func(id string) *topics.Tree { return trees[id] })
+	prev := NewIndexFrom(nil, cat, builds, func(id string) ([]string, bool) { return trees[id].Names(), true }, func(id string) *topics.Tree { return trees[id] })
 	same := NewIndexFrom(prev, cat, builds, func(id string) ([]string, bool) { t.Error("topics read for an unchanged catalog"); return nil, true }, func(id string) *topics.Tree { return trees[id] })
 	if len(same.postings) == 0 || fmt.Sprintf("%p", same.postings) != fmt.Sprintf("%p", prev.postings) {
 		t.Error("an unchanged catalog's postings were built again")

@@ -21,13 +21,11 @@ func (p prefixScope) Allows(id string) bool { return strings.HasPrefix(id, strin
 // library's terms.
 func TestScopedSearchIsVisibleCatalog(t *testing.T) {
 	all, trees := testCatalog()
-	for _, l := range []artifacts.CatalogLib{
+	all.Libraries = append(all.Libraries,
 		lib("/team/cache-store", "Cache store", "A cache for routing tables and routing data"),
 		lib("/team/router", "Router", "Routing routing routing for services"),
 		lib("/team/proxy", "Proxy", "A reverse proxy with routing"),
-	} {
-		all.Libraries = append(all.Libraries, l)
-	}
+	)
 	sc := prefixScope("/team/")
 	visible := &artifacts.Catalog{}
 	for _, l := range all.Libraries {

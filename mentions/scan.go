@@ -127,16 +127,6 @@ func inlineSpans(line string, base int) []span {
 	return out
 }
 
-// inInline returns the inline code span holding [start, end), if any.
-func (s *scan) inInline(start, end int) (span, bool) {
-	for _, sp := range s.inline {
-		if start >= sp.start && end <= sp.end {
-			return sp, true
-		}
-	}
-	return span{}, false
-}
-
 // lineAt returns the bounds of the line holding off.
 func (s *scan) lineAt(off int) (int, int) {
 	start := strings.LastIndexByte(s.text[:off], '\n') + 1

@@ -2,7 +2,6 @@ package rst
 
 import (
 	"strings"
-	"unicode"
 
 	"golang.org/x/text/unicode/norm"
 )
@@ -103,10 +102,4 @@ func SphinxID(s string) string {
 	}
 	out := strings.TrimLeft(b.String(), "-0123456789._")
 	return strings.TrimRight(out, "-")
-}
-
-// isIDChar reports whether r may appear in an id handed to the markdown
-// splitter's {#id} syntax.
-func isIDChar(r rune) bool {
-	return r < 0x80 && (unicode.IsLetter(r) || unicode.IsDigit(r) || r == '-' || r == '_' || r == '.')
 }

@@ -274,14 +274,6 @@ func outlineLine(o OutlineEntry) string {
 	return fmt.Sprintf("%s- %s #%s (%d tokens)\n", strings.Repeat("  ", max(o.Level-1, 0)), o.Title, o.Anchor, o.Tokens)
 }
 
-// location is path#anchor, or the path alone for a document's lead section.
-func location(path, anchor string) string {
-	if anchor == "" {
-		return path
-	}
-	return path + "#" + anchor
-}
-
 func plural(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -383,7 +383,6 @@ func candidates(docs []*markdown.Document, rel, locale []string, primary string,
 		docs   map[int]bool
 		tokens int
 		cat    map[string]int
-		first  int
 	}
 	hs := map[string]*hstat{}
 	var hOrder []string

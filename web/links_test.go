@@ -52,7 +52,7 @@ func TestLinkerKeptPerBuild(t *testing.T) {
 	if s.linkerFor(&catalog.Resolved{Build: "sum2"}, "/x/y", docs) == l || s.linkerFor(one, "/x/y/v1", docs) == l {
 		t.Error("another build or base got the first linker")
 	}
-	if s.linkerFor(&catalog.Resolved{}, "/x/y", docs) == s.linkerFor(&catalog.Resolved{}, "/x/y", docs) {
+	if a, b := s.linkerFor(&catalog.Resolved{}, "/x/y", docs), s.linkerFor(&catalog.Resolved{}, "/x/y", docs); a == b {
 		t.Error("versions without a build share a linker")
 	}
 }

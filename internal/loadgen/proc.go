@@ -61,7 +61,7 @@ func parseProcStatus(data []byte) (ProcStatus, error) {
 		case "Threads":
 			n, err := strconv.Atoi(strings.TrimSpace(val))
 			if err != nil {
-				return ProcStatus{}, fmt.Errorf("Threads %q: %w", val, err)
+				return ProcStatus{}, fmt.Errorf("field Threads %q: %w", val, err)
 			}
 			st.Threads = n
 			found++
