@@ -104,6 +104,13 @@ func pathoCases() []pathoCase {
 		{"indented mdx fences", 50_000, func(n int) string { return rep("      ```\n\t\tx\n", n) }},
 		// Content tabs (n is openers or tabs; see collapseTabs).
 		{"unclosed block tabs", 100_000, func(n int) string { return rep("/// tab | x\n", n) }},
+		{"unclosed block tabs of every length", 2_000, func(n int) string { // each opener's closing line looked for
+			var b strings.Builder
+			for i := range n {
+				b.WriteString(rep("/", 3+i) + " tab | x\n")
+			}
+			return b.String() + rep("x\n", 500*n)
+		}},
 		{"unclosed code groups", 100_000, func(n int) string { return rep("::: code-group\n```js [a]\nx\n```\n", n) }},
 		{"unclosed tab items", 100_000, func(n int) string { return rep("<TabItem value=\"a\">\nx\n", n) }},
 		{"version tabs", 100_000, func(n int) string { // groups of 30, each tab compared with those kept

@@ -4,8 +4,10 @@ import (
 	"bytes"
 	"cmp"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
+	"unicode"
 )
 
 // Content tabs show one example in several variants, one at a time: a
@@ -47,12 +49,19 @@ const maxTabs = 32
 
 // tab is one tab of a group: lines [start, end) of the source are the
 // whole tab (its opening and closing lines too), [bodyStart, bodyEnd)
-// the lines compared.
+// the lines compared. keep is set for a tab never left out: the one the
+// site shows first (selected), or one whose lines hold more than the tab.
 type tab struct {
 	label              []byte
 	start, end         int
 	bodyStart, bodyEnd int
+	keep               bool
+	// noteIndent is the indentation of the line left in a tab's place.
+	noteIndent []byte
 }
+
+// tabDrop is a tab left out, and the kept tab it is a variant of.
+type tabDrop struct{ t, of tab }
 
 var (
 	// labelVersion is a minimum version in a tab's label: a version and
@@ -61,49 +70,83 @@ var (
 	// variant says what the others do not.
 	labelVersion = regexp.MustCompile(`(?i)\bv?(\d+(?:\.\d+)*)(?:\+|\s+(?:and|or)\s+(?:above|later|newer|up)\b)`)
 	// blockTabOpen is pymdownx.blocks.tab's opening line: a run of three
-	// or more slashes, "tab", "|" and the label.
-	blockTabOpen = regexp.MustCompile(`^[ \t]*(/{3,})[ \t]*tab[ \t]*\|[ \t]*(.*?)[ \t]*$`)
-	// blockTabNew is the option that starts a new group of block tabs.
-	blockTabNew = regexp.MustCompile(`^[ \t]+new:[ \t]*true[ \t]*$`)
+	// or more slashes, "tab" (in any case, as pymdownx reads it), "|" and
+	// the label.
+	blockTabOpen = regexp.MustCompile(`^[ \t]*(/{3,})[ \t]*(?i:tab)[ \t]*\|[ \t]*(.*?)[ \t]*$`)
+	// blockTabOption is a line of a block tab's YAML options that starts a
+	// new group or selects the tab ("new: true", "select: yes").
+	blockTabOption = regexp.MustCompile(`(?i)^[ \t]+(new|select)[ \t]*:[ \t]*(?:true|yes|on)[ \t]*$`)
 	// tabbedOpen is pymdownx.tabbed's: "===", "!" to start a new group or
-	// "+" to select the tab, and the label in quotes.
-	tabbedOpen = regexp.MustCompile(`^([ \t]*)===([!+]*)[ \t]+(?:"(.*)"|'(.*)')[ \t]*$`)
+	// "+" to select the tab, spaces and the label in double quotes.
+	tabbedOpen = regexp.MustCompile(`^([ \t]*)===([!+]*) +"(.*)"[ \t]*$`)
 	// codeGroupOpen is a VitePress (":::") or Nuxt MDC ("::") code group.
 	codeGroupOpen = regexp.MustCompile(`^[ \t]*(:{2,})[ \t]*code-group\b`)
 	// fenceLabel is the label of a fence in a code group: "[label]" in its
 	// info string.
 	fenceLabel = regexp.MustCompile(`\[([^\]]+)\]`)
-	// tabItemOpen is a Docusaurus TabItem at the start of a line, and its
-	// label or value attribute.
-	tabItemOpen  = regexp.MustCompile(`^[ \t]*<TabItem\b`)
-	tabItemLabel = regexp.MustCompile(`\b(label|value)=(?:"([^"]*)"|'([^']*)'|\{["'\x60]([^"'\x60]*)["'\x60]\})`)
-	tabItemClose = regexp.MustCompile(`</TabItem>[ \t]*$`)
-	tabsClose    = regexp.MustCompile(`^[ \t]*</Tabs>`)
+	// tabItemOpen is a Docusaurus TabItem at the start of a line; its
+	// label or value attribute; and its default attribute, which selects
+	// it.
+	tabItemOpen    = regexp.MustCompile(`^[ \t]*<TabItem\b`)
+	tabItemLabel   = regexp.MustCompile(`\b(label|value)=(?:"([^"]*)"|'([^']*)'|\{["'\x60]([^"'\x60]*)["'\x60]\})`)
+	tabItemDefault = regexp.MustCompile(`\sdefault(?:[\s>/=]|$)`)
 )
 
-// collapseTabs returns src with the near copies among each group's tabs
-// replaced by a line naming them, and as many lines as src, so that line
-// numbers do not move; src itself when nothing is replaced.
+// collapseTabs returns src with the older versions' variants among each
+// group's tabs replaced by a line naming them, and as many lines as src,
+// so that line numbers do not move; src itself when nothing is replaced.
 func collapseTabs(src []byte) []byte {
-	if !bytes.Contains(src, []byte("tab")) && !bytes.Contains(src, []byte("===")) && !bytes.Contains(src, []byte("code-group")) && !bytes.Contains(src, []byte("TabItem")) {
-		return src // the cheap test: no group can open
+	lines, drops := tabDrops(src)
+	if len(drops) == 0 {
+		return src
+	}
+	replaced := map[int][]byte{} // line index → its replacement (without its line end)
+	for _, d := range drops {
+		note := append(bytes.Clone(d.t.noteIndent), "*Tab "...)
+		note = strconv.AppendQuote(note, string(d.t.label))
+		note = append(note, ": nearly the same as "...)
+		note = strconv.AppendQuote(note, string(d.of.label))
+		note = append(note, ", not repeated.*"...)
+		replaced[d.t.start] = note
+		for j := d.t.start + 1; j < d.t.end; j++ {
+			replaced[j] = nil
+		}
+	}
+	out := make([]byte, 0, len(src))
+	for i, l := range lines {
+		r, ok := replaced[i]
+		if !ok {
+			out = append(out, l...)
+			continue
+		}
+		out = append(out, r...)
+		out = append(out, l[len(trimEOL(l)):]...) // the line's own end, \n or \r\n
+	}
+	return out
+}
+
+// tabDrops returns src's lines (each with its line end) and the tabs to
+// leave out, in order.
+func tabDrops(src []byte) ([][]byte, []tabDrop) {
+	if !bytes.Contains(src, []byte("ab")) && !bytes.Contains(src, []byte("===")) && !bytes.Contains(src, []byte("code-group")) {
+		return nil, nil // the cheap test ("tab", "Tab", "TabItem"): no group can open
 	}
 	sc := &tabScanner{lines: bytes.SplitAfter(src, []byte("\n"))}
 	lines := sc.lines
-	var replaced map[int][]byte // line index → its replacement (without its newline)
+	var drops []tabDrop
 	for i := 0; i < len(lines); {
 		line := trimEOL(lines[i])
 		if ch, n, ok := fenceOpen(line); ok {
 			i = skipFence(lines, i, ch, n)
 			continue
 		}
-		var group []tab
-		var next int
 		lead := bytes.TrimLeft(line, " \t")
 		if len(lead) == 0 || strings.IndexByte("/=:<", lead[0]) < 0 {
 			i++
 			continue
 		}
+		var group []tab
+		var next int
 		switch {
 		case blockTabOpen.Match(line):
 			group, next = sc.blockTabs(i)
@@ -117,44 +160,15 @@ func collapseTabs(src []byte) []byte {
 			i++
 			continue
 		}
-		for _, drop := range nearCopies(lines, group) {
-			if replaced == nil {
-				replaced = map[int][]byte{}
-			}
-			t, of := group[drop[0]], group[drop[1]]
-			note := append(bytes.Clone(leadingSpace(trimEOL(lines[t.start]))), "*Tab "...)
-			note = strconv.AppendQuote(note, string(t.label))
-			note = append(note, ": nearly the same as "...)
-			note = strconv.AppendQuote(note, string(of.label))
-			note = append(note, ", not repeated.*"...)
-			replaced[t.start] = note
-			for j := t.start + 1; j < t.end; j++ {
-				replaced[j] = nil
-			}
-		}
+		drops = append(drops, olderVariants(lines, group)...)
 		i = max(next, i+1)
 	}
-	if replaced == nil {
-		return src
-	}
-	out := make([]byte, 0, len(src))
-	for i, l := range lines {
-		r, ok := replaced[i]
-		if !ok {
-			out = append(out, l...)
-			continue
-		}
-		out = append(out, r...)
-		if bytes.HasSuffix(l, []byte("\n")) {
-			out = append(out, '\n')
-		}
-	}
-	return out
+	return lines, drops
 }
 
-// nearCopies returns, for each tab of group that is an older version's
-// variant of a tab kept before it, its index and that tab's.
-func nearCopies(lines [][]byte, group []tab) [][2]int {
+// olderVariants returns the tabs of group that are an older version's
+// variant of a tab kept before them, each with that tab.
+func olderVariants(lines [][]byte, group []tab) []tabDrop {
 	if len(group) < 2 || len(group) > maxTabs {
 		return nil
 	}
@@ -181,12 +195,12 @@ func nearCopies(lines [][]byte, group []tab) [][2]int {
 			sizes[k]++
 		}
 	}
-	var drops [][2]int
+	var drops []tabDrop
 	kept := []int{0}
 	for k := 1; k < len(group); k++ {
 		copyOf := -1
 		for _, c := range kept {
-			if versions[k] != nil && versions[c] != nil && names[k] == names[c] &&
+			if !group[k].keep && versions[k] != nil && versions[c] != nil && names[k] == names[c] &&
 				compareVersions(versions[c], versions[k]) >= 0 &&
 				sizes[k] > 0 && dice(bodies[k], sizes[k], bodies[c], sizes[c]) >= tabSimilarity {
 				copyOf = c
@@ -197,17 +211,17 @@ func nearCopies(lines [][]byte, group []tab) [][2]int {
 			kept = append(kept, k)
 			continue
 		}
-		drops = append(drops, [2]int{k, copyOf})
+		drops = append(drops, tabDrop{group[k], group[copyOf]})
 	}
 	return drops
 }
 
 // labelParts returns a tab label without its version, in lower case with
 // spaces collapsed, and the version's numbers; nil numbers when the label
-// has no version, or no name beside it.
+// has no minimum version after a name ("3+ nodes" has none).
 func labelParts(label []byte) (string, []int) {
 	loc := labelVersion.FindSubmatchIndex(label)
-	if loc == nil {
+	if loc == nil || !bytes.ContainsFunc(label[:loc[0]], unicode.IsLetter) {
 		return "", nil
 	}
 	var v []int
@@ -219,9 +233,6 @@ func labelParts(label []byte) (string, []int) {
 		v = append(v, n)
 	}
 	name := strings.ToLower(strings.Join(strings.Fields(string(label[:loc[0]])+" "+string(label[loc[1]:])), " "))
-	if name == "" {
-		return "", nil
-	}
 	return name, v
 }
 
@@ -255,77 +266,89 @@ func dice(a map[string]int, na int, b map[string]int, nb int) float64 {
 // tabScanner reads the groups of tabs of one source.
 type tabScanner struct {
 	lines [][]byte
-	// unclosed holds the opening fences ("/" or ":" runs) found not closed
-	// from some line on: none is closed from any later line either (the
-	// search for a closing line is only started outside code fences, and
-	// skips the same fences whichever line it starts from), so a page of
-	// unclosed openers is read in linear time.
-	unclosed map[string]bool
+	// runs lists, for each run of slashes (3 or more) or colons (2 or
+	// more) that is a line of its own outside code fences, those lines in
+	// order: the closing lines of block tabs and code groups. Made at the
+	// first need, in one pass, so that finding a closing line is a binary
+	// search whatever the page holds.
+	runs map[string][]int
 }
 
-// closer returns the first line from i whose trimmed text is fence,
+// closer returns the first line from i that is fence alone (trimmed),
 // outside code fences, or -1.
 func (sc *tabScanner) closer(i int, fence []byte) int {
-	if sc.unclosed[string(fence)] {
+	if sc.runs == nil {
+		sc.runs = map[string][]int{}
+		for j := 0; j < len(sc.lines); {
+			l := trimEOL(sc.lines[j])
+			if ch, n, ok := fenceOpen(l); ok {
+				j = skipFence(sc.lines, j, ch, n)
+				continue
+			}
+			if t := bytes.TrimSpace(l); len(t) >= 2 && (t[0] == '/' || t[0] == ':') && len(bytes.Trim(t, string(t[0]))) == 0 {
+				sc.runs[string(t)] = append(sc.runs[string(t)], j)
+			}
+			j++
+		}
+	}
+	at := sc.runs[string(fence)]
+	k, _ := slices.BinarySearch(at, i)
+	if k == len(at) {
 		return -1
 	}
-	for j := i; j < len(sc.lines); {
-		l := trimEOL(sc.lines[j])
-		if ch, n, ok := fenceOpen(l); ok {
-			j = skipFence(sc.lines, j, ch, n)
-			continue
-		}
-		if bytes.Equal(bytes.TrimSpace(l), fence) {
-			return j
-		}
-		j++
-	}
-	if sc.unclosed == nil {
-		sc.unclosed = map[string]bool{}
-	}
-	sc.unclosed[string(fence)] = true
-	return -1
+	return at[k]
 }
 
 // blockTabs reads the group of pymdownx.blocks tabs that opens at line
-// i: tabs that follow each other with blank lines only between them,
-// until one says "new: true". It returns the group and the line after it.
+// i: tabs at the same indentation that follow each other with blank lines
+// only between them, until one says "new: true" in its options (the lines
+// indented under its header). It returns the group and the line after it.
 func (sc *tabScanner) blockTabs(i int) ([]tab, int) {
 	lines := sc.lines
+	indent := leadingSpace(trimEOL(lines[i]))
+	cols := indentWidth(indent)
 	var group []tab
-	for {
-		m := blockTabOpen.FindSubmatch(trimEOL(lines[i]))
-		if m == nil || (len(group) > 0 && i+1 < len(lines) && blockTabNew.Match(trimEOL(lines[i+1]))) {
-			return group, i
+	for i < len(lines) {
+		line := trimEOL(lines[i])
+		m := blockTabOpen.FindSubmatch(line)
+		if m == nil || !bytes.Equal(leadingSpace(line), indent) {
+			break
+		}
+		var newGroup, selected bool
+		for j := i + 1; j < len(lines); j++ {
+			l := trimEOL(lines[j])
+			if len(bytes.TrimSpace(l)) == 0 || indentWidth(leadingSpace(l)) < cols+4 {
+				break
+			}
+			if o := blockTabOption.FindSubmatch(l); o != nil {
+				newGroup = newGroup || strings.EqualFold(string(o[1]), "new")
+				selected = selected || strings.EqualFold(string(o[1]), "select")
+			}
+		}
+		if newGroup && len(group) > 0 {
+			break
 		}
 		end := sc.closer(i+1, m[1]) + 1
 		if end == 0 { // not closed: not a tab
 			return group, i + 1
 		}
-		group = append(group, tab{label: m[2], start: i, end: end, bodyStart: i + 1, bodyEnd: end - 1})
+		group = append(group, tab{label: m[2], start: i, end: end, bodyStart: i + 1, bodyEnd: end - 1, keep: selected, noteIndent: indent})
 		i = skipBlank(lines, end)
-		if i >= len(lines) {
-			return group, i
-		}
 	}
+	return group, i
 }
 
 // tabbedTabs reads the group of pymdownx.tabbed tabs that opens at line
 // i: `=== "Label"` lines at one indentation, each followed by its body
 // indented four more columns, until one starts a new group ("===!").
 func tabbedTabs(lines [][]byte, i int) ([]tab, int) {
-	first := tabbedOpen.FindSubmatch(trimEOL(lines[i]))
-	indent := string(first[1])
-	cols, _ := indentCols(first[1])
+	indent := tabbedOpen.FindSubmatch(trimEOL(lines[i]))[1]
+	cols := indentWidth(indent)
 	var group []tab
 	for i < len(lines) {
 		m := tabbedOpen.FindSubmatch(trimEOL(lines[i]))
-		if m == nil || string(m[1]) != indent || (len(group) > 0 && bytes.Contains(m[2], []byte("!"))) {
+		if m == nil || !bytes.Equal(m[1], indent) || (len(group) > 0 && bytes.Contains(m[2], []byte("!"))) {
 			break
-		}
-		label := m[3]
-		if label == nil {
-			label = m[4]
 		}
 		end := i + 1
 		for j := i + 1; j < len(lines); j++ {
@@ -333,12 +356,12 @@ func tabbedTabs(lines [][]byte, i int) ([]tab, int) {
 			if len(bytes.TrimSpace(l)) == 0 {
 				continue
 			}
-			if w, ok := indentCols(l); !ok || w < cols+4 {
+			if indentWidth(leadingSpace(l)) < cols+4 {
 				break
 			}
 			end = j + 1
 		}
-		group = append(group, tab{label: label, start: i, end: end, bodyStart: i + 1, bodyEnd: end})
+		group = append(group, tab{label: m[3], start: i, end: end, bodyStart: i + 1, bodyEnd: end, keep: bytes.Contains(m[2], []byte("+")), noteIndent: indent})
 		i = skipBlank(lines, end)
 	}
 	return group, i
@@ -368,33 +391,39 @@ func (sc *tabScanner) codeGroupTabs(i int) ([]tab, int) {
 		if m := fenceLabel.FindSubmatch(info); m != nil {
 			label = m[1]
 		}
-		group = append(group, tab{label: label, start: j, end: end, bodyStart: j + 1, bodyEnd: max(end-1, j+1)})
+		group = append(group, tab{label: label, start: j, end: end, bodyStart: j + 1, bodyEnd: max(end-1, j+1), noteIndent: leadingSpace(l)})
 		j = end
 	}
 	return group, last + 1
 }
 
 // tabItems reads the Docusaurus <TabItem>s that follow each other from
-// line i (each from a line that starts with <TabItem to one that ends
-// with </TabItem>), until </Tabs> or anything else.
+// line i, each from a line that starts with <TabItem to the line that
+// holds its </TabItem>, until a line holds another <TabItem or </Tabs>
+// first. A tab whose first or last line holds anything but the tab (its
+// closing tag followed by </Tabs> or the next <TabItem>) is kept.
 func tabItems(lines [][]byte, i int) ([]tab, int) {
+	closeTag, openTag, tabsTag := []byte("</TabItem>"), []byte("<TabItem"), []byte("</Tabs>")
 	var group []tab
 	for i < len(lines) && tabItemOpen.Match(trimEOL(lines[i])) {
 		open := trimEOL(lines[i])
-		end := -1
-		for j := i; j < len(lines); {
+		end, alone := -1, false
+		if k := bytes.Index(open, closeTag); k >= 0 { // <TabItem ...>text</TabItem>
+			end = i + 1
+			rest := open[k+len(closeTag):]
+			alone = len(bytes.TrimSpace(rest)) == 0 && bytes.Count(open, openTag) == 1
+		}
+		for j := i + 1; end < 0 && j < len(lines); {
 			l := trimEOL(lines[j])
-			if j > i {
-				if ch, n, ok := fenceOpen(l); ok {
-					j = skipFence(lines, j, ch, n)
-					continue
-				}
+			if ch, n, ok := fenceOpen(l); ok {
+				j = skipFence(lines, j, ch, n)
+				continue
 			}
-			if tabItemClose.Match(l) {
-				end = j + 1
+			if bytes.Contains(l, closeTag) {
+				end, alone = j+1, bytes.Equal(bytes.TrimSpace(l), closeTag)
 				break
 			}
-			if j > i && (tabItemOpen.Match(l) || tabsClose.Match(l)) {
+			if bytes.Contains(l, openTag) || bytes.Contains(l, tabsTag) {
 				break
 			}
 			j++
@@ -403,21 +432,26 @@ func tabItems(lines [][]byte, i int) ([]tab, int) {
 			break
 		}
 		var label []byte
-		if m := tabItemLabel.FindAllSubmatch(open, -1); m != nil {
+		for _, a := range tabItemLabel.FindAllSubmatch(open, -1) {
 			// label= wins over value=, whichever comes first.
-			for _, a := range m {
-				v := bytes.Join(a[2:5], nil) // one of the three is set
-				if label == nil || string(a[1]) == "label" {
-					label = v
-				}
+			if label == nil || string(a[1]) == "label" {
+				label = bytes.Join(a[2:5], nil) // one of the three is set
 			}
 		}
 		bodyStart, bodyEnd := i+1, end-1
-		if end-1 == i { // <TabItem ...>text</TabItem> on one line
+		if end-1 == i {
 			bodyStart, bodyEnd = i, end
 		}
-		group = append(group, tab{label: label, start: i, end: end, bodyStart: bodyStart, bodyEnd: max(bodyEnd, bodyStart)})
+		// The note is indented three columns at most: a TabItem indented
+		// four is not code, but the note in its place would be.
+		indent := leadingSpace(open)
+		indent = indent[:min(len(indent), 3)]
+		group = append(group, tab{label: label, start: i, end: end, bodyStart: bodyStart, bodyEnd: bodyEnd,
+			keep: !alone || tabItemDefault.Match(open), noteIndent: bytes.ReplaceAll(indent, []byte("\t"), []byte(" "))})
 		i = skipBlank(lines, end)
+		if !alone { // the group goes on on that line, which no tab starts
+			break
+		}
 	}
 	return group, i
 }
@@ -449,4 +483,18 @@ func trimEOL(line []byte) []byte {
 // leadingSpace returns line's indentation.
 func leadingSpace(line []byte) []byte {
 	return line[:len(line)-len(bytes.TrimLeft(line, " \t"))]
+}
+
+// indentWidth returns the width in columns of an indentation of spaces
+// and tabs (a tab to the next multiple of four).
+func indentWidth(indent []byte) int {
+	w := 0
+	for _, c := range indent {
+		if c == '\t' {
+			w += 4 - w%4
+		} else {
+			w++
+		}
+	}
+	return w
 }

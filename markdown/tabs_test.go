@@ -57,7 +57,7 @@ func TestCollapseTabs(t *testing.T) {
 		},
 		{
 			name: "mkdocs material tabbed: the body is what is indented under it",
-			src:  "=== \"Python 3.10 and above\"\n\n    ```py\n" + indent(variant(0)) + "    ```\n\n=== 'Python 3.9 and above'\n\n    ```py\n" + indent(variant(5)) + "    ```\n\nNot in a tab.\n",
+			src:  "=== \"Python 3.10 and above\"\n\n    ```py\n" + indent(variant(0)) + "    ```\n\n=== \"Python 3.9 and above\"\n\n    ```py\n" + indent(variant(5)) + "    ```\n\nNot in a tab.\n",
 			want: "=== \"Python 3.10 and above\"\n\n    ```py\n" + indent(variant(0)) + "    ```\n\n" + note("Python 3.9 and above", "Python 3.10 and above", 14) + "\nNot in a tab.\n",
 		},
 		{
@@ -95,6 +95,49 @@ func TestCollapseTabs(t *testing.T) {
 			src:  "/// tab | Python 3.10+\n" + variant(0) + "///\n/// tab | Python 3.9+\nsomething = else\n///\n",
 		},
 		{
+			name: "a block tab's options may start a new group in any form (pymdownx reads them as YAML)",
+			src: "/// tab | Python 3.10+\n" + variant(0) + "///\n\n/// tab | Python 3.10+\n    select: true\n    new: true\n" + variant(1) + "///\n\n" +
+				"/// tab | Python 3.10+\n    new: True\n" + variant(1) + "///\n\n/// TAB | Python 3.10+\n    new: yes\n" + variant(1) + "///\n",
+		},
+		{
+			name: "the selected tab is kept",
+			src:  "/// tab | Python 3.10+\n" + variant(0) + "///\n/// tab | Python 3.9+\n    select: true\n" + variant(1) + "///\n=== \"Python 3.10+\"\n" + indent(variant(0)) + "===+ \"Python 3.9+\"\n" + indent(variant(1)),
+		},
+		{
+			name: "block tabs at other indentations are other groups (a list item's, the margin's)",
+			src:  "1. Install:\n\n    /// tab | Python 3.10+\n" + indent(variant(0)) + "    ///\n\n/// tab | Python 3.9+\n" + variant(1) + "///\n",
+		},
+		{
+			name: "tabbed labels are in double quotes only",
+			src:  "=== \"Python 3.10+\"\n" + indent(variant(0)) + "\n=== 'Python 3.9+'\n" + indent(variant(1)),
+		},
+		{
+			name: "a tabbed body goes on past a quoted line",
+			src:  "=== \"Python 3.10+\"\n" + indent(variant(0)) + "\n=== \"Python 3.9+\"\n" + indent(variant(1)) + "\n    > a quote\n\n    more = 2\n\nAfter.\n",
+			want: "=== \"Python 3.10+\"\n" + indent(variant(0)) + "\n" + note("Python 3.9+", "Python 3.10+", 15) + "\nAfter.\n",
+		},
+		{
+			name: "a number before the name is a count, not a version",
+			src:  "=== \"3+ nodes\"\n" + indent(variant(0)) + "\n=== \"1+ nodes\"\n" + indent(variant(1)),
+		},
+		{
+			name: "a TabItem closed on a line with more is kept, and what follows the group too",
+			src: "<Tabs>\n<TabItem value=\"Java 21+\">\n\n" + variant(0) + "\n</TabItem>\n<TabItem value=\"Java 17+\">\n\n" + variant(4) + "\n</TabItem></Tabs>\n\n" +
+				"## Configuration\n\nSet the heap size.\n\n<Tabs><TabItem value=\"gradle\">\nrun gradle\n</TabItem>\n</Tabs>\n",
+		},
+		{
+			name: "the default TabItem is kept, and a note is never indented as code",
+			src: "    <TabItem value=\"Java 21+\">\n" + variant(0) + "    </TabItem>\n    <TabItem value=\"Java 17+\" default>\n" + variant(4) + "    </TabItem>\n" +
+				"    <TabItem value=\"Java 11+\">\n" + variant(5) + "    </TabItem>\n",
+			want: "    <TabItem value=\"Java 21+\">\n" + variant(0) + "    </TabItem>\n    <TabItem value=\"Java 17+\" default>\n" + variant(4) + "    </TabItem>\n" +
+				"   " + note("Java 11+", "Java 21+", 12),
+		},
+		{
+			name: "line ends are kept",
+			src:  "/// tab | Python 3.10+\r\nx = 1\r\n///\r\n/// tab | Python 3.9+\r\nx = 1\r\n///\r\n",
+			want: "/// tab | Python 3.10+\r\nx = 1\r\n///\r\n*Tab \"Python 3.9+\": nearly the same as \"Python 3.10+\", not repeated.*\r\n\r\n\r\n",
+		},
+		{
 			name: "fences do not make two examples alike",
 			src:  "/// tab | Python 3.10+\n```py\n{!> a_py310.py!}\n```\n///\n/// tab | Python 3.9+\n```py\n{!> a_py39.py!}\n```\n///\n",
 		},
@@ -125,6 +168,7 @@ func TestLabelParts(t *testing.T) {
 		{"Node v18 and above", "node", []int{18}},
 		{"Go 1.21 or later", "go", []int{1, 21}},
 		{"Pydantic v1", "", nil},
+		{"3+ nodes", "", nil},
 		{"3.10+", "", nil},
 		{"Python 99999999999999999999+", "", nil},
 		{"npm", "", nil},
@@ -210,6 +254,7 @@ func FuzzCollapseTabs(f *testing.F) {
 	f.Add([]byte("::: code-group\n```js [a 2+]\n" + variant(0) + "```\n```js [a 1+]\n" + variant(1) + "```\n:::\n"))
 	f.Add([]byte("<TabItem label=\"a 2+\">\n" + variant(0) + "</TabItem>\n<TabItem label='a 1+'>\n" + variant(1) + "</TabItem>\n"))
 	f.Add([]byte("<TabItem value={'a 2+'}>x</TabItem>\n<TabItem value={`a 1+`}>x</TabItem>\n"))
+	f.Add([]byte("<Tabs>\n<TabItem value=\"J 2+\">\nx\n</TabItem>\n<TabItem value=\"J 1+\">\nx\n</TabItem></Tabs>\n## H\n</TabItem>\n"))
 	f.Fuzz(func(t *testing.T, src []byte) {
 		got := collapseTabs(src)
 		in, out := bytes.SplitAfter(src, []byte("\n")), bytes.SplitAfter(got, []byte("\n"))
@@ -224,6 +269,43 @@ func FuzzCollapseTabs(f *testing.F) {
 		}
 		if again := collapseTabs(got); !bytes.Equal(again, got) {
 			t.Fatalf("a second pass left more out:\n%q\nthen\n%q", got, again)
+		}
+		// Each tab left out is one whole tab: it starts at an opening line
+		// and ends at its own closing line (or the end of its indented
+		// body), so nothing after a tab goes with it.
+		lines, drops := tabDrops(src)
+		prev := 0
+		for _, d := range drops {
+			if d.t.start < prev || d.t.start >= d.t.end || d.t.end > len(lines) {
+				t.Fatalf("tab left out at lines [%d, %d) after one ending at %d", d.t.start, d.t.end, prev)
+			}
+			prev = d.t.end
+			first, last := trimEOL(lines[d.t.start]), bytes.TrimSpace(lines[d.t.end-1])
+			var ok bool
+			switch {
+			case blockTabOpen.Match(first):
+				ok = bytes.Equal(last, blockTabOpen.FindSubmatch(first)[1])
+			case tabbedOpen.Match(first):
+				ok = d.t.end-1 == d.t.start || indentWidth(leadingSpace(trimEOL(lines[d.t.end-1]))) >= indentWidth(leadingSpace(first))+4
+			case tabItemOpen.Match(first):
+				ok = bytes.Equal(last, []byte("</TabItem>")) || (d.t.end-1 == d.t.start && bytes.HasSuffix(last, []byte("</TabItem>")))
+				for j := d.t.start + 1; j < d.t.end-1; j++ {
+					l := trimEOL(lines[j])
+					if ch, n, open := fenceOpen(l); open {
+						j = skipFence(lines, j, ch, n) - 1
+						continue
+					}
+					if bytes.Contains(l, []byte("TabItem>")) || bytes.Contains(l, []byte("<TabItem")) || bytes.Contains(l, []byte("</Tabs>")) {
+						ok = false // the tab ran past its end
+					}
+				}
+			default:
+				ch, n, open := fenceOpen(first)
+				ok = open && fenceClose(last, ch, n)
+			}
+			if !ok {
+				t.Fatalf("tab left out from %q to %q", first, last)
+			}
 		}
 	})
 }
