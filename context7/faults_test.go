@@ -15,8 +15,10 @@ import (
 	"github.com/codex7/codex7/context7/cache"
 )
 
-// faultTimeout is the client's budget in the fault tests: the slow fault
-// answers later than that.
+// faultTimeout is the client's budget in the slow fault's test, which
+// answers later than that. The other faults answer at once, and their
+// tests give the client a minute, so that a loaded machine never turns a
+// fault's answer into a timeout.
 const faultTimeout = 300 * time.Millisecond
 
 // remoteFault is one way the Context7 API misbehaves. serve answers every
@@ -181,7 +183,7 @@ func rightDoc(text string) string {
 // TestRemoteFaultsNeverPoisonTheCache tries every fault on a search, a
 // documentation request and a legacy text documentation request of a
 // client with an on-disk cache. While the fault lasts each call fails
-// quickly with the fault's error and message (an empty answer is no
+// with the fault's error and message, after one request at most (an empty answer is no
 // error) and nothing is written to the cache; once it clears, the right
 // answer comes back and is cached; when the fault returns, that cached
 // answer is served without asking Context7.
@@ -205,7 +207,11 @@ func TestRemoteFaultsNeverPoisonTheCache(t *testing.T) {
 				var clock atomic.Int64
 				clock.Store(time.Now().UnixNano())
 				now := func() time.Time { return time.Unix(0, clock.Load()) }
-				c := f.client(Options{Cache: store, Timeout: faultTimeout, Legacy: op.legacy, Now: now})
+				timeout := time.Minute
+				if errors.Is(fl.want, ErrTimeout) {
+					timeout = faultTimeout
+				}
+				c := f.client(Options{Cache: store, Timeout: timeout, Legacy: op.legacy, Now: now})
 				var faulty atomic.Bool
 				faulty.Store(true)
 				f.setOverride(func(w http.ResponseWriter, r *http.Request) bool {
@@ -216,11 +222,11 @@ func TestRemoteFaultsNeverPoisonTheCache(t *testing.T) {
 					return false
 				})
 				for i := range 2 {
-					start := time.Now()
+					start, asked := time.Now(), f.count()
 					text, cached, n, err := op.call(c)
 					took := time.Since(start)
-					if limit := faultTimeout + time.Second; took > limit {
-						t.Errorf("call %d took %s, more than %s", i, took, limit)
+					if sent := f.count() - asked; sent > 1 {
+						t.Errorf("call %d sent %d requests, want at most 1: a fault is not retried", i, sent)
 					}
 					switch {
 					case fl.want == nil && (err != nil || n != 0 || cached):
