@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"slices"
 	"strings"
 
 	"github.com/codex7/codex7/markdown"
@@ -68,7 +69,8 @@ func localeLevel(segs map[string]bool) bool {
 // Translations reports, for each of docs, whether it is a translation: in
 // a locale (a language folder such as docs/ru/, or a file suffix such as
 // install.zh-cn.md) other than the version's primary one (see
-// primaryLocale). Pages without a locale are never translations (a README
+// primaryLocale), or kept in a language folder inside the original's tree
+// (see mirrored). Pages without a locale are never translations (a README
 // beside docs/en/).
 func Translations(docs []*markdown.Document) []bool {
 	_, locale := relativePaths(docs)
@@ -77,7 +79,53 @@ func Translations(docs []*markdown.Document) []bool {
 	for i, l := range locale {
 		out[i] = l != "" && l != primary
 	}
+	mirrored(docs, out)
 	return out
+}
+
+// mirrored marks the translations that sites keep inside the original's
+// tree rather than beside it, which relativePaths cannot see as a level
+// of language folders: VitePress's docs/zh/guide/x.md beside
+// docs/guide/x.md, Docusaurus's
+// i18n/fr/docusaurus-plugin-content-docs/current/x.md beside docs/x.md.
+// Such a page is under a folder named for a language other than English,
+// and its path below that folder (below the plugin, and the docs' version,
+// for Docusaurus) ends the path of a page under no such folder. The mirror is
+// what makes it a translation: a folder named "it" or "id" that mirrors
+// nothing is left alone.
+func mirrored(docs []*markdown.Document, out []bool) {
+	tails := map[string]bool{} // every path, and its ends at folder boundaries, of the pages under no language folder
+	type candidate struct {
+		doc  int
+		rest string
+	}
+	var candidates []candidate
+	for i, d := range docs {
+		if out[i] {
+			continue
+		}
+		segs := strings.Split(d.Path, "/")
+		k := slices.IndexFunc(segs[:len(segs)-1], func(s string) bool { return isLocale(s) && !isEnglish(s) })
+		if k < 0 {
+			for j := range segs {
+				tails[strings.Join(segs[j:], "/")] = true
+			}
+			continue
+		}
+		rest := segs[k+1:]
+		switch {
+		case len(rest) > 2 && strings.HasPrefix(rest[0], "docusaurus-plugin-content-docs"):
+			rest = rest[2:] // the docs plugin and its version ("current", "version-1.0")
+		case len(rest) > 1 && strings.HasPrefix(rest[0], "docusaurus-plugin-content-"):
+			rest = rest[1:] // the blog's or pages' plugin
+		}
+		candidates = append(candidates, candidate{i, strings.Join(rest, "/")})
+	}
+	for _, c := range candidates {
+		if tails[c.rest] {
+			out[c.doc] = true
+		}
+	}
 }
 
 // isEnglish reports whether a locale is English: en, en-us, pages.en.

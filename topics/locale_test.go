@@ -39,6 +39,25 @@ func TestTranslations(t *testing.T) {
 			want:  []bool{true, false, false},
 		},
 		{
+			name: "vitepress: English at the root, translations in language folders inside it",
+			paths: []string{"docs/index.md", "docs/guide/start.md", "docs/guide/config.md", "docs/zh/index.md", "docs/zh/guide/start.md",
+				"docs/ja/guide/start.md", "docs/ja/guide/only-in-japanese.md", "docs/en/guide/start.md"},
+			want: []bool{false, false, false, true, true, true, false, false},
+		},
+		{
+			name: "docusaurus i18n: under the plugin (and the docs' version)",
+			paths: []string{"website/docs/intro.md", "website/docs/api/cli.md", "website/blog/2024-01-01-hello.md",
+				"website/i18n/fr/docusaurus-plugin-content-docs/current/intro.md",
+				"website/i18n/fr/docusaurus-plugin-content-docs/current/api/cli.md",
+				"website/i18n/ko/docusaurus-plugin-content-blog/2024-01-01-hello.md"},
+			want: []bool{false, false, false, true, true, true},
+		},
+		{
+			name:  "a folder named like a language that mirrors nothing",
+			paths: []string{"docs/guide/a.md", "docs/id/identifiers.md", "docs/it/setup.md"},
+			want:  []bool{false, false, false},
+		},
+		{
 			name:  "no translations",
 			paths: []string{"docs/guide/a.md", "docs/api/b.md"},
 			want:  []bool{false, false},
