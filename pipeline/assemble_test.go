@@ -35,3 +35,26 @@ func TestAssembleGivesInboundLinks(t *testing.T) {
 		}
 	}
 }
+
+// TestAssembleMarksTranslations checks that each index entry of a
+// translated page carries the flag the translation prior ranks by, and
+// the original's entries do not.
+func TestAssembleMarksTranslations(t *testing.T) {
+	var docs []*markdown.Document
+	for _, p := range []string{"docs/guide/cors.md", "docs/zh/guide/cors.md", "docs/guide/intro.md"} {
+		d, err := markdown.Split(p, []byte("# CORS\n\nAllow origins.\n\n## Use it\n\n```py\napp.add_middleware(CORSMiddleware)\n```\n"), markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		docs = append(docs, d)
+	}
+	v, err := Assemble(docs, nil, Navigation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range v.Entries {
+		if want := e.Path == "docs/zh/guide/cors.md"; e.Translation != want {
+			t.Errorf("%s#%s: translation %v, want %v", e.Path, e.Section.Anchor, e.Translation, want)
+		}
+	}
+}
