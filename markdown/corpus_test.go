@@ -338,3 +338,28 @@ func BenchmarkSplit(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkCollapseTabs times the content-tab pass alone over the same
+// files as BenchmarkSplit, to read its share of Split.
+func BenchmarkCollapseTabs(b *testing.B) {
+	var files [][]byte
+	total := 0
+	for _, rel := range benchFiles {
+		src, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
+		if err != nil {
+			continue
+		}
+		files = append(files, src)
+		total += len(src)
+	}
+	if len(files) == 0 {
+		b.Skipf("no corpus at %s", corpusDir)
+	}
+	b.SetBytes(int64(total))
+	b.ReportAllocs()
+	for b.Loop() {
+		for _, src := range files {
+			collapseTabs(src)
+		}
+	}
+}

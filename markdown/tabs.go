@@ -128,8 +128,8 @@ func collapseTabs(src []byte) []byte {
 // tabDrops returns src's lines (each with its line end) and the tabs to
 // leave out, in order.
 func tabDrops(src []byte) ([][]byte, []tabDrop) {
-	if !bytes.Contains(src, []byte("ab")) && !bytes.Contains(src, []byte("===")) && !bytes.Contains(src, []byte("code-group")) {
-		return nil, nil // the cheap test ("tab", "Tab", "TabItem"): no group can open
+	if !hasTabOpener(src) {
+		return nil, nil
 	}
 	sc := &tabScanner{lines: bytes.SplitAfter(src, []byte("\n"))}
 	lines := sc.lines
@@ -140,8 +140,7 @@ func tabDrops(src []byte) ([][]byte, []tabDrop) {
 			i = skipFence(lines, i, ch, n)
 			continue
 		}
-		lead := bytes.TrimLeft(line, " \t")
-		if len(lead) == 0 || strings.IndexByte("/=:<", lead[0]) < 0 {
+		if !mayOpenTabs(line) {
 			i++
 			continue
 		}
@@ -164,6 +163,46 @@ func tabDrops(src []byte) ([][]byte, []tabDrop) {
 		i = max(next, i+1)
 	}
 	return lines, drops
+}
+
+// hasTabOpener reports whether a line of src opens a tab group, fences
+// aside: the cheap test most pages fail, before any line is split out.
+func hasTabOpener(src []byte) bool {
+	for len(src) > 0 {
+		line := src
+		if i := bytes.IndexByte(src, '\n'); i >= 0 {
+			line, src = src[:i], src[i+1:]
+		} else {
+			src = nil
+		}
+		if mayOpenTabs(line) {
+			line = trimEOL(line)
+			if blockTabOpen.Match(line) || tabbedOpen.Match(line) || codeGroupOpen.Match(line) || tabItemOpen.Match(line) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// mayOpenTabs is the prefix test of the opening lines' patterns: only a
+// line it passes is matched against them.
+func mayOpenTabs(line []byte) bool {
+	lead := bytes.TrimLeft(line, " \t")
+	if len(lead) < 3 {
+		return false
+	}
+	switch lead[0] {
+	case '/':
+		return lead[1] == '/' && lead[2] == '/'
+	case '=':
+		return lead[1] == '=' && lead[2] == '='
+	case ':':
+		return lead[1] == ':' && bytes.Contains(lead, []byte("code-group"))
+	case '<':
+		return bytes.HasPrefix(lead, []byte("<TabItem"))
+	}
+	return false
 }
 
 // olderVariants returns the tabs of group that are an older version's
