@@ -25,24 +25,25 @@ import (
 //
 // collapseTabs leaves out a tab that is an older version's variant of a
 // tab kept before it in the same group: both labels name a minimum
-// version ("3.10+", "3.9 and above") and differ only in it ("Python 3.9+"
-// after "Python 3.10+", "Python 3.8+ non-Annotated" after "Python 3.10+
-// non-Annotated", but not after "Python 3.10+"), the kept tab's version
-// is the same or newer, and they have at least tabSimilarity of their
-// lines in common. It writes one line in its place
-// that names it and the tab kept. The syntaxes read are those of
-// pymdownx.blocks.tab ("/// tab | Label" ... "///", fastapi),
-// pymdownx.tabbed (`=== "Label"` and an indented body, MkDocs Material),
-// VitePress and Nuxt code groups (":::code-group" of labelled fences) and
-// Docusaurus' <Tabs> of <TabItem>s.
+// version after a name ("3.10+", "3.9 and above") and differ only in it
+// ("Python 3.9+" after "Python 3.10+", "Python 3.8+ non-Annotated" after
+// "Python 3.10+ non-Annotated", but not after "Python 3.10+"), the kept
+// tab's version is the same or newer, they have at least tabSimilarity of
+// their lines in common, and the site does not select the tab to show
+// first. It writes one line in its place that names it and the tab kept.
+// The syntaxes read are those of pymdownx.blocks.tab ("/// tab | Label"
+// ... "///", fastapi), pymdownx.tabbed (`=== "Label"` and an indented
+// body, MkDocs Material), VitePress and Nuxt code groups (":::code-group"
+// of labelled fences) and Docusaurus' <Tabs> of <TabItem>s.
 
 // tabSimilarity is the share of lines two version variants must have in
 // common (the Dice coefficient of their lines, trimmed, blank lines and
-// code fences left out) to be the same example: fastapi's have 0.6–1 (a median of 0.84).
-// Tabs that name versions but differ more are kept, whatever they say.
+// code fences left out) to be the same example: fastapi's have 0.6–1, a
+// median of 0.84. Tabs that name versions but differ more are kept,
+// whatever they say.
 const tabSimilarity = 0.5
 
-// maxTabs is the most tabs a group may have for its near copies to be
+// maxTabs is the most tabs a group may have for its older variants to be
 // looked for (each tab is compared with every tab kept before it): sites
 // give an example in a few variants, not hundreds.
 const maxTabs = 32
