@@ -184,7 +184,7 @@ func pickLatest(lib *CatalogLib, want string, prevLatest map[string]string) stri
 func LatestOf(names []string) string {
 	best, bestV := "", []int(nil)
 	for _, n := range names {
-		if v := semver(n); v != nil && (bestV == nil || compareInts(v, bestV) > 0) {
+		if v := semver(n); v != nil && (bestV == nil || slices.Compare(v, bestV) > 0) {
 			best, bestV = n, v
 		}
 	}
@@ -210,25 +210,6 @@ func semver(s string) []int {
 		out = append(out, n)
 	}
 	return out
-}
-
-func compareInts(a, b []int) int {
-	for i := 0; i < len(a) || i < len(b); i++ {
-		var x, y int
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			if x > y {
-				return 1
-			}
-			return -1
-		}
-	}
-	return 0
 }
 
 type scannedManifest struct {

@@ -310,19 +310,23 @@ var benchFiles = []string{
 	"vitejs__vite/docs/guide/features.md",
 }
 
-func BenchmarkSplit(b *testing.B) {
-	type file struct {
-		rel string
-		src []byte
-	}
-	var files []file
+// benchFile is one of benchFiles, read.
+type benchFile struct {
+	rel string
+	src []byte
+}
+
+// readBenchFiles reads benchFiles, sets b's bytes per run to their size
+// and skips b when the corpus is not there.
+func readBenchFiles(b *testing.B) []benchFile {
+	var files []benchFile
 	total := 0
 	for _, rel := range benchFiles {
 		src, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
 		if err != nil {
 			continue
 		}
-		files = append(files, file{rel, src})
+		files = append(files, benchFile{rel, src})
 		total += len(src)
 	}
 	if len(files) == 0 {
@@ -330,6 +334,12 @@ func BenchmarkSplit(b *testing.B) {
 	}
 	b.SetBytes(int64(total))
 	b.ReportAllocs()
+	return files
+}
+
+// BenchmarkSplit times Split over benchFiles.
+func BenchmarkSplit(b *testing.B) {
+	files := readBenchFiles(b)
 	for b.Loop() {
 		for _, f := range files {
 			if _, err := Split(f.rel, f.src, DefaultOptions()); err != nil {
@@ -342,24 +352,10 @@ func BenchmarkSplit(b *testing.B) {
 // BenchmarkCollapseTabs times the content-tab pass alone over the same
 // files as BenchmarkSplit, to read its share of Split.
 func BenchmarkCollapseTabs(b *testing.B) {
-	var files [][]byte
-	total := 0
-	for _, rel := range benchFiles {
-		src, err := os.ReadFile(filepath.Join(corpusDir, filepath.FromSlash(rel)))
-		if err != nil {
-			continue
-		}
-		files = append(files, src)
-		total += len(src)
-	}
-	if len(files) == 0 {
-		b.Skipf("no corpus at %s", corpusDir)
-	}
-	b.SetBytes(int64(total))
-	b.ReportAllocs()
+	files := readBenchFiles(b)
 	for b.Loop() {
-		for _, src := range files {
-			collapseTabs(src)
+		for _, f := range files {
+			collapseTabs(f.src)
 		}
 	}
 }

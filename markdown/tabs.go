@@ -2,7 +2,6 @@ package markdown
 
 import (
 	"bytes"
-	"cmp"
 	"regexp"
 	"slices"
 	"strconv"
@@ -241,7 +240,7 @@ func olderVariants(lines [][]byte, group []tab) []tabDrop {
 		copyOf := -1
 		for _, c := range kept {
 			if !group[k].keep && versions[k] != nil && versions[c] != nil && names[k] == names[c] &&
-				compareVersions(versions[c], versions[k]) >= 0 &&
+				slices.Compare(versions[c], versions[k]) >= 0 &&
 				sizes[k] > 0 && dice(bodies[k], sizes[k], bodies[c], sizes[c]) >= tabSimilarity {
 				copyOf = c
 				break
@@ -274,24 +273,6 @@ func labelParts(label []byte) (string, []int) {
 	}
 	name := strings.ToLower(strings.Join(strings.Fields(string(label[:loc[0]])+" "+string(label[loc[1]:])), " "))
 	return name, v
-}
-
-// compareVersions compares two versions number by number, a missing
-// number counting as 0.
-func compareVersions(a, b []int) int {
-	for i := range max(len(a), len(b)) {
-		var x, y int
-		if i < len(a) {
-			x = a[i]
-		}
-		if i < len(b) {
-			y = b[i]
-		}
-		if x != y {
-			return cmp.Compare(x, y)
-		}
-	}
-	return 0
 }
 
 // dice returns the Dice coefficient of two multisets of lines.

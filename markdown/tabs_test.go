@@ -178,18 +178,6 @@ func TestLabelParts(t *testing.T) {
 			t.Errorf("labelParts(%q) = %q, %v, want %q, %v", c.label, name, v, c.name, c.version)
 		}
 	}
-	for _, c := range []struct {
-		a, b []int
-		want int
-	}{
-		{[]int{3, 10}, []int{3, 9}, 1},
-		{[]int{3, 8}, []int{3, 10}, -1},
-		{[]int{3}, []int{3, 0}, 0},
-	} {
-		if got := compareVersions(c.a, c.b); got != c.want {
-			t.Errorf("compareVersions(%v, %v) = %d, want %d", c.a, c.b, got, c.want)
-		}
-	}
 }
 
 // note is what collapseTabs writes for a tab of n lines labelled label
