@@ -27,7 +27,8 @@ import (
 // version after a name ("3.10+", "3.9 and above") and differ only in it
 // ("Python 3.9+" after "Python 3.10+", "Python 3.8+ non-Annotated" after
 // "Python 3.10+ non-Annotated", but not after "Python 3.10+"), the kept
-// tab's version is the same or newer, they have at least tabSimilarity of
+// tab's version is the same or newer (a newer variant after an older one
+// may show syntax the older cannot), they have at least tabSimilarity of
 // their lines in common, and the site does not select the tab to show
 // first. It writes one line in its place that names it and the tab kept.
 // The syntaxes read are those of pymdownx.blocks.tab ("/// tab | Label"
