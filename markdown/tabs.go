@@ -214,12 +214,12 @@ func olderVariants(lines [][]byte, group []tab) []tabDrop {
 	}
 	names := make([]string, len(group))
 	versions := make([][]int, len(group))
-	any := false
+	versioned := false
 	for k, t := range group {
 		names[k], versions[k] = labelParts(t.label)
-		any = any || versions[k] != nil
+		versioned = versioned || versions[k] != nil
 	}
-	if !any {
+	if !versioned {
 		return nil
 	}
 	bodies := make([]map[string]int, len(group))
@@ -328,7 +328,7 @@ func (sc *tabScanner) closer(i int, fence []byte) int {
 func (sc *tabScanner) blockTabs(i int) ([]tab, int) {
 	lines := sc.lines
 	indent := leadingSpace(trimEOL(lines[i]))
-	cols := indentWidth(indent)
+	cols, _ := indentCols(indent)
 	var group []tab
 	for i < len(lines) {
 		line := trimEOL(lines[i])
@@ -339,7 +339,7 @@ func (sc *tabScanner) blockTabs(i int) ([]tab, int) {
 		var newGroup, selected bool
 		for j := i + 1; j < len(lines); j++ {
 			l := trimEOL(lines[j])
-			if len(bytes.TrimSpace(l)) == 0 || indentWidth(leadingSpace(l)) < cols+4 {
+			if w, _ := indentCols(l); len(bytes.TrimSpace(l)) == 0 || w < cols+4 {
 				break
 			}
 			if o := blockTabOption.FindSubmatch(l); o != nil {
@@ -365,7 +365,7 @@ func (sc *tabScanner) blockTabs(i int) ([]tab, int) {
 // indented four more columns, until one starts a new group ("===!").
 func tabbedTabs(lines [][]byte, i int) ([]tab, int) {
 	indent := tabbedOpen.FindSubmatch(trimEOL(lines[i]))[1]
-	cols := indentWidth(indent)
+	cols, _ := indentCols(indent)
 	var group []tab
 	for i < len(lines) {
 		m := tabbedOpen.FindSubmatch(trimEOL(lines[i]))
@@ -378,7 +378,9 @@ func tabbedTabs(lines [][]byte, i int) ([]tab, int) {
 			if len(bytes.TrimSpace(l)) == 0 {
 				continue
 			}
-			if indentWidth(leadingSpace(l)) < cols+4 {
+			// The width before a '>' too: a quoted line of the body is
+			// indented like the rest ("    > note").
+			if w, _ := indentCols(l); w < cols+4 {
 				break
 			}
 			end = j + 1
@@ -505,18 +507,4 @@ func trimEOL(line []byte) []byte {
 // leadingSpace returns line's indentation.
 func leadingSpace(line []byte) []byte {
 	return line[:len(line)-len(bytes.TrimLeft(line, " \t"))]
-}
-
-// indentWidth returns the width in columns of an indentation of spaces
-// and tabs (a tab to the next multiple of four).
-func indentWidth(indent []byte) int {
-	w := 0
-	for _, c := range indent {
-		if c == '\t' {
-			w += 4 - w%4
-		} else {
-			w++
-		}
-	}
-	return w
 }

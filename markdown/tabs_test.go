@@ -274,7 +274,9 @@ func FuzzCollapseTabs(f *testing.F) {
 			case blockTabOpen.Match(first):
 				ok = bytes.Equal(last, blockTabOpen.FindSubmatch(first)[1])
 			case tabbedOpen.Match(first):
-				ok = d.t.end-1 == d.t.start || indentWidth(leadingSpace(trimEOL(lines[d.t.end-1]))) >= indentWidth(leadingSpace(first))+4
+				lastW, _ := indentCols(lines[d.t.end-1])
+				openW, _ := indentCols(first)
+				ok = d.t.end-1 == d.t.start || lastW >= openW+4
 			case tabItemOpen.Match(first):
 				ok = bytes.Equal(last, []byte("</TabItem>")) || (d.t.end-1 == d.t.start && bytes.HasSuffix(last, []byte("</TabItem>")))
 				for j := d.t.start + 1; j < d.t.end-1; j++ {
