@@ -206,13 +206,13 @@ func TestEvaluate(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rep, err := Evaluate(context.Background(), e, qs)
+	rep, err := Evaluate(context.Background(), e, qs, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
 	o := rep.Overall
-	if o.Questions != 4 || o.Errors != 1 || o.RecallAt5 != 0.5 {
-		t.Errorf("overall = %+v, want 4 questions, 1 error, recall@5 0.5", o)
+	if o.Questions != 4 || o.Errors != 1 || o.RecallAt5 != 0.5 || o.InDocs != 0.5 {
+		t.Errorf("overall = %+v, want 4 questions, 1 error, recall@5 and in docs 0.5", o)
 	}
 	if w := rep.Libraries["acme/widgets"]; w.RecallAt1 != 1 || w.MRRAt10 != 1 {
 		t.Errorf("widgets = %+v, want a hit at rank 1", w)
@@ -235,13 +235,47 @@ func TestEvaluate(t *testing.T) {
 	}
 	var out strings.Builder
 	rep.Format(&out, true)
-	for _, want := range []string{"kind ", "howto", "rank 0: zzyzx nothing", "want index.mdx#Install", "error: "} {
+	for _, want := range []string{"kind ", "howto", "rank 0: zzyzx nothing", "want index.mdx#Install", "error: ", "in docs", "at 5000 tokens"} {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("report lacks %q:\n%s", want, out.String())
 		}
 	}
 	if _, err := ReadQuestions(strings.NewReader(`{"library":"x"}`)); err == nil {
 		t.Error("a question without query and expected was accepted")
+	}
+}
+
+// TestEvaluateInDocs: "in docs" counts an answer ranked below the top 5
+// that get-library-docs still packs at the budget, and not at a budget
+// the sections ranked above it fill.
+func TestEvaluateInDocs(t *testing.T) {
+	e := buildFixtures(t)
+	qs, err := ReadQuestions(strings.NewReader(`{"library":"acme/widgets","query":"widget","expected":[{"path":"docs/api/create-widget.md","heading":"createWidget","heading_norm":"createWidget"}],"kind":"api"}`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		budget, wantBudget int
+		inDocs             bool
+	}{
+		{0, request.DefaultTokens, true},
+		{request.MinTokens, request.MinTokens, false},
+	} {
+		rep, err := Evaluate(context.Background(), e, qs, c.budget)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(rep.Misses) != 1 || rep.Misses[0].Rank <= 5 {
+			t.Fatalf("budget %d: misses = %+v, want the answer below the top 5", c.budget, rep.Misses)
+		}
+		want := 0.0
+		if c.inDocs {
+			want = 1
+		}
+		if rep.Budget != c.wantBudget || rep.Overall.InDocs != want || rep.Kinds["api"].InDocs != want || rep.Misses[0].InDocs != c.inDocs {
+			t.Errorf("budget %d: report budget %d, in docs %v (api %v, miss %v), want budget %d and in docs %v",
+				c.budget, rep.Budget, rep.Overall.InDocs, rep.Kinds["api"].InDocs, rep.Misses[0].InDocs, c.wantBudget, c.inDocs)
+		}
 	}
 }
 

@@ -9,6 +9,9 @@ import (
 	"io"
 	"sort"
 	"strings"
+
+	"github.com/codex7/codex7/index"
+	"github.com/codex7/codex7/request"
 )
 
 // Question is one line of an evaluation file (../shared/eval format).
@@ -56,6 +59,11 @@ type Scores struct {
 	RecallAt1 float64 `json:"recall_at_1"`
 	RecallAt5 float64 `json:"recall_at_5"`
 	MRRAt10   float64 `json:"mrr_at_10"`
+	// InDocs is the share of questions whose get-library-docs answer (the
+	// question as its query, at the report's budget) holds an answering
+	// section, whole or trimmed: what an agent that reads the answer
+	// through gets, whatever the section's rank.
+	InDocs float64 `json:"in_docs"`
 	// Errors counts questions whose search failed (unknown library…).
 	Errors int `json:"errors"`
 }
@@ -63,6 +71,9 @@ type Scores struct {
 // Report is an evaluation's outcome, per library, per kind of question
 // and overall, with every question not answered first.
 type Report struct {
+	// Budget is the token budget of the get-library-docs answers InDocs
+	// looks in.
+	Budget    int               `json:"budget"`
 	Libraries map[string]Scores `json:"libraries"`
 	// Kinds holds the figures per question kind (howto, api, concept,
 	// troubleshoot, code; "" for questions without one).
@@ -81,6 +92,9 @@ type Miss struct {
 	// Rank is the 1-based rank of the first answer in the top 10, 0 when
 	// none is there.
 	Rank int `json:"rank"`
+	// InDocs says the get-library-docs answer holds an answer all the
+	// same (see Scores.InDocs).
+	InDocs bool `json:"in_docs"`
 	// Expected are the answers, as "path#heading".
 	Expected []string `json:"expected"`
 	// Top are the hits ranked above the answer (the top 5 when none is in
@@ -92,11 +106,17 @@ type Miss struct {
 
 // Evaluate asks every question of the engine and scores the top 10: a hit
 // is a returned section (or chunk of one) whose path and heading (as
-// written, or without its MDX anchor comment) match an expected one.
-func Evaluate(ctx context.Context, e *Engine, qs []Question) (*Report, error) {
+// written, or without its MDX anchor comment) match an expected one. It
+// also asks get-library-docs for each question at budget tokens
+// (request.DefaultTokens when 0) and counts the answers that hold an
+// answering section (Scores.InDocs).
+func Evaluate(ctx context.Context, e *Engine, qs []Question, budget int) (*Report, error) {
+	if budget <= 0 {
+		budget = request.DefaultTokens
+	}
 	type acc struct {
-		n, r1, r5, errs int
-		rr              float64
+		n, r1, r5, docs, errs int
+		rr                    float64
 	}
 	per, kinds := map[string]*acc{}, map[string]*acc{}
 	group := func(m map[string]*acc, key string) *acc {
@@ -111,11 +131,15 @@ func Evaluate(ctx context.Context, e *Engine, qs []Question) (*Report, error) {
 	var misses []Miss
 	for _, q := range qs {
 		rank, top, err := rankOf(ctx, e, q)
+		inDocs := false
+		if err == nil {
+			inDocs, err = answeredInDocs(ctx, e, q, budget)
+		}
 		if errors.Is(err, context.Canceled) || errors.Is(err, context.DeadlineExceeded) {
 			return nil, err
 		}
 		if rank != 1 {
-			m := Miss{Library: q.Library, Kind: q.Kind, Query: q.Query, Rank: rank, Top: top}
+			m := Miss{Library: q.Library, Kind: q.Kind, Query: q.Query, Rank: rank, InDocs: inDocs, Top: top}
 			for _, x := range q.Expected {
 				m.Expected = append(m.Expected, x.Path+"#"+x.Heading)
 			}
@@ -126,10 +150,14 @@ func Evaluate(ctx context.Context, e *Engine, qs []Question) (*Report, error) {
 		}
 		for _, x := range []*acc{group(per, q.Library), group(kinds, q.Kind), all} {
 			x.n++
-			switch {
-			case err != nil:
+			if err != nil {
 				x.errs++
-			case rank > 0:
+				continue
+			}
+			if inDocs {
+				x.docs++
+			}
+			if rank > 0 {
 				if rank == 1 {
 					x.r1++
 				}
@@ -145,9 +173,10 @@ func Evaluate(ctx context.Context, e *Engine, qs []Question) (*Report, error) {
 			return Scores{}
 		}
 		n := float64(a.n)
-		return Scores{Questions: a.n, RecallAt1: float64(a.r1) / n, RecallAt5: float64(a.r5) / n, MRRAt10: a.rr / n, Errors: a.errs}
+		return Scores{Questions: a.n, RecallAt1: float64(a.r1) / n, RecallAt5: float64(a.r5) / n, MRRAt10: a.rr / n,
+			InDocs: float64(a.docs) / n, Errors: a.errs}
 	}
-	rep := &Report{Libraries: map[string]Scores{}, Kinds: map[string]Scores{}, Overall: score(all), Misses: misses}
+	rep := &Report{Budget: budget, Libraries: map[string]Scores{}, Kinds: map[string]Scores{}, Overall: score(all), Misses: misses}
 	for lib, a := range per {
 		rep.Libraries[lib] = score(a)
 	}
@@ -167,16 +196,57 @@ func rankOf(ctx context.Context, e *Engine, q Question) (int, []string, error) {
 	}
 	var above []string
 	for i, h := range res.Hits {
-		for _, x := range q.Expected {
-			if h.Path == x.Path && (h.Heading == x.Heading || h.Heading == x.HeadingNorm || h.Title == x.HeadingNorm || withoutAnchor(h.Heading) == markdownLiterals(x.HeadingNorm)) {
-				return i + 1, above, nil
-			}
+		if answers(&h.Meta, q) {
+			return i + 1, above, nil
 		}
 		if i < 5 {
 			above = append(above, h.Path+"#"+h.Heading)
 		}
 	}
 	return 0, above, nil
+}
+
+// answeredInDocs reports whether get-library-docs, asked q's question at
+// budget tokens, holds an answering section. The answer's sections carry
+// no heading as written, so the answering sections are named by path and
+// anchor from the search's hits: get-library-docs packs from the same
+// ranking, cut at the same number of candidates, so an answering section
+// it packs is among them.
+func answeredInDocs(ctx context.Context, e *Engine, q Question, budget int) (bool, error) {
+	res, err := e.Search(ctx, Request{Library: q.Library, Query: q.Query, Limit: maxCandidates})
+	if err != nil {
+		return false, err
+	}
+	want := map[[2]string]bool{}
+	for _, h := range res.Hits {
+		if answers(&h.Meta, q) {
+			want[[2]string{h.Path, h.Anchor}] = true
+		}
+	}
+	if len(want) == 0 {
+		return false, nil
+	}
+	ans, err := e.Docs(ctx, DocsRequest{Library: q.Library, Query: q.Query, Tokens: budget})
+	if err != nil {
+		return false, err
+	}
+	for _, s := range ans.Sections {
+		if want[[2]string{s.Path, s.Anchor}] {
+			return true, nil
+		}
+	}
+	return false, nil
+}
+
+// answers reports whether the section m answers q: its path and heading
+// are those of an expected section.
+func answers(m *index.Meta, q Question) bool {
+	for _, x := range q.Expected {
+		if m.Path == x.Path && (m.Heading == x.Heading || m.Heading == x.HeadingNorm || m.Title == x.HeadingNorm || withoutAnchor(m.Heading) == markdownLiterals(x.HeadingNorm)) {
+			return true
+		}
+	}
+	return false
 }
 
 // markdownLiterals writes a reStructuredText heading's inline literals
@@ -202,11 +272,16 @@ func (r *Report) Format(w io.Writer, misses bool) {
 	r.table(w, "library", r.Libraries)
 	fmt.Fprintln(w)
 	r.table(w, "kind", r.Kinds)
+	fmt.Fprintf(w, "\nin docs: an answer is in get-library-docs' answer to the question at %d tokens\n", r.Budget)
 	if !misses {
 		return
 	}
 	for _, m := range r.Misses {
-		fmt.Fprintf(w, "\n%s [%s] rank %d: %s\n", m.Library, m.Kind, m.Rank, m.Query)
+		docs := ""
+		if m.InDocs {
+			docs = ", in docs"
+		}
+		fmt.Fprintf(w, "\n%s [%s] rank %d%s: %s\n", m.Library, m.Kind, m.Rank, docs, m.Query)
 		if m.Err != "" {
 			fmt.Fprintf(w, "  error: %s\n", m.Err)
 		}
@@ -227,12 +302,12 @@ func (r *Report) table(w io.Writer, title string, by map[string]Scores) {
 		names = append(names, l)
 	}
 	sort.Strings(names)
-	fmt.Fprintf(w, "%-32s %9s %9s %9s %8s\n", title, "recall@1", "recall@5", "MRR@10", "questions")
+	fmt.Fprintf(w, "%-32s %9s %9s %9s %8s %9s\n", title, "recall@1", "recall@5", "MRR@10", "in docs", "questions")
 	row := func(name string, s Scores) {
 		if name == "" {
 			name = "(none)"
 		}
-		fmt.Fprintf(w, "%-32s %9.3f %9.3f %9.3f %8d", name, s.RecallAt1, s.RecallAt5, s.MRRAt10, s.Questions)
+		fmt.Fprintf(w, "%-32s %9.3f %9.3f %9.3f %8.3f %9d", name, s.RecallAt1, s.RecallAt5, s.MRRAt10, s.InDocs, s.Questions)
 		if s.Errors > 0 {
 			fmt.Fprintf(w, "  (%d failed)", s.Errors)
 		}

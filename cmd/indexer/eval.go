@@ -7,6 +7,7 @@ import (
 	"io"
 	"os"
 
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -15,11 +16,15 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 ../shared/eval: library, query, expected sections) and prints recall@1,
 recall@5 and MRR@10 per library, per kind of question and overall. A hit
 is a returned section whose path and heading match an expected one.
+"in docs" is the share of questions whose get-library-docs answer (the
+question as its query, at --tokens) holds an answering section: what an
+agent reading that answer gets, whatever the section's rank.
 --misses lists every question not answered first: its answers, and what
 ranked above them.`, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory")
 	file := fs.String("questions", "", "evaluation file (.jsonl), required")
 	asJSON := fs.Bool("json", false, "print the report as JSON (misses included)")
+	budget := fs.Int("tokens", request.DefaultTokens, "token budget of the get-library-docs answers \"in docs\" looks in")
 	misses := fs.Bool("misses", false, "list the questions not answered first, with what ranked above their answers")
 	if code, done := parse(fs, args, stdout); done {
 		return code
@@ -45,7 +50,7 @@ ranked above them.`, stdout, stderr)
 		return exitUsage
 	}
 	defer engine.Close()
-	rep, err := search.Evaluate(ctx, engine, qs)
+	rep, err := search.Evaluate(ctx, engine, qs, *budget)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer eval: %v\n", err)
 		return exitFailed

@@ -142,6 +142,9 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	if code, stdout, stderr := runCLI(t, "eval", "--artifacts", out, "--questions", qfile); code != exitOK || !strings.Contains(stdout, "overall") || !strings.Contains(stdout, "1.000") {
 		t.Errorf("eval: exit %d, %q %q", code, stdout, stderr)
 	}
+	if code, stdout, stderr := runCLI(t, "eval", "--artifacts", out, "--questions", qfile, "--tokens", "1000"); code != exitOK || !strings.Contains(stdout, "at 1000 tokens") {
+		t.Errorf("eval --tokens 1000: exit %d, %q %q", code, stdout, stderr)
+	}
 	if code, _, stderr := runCLI(t, "eval", "--artifacts", out); code != exitUsage || !strings.Contains(stderr, "--questions") {
 		t.Errorf("eval without questions: exit %d, %q", code, stderr)
 	}
