@@ -31,7 +31,7 @@ Usage:
   indexer push    [--artifacts DIR] [--tag T]... oci://HOST[:PORT]/REPO[:TAG]
   indexer pull    [--artifacts DIR] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
-  indexer eval    --questions FILE.jsonl [--artifacts DIR] [--json]
+  indexer eval    --questions FILE.jsonl [--artifacts DIR] [--tokens N] [--json] [--misses]
   indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [--context7-* ...]
   indexer token   --name NAME --library PATTERN... [--rate N]
   indexer route   --groups A,B[,...] [--config FILE] [--out DIR] [--server GROUP=HOST:PORT]... [--by library|org]
