@@ -83,9 +83,31 @@ func (l *CatalogLib) Version(name string) *CatalogVersion {
 // catalog if that version still exists, else its highest semver version,
 // else its first. The caller holds Lock.
 func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
+	cat, _, err := WriteCatalogKeeping(out, latest, nil)
+	return cat, err
+}
+
+// WriteCatalogKeeping is WriteCatalog listing only the versions keep
+// accepts (every one when keep is nil), by library id and version name as
+// their manifests say. It returns the version directories left out, as
+// catalog paths (org/project/version), for the caller to Remove now that
+// no catalog lists them. The caller holds Lock.
+func WriteCatalogKeeping(out string, latest map[string]string, keep func(libraryID, version string) bool) (*Catalog, []string, error) {
 	manifests, err := scanManifests(out)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
+	}
+	var dropped []string
+	if keep != nil {
+		kept := manifests[:0]
+		for _, sm := range manifests {
+			if keep(sm.m.Library.ID, sm.m.Version) {
+				kept = append(kept, sm)
+			} else {
+				dropped = append(dropped, sm.rel)
+			}
+		}
+		manifests = kept
 	}
 	prev, _ := ReadCatalog(out)
 	byID := map[string]*CatalogLib{}
@@ -128,12 +150,12 @@ func WriteCatalog(out string, latest map[string]string) (*Catalog, error) {
 	}
 	data, err := EncodeCatalog(cat)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := writeFileAtomic(filepath.Join(out, CatalogFile), data); err != nil {
-		return nil, fmt.Errorf("write catalog: %w", err)
+		return nil, nil, fmt.Errorf("write catalog: %w", err)
 	}
-	return cat, nil
+	return cat, dropped, nil
 }
 
 // NewCatalogVersion is the catalog's entry for the version directory rel

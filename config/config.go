@@ -83,7 +83,8 @@ type Version struct {
 	// Ref is a branch or tag name (or a full refs/... name).
 	Ref string `yaml:"ref"`
 	// Name is the version's name in artifacts and ids; default: the ref with
-	// refs/heads/ or refs/tags/ removed and '/' replaced by '-'.
+	// refs/heads/ or refs/tags/ removed and every character other than
+	// letters, digits, '.', '_' and '-' replaced by '-'.
 	Name string `yaml:"name,omitempty"`
 }
 

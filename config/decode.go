@@ -245,12 +245,26 @@ func shapeMsg(n *yaml.Node, want reflect.Type) string {
 		return fmt.Sprintf("must be a list, not %s; write each item on its own line after \"- \"%s", kindName(n), example)
 	case reflect.Struct:
 		hint := ""
-		if want == reflect.TypeFor[Library]() {
+		switch {
+		case want == reflect.TypeFor[Library]():
 			hint = "; each library needs at least id: and repo:"
+		case want == reflect.TypeFor[Version]() && n.Kind == yaml.ScalarNode:
+			hint = fmt.Sprintf("; write {ref: %s}", flowValue(n.Value))
+		case want == reflect.TypeFor[TopicOverride]() && n.Kind == yaml.ScalarNode:
+			hint = fmt.Sprintf("; write {name: %s, paths: [...]}", flowValue(n.Value))
 		}
 		return fmt.Sprintf("must be a mapping of keys to values, not %s%s", kindName(n), hint)
 	}
 	return fmt.Sprintf("must be a single value, not %s; quote it if it contains \": \" or starts with [ or {", kindName(n))
+}
+
+// flowValue writes v as a YAML flow scalar: plain when it can be, else
+// double-quoted.
+func flowValue(v string) string {
+	if v != "" && !strings.ContainsAny(v, ":{}[],&*#?|<>=!%@`'\"\\") && strings.TrimSpace(v) == v && !strings.HasPrefix(v, "-") {
+		return v
+	}
+	return strconv.Quote(v)
 }
 
 // unknownKey claims s, a key the config does not have, and reports it with

@@ -11,6 +11,7 @@ import (
 
 	"github.com/bmatcuk/doublestar/v4"
 	"github.com/codex7/codex7/formats"
+	"github.com/codex7/codex7/request"
 )
 
 var (
@@ -34,15 +35,28 @@ func looksLikeToken(s string) bool {
 }
 
 // VersionName returns the name of v in artifacts and ids: v.Name if set,
-// else v.Ref without a refs/heads/ or refs/tags/ prefix and with '/'
-// replaced by '-'.
+// else v.Ref without a refs/heads/ or refs/tags/ prefix and with every
+// character a library id does not take replaced by '-' (see
+// versionNameOf).
 func (l Library) VersionName(v Version) string {
 	if v.Name != "" {
 		return v.Name
 	}
 	ref := strings.TrimPrefix(v.Ref, "refs/heads/")
 	ref = strings.TrimPrefix(ref, "refs/tags/")
-	return strings.ReplaceAll(ref, "/", "-")
+	return versionNameOf(ref)
+}
+
+// versionNameOf makes a ref a name agents can write in a library id: every
+// character a key segment does not take ('/' of release/1.x, '@' of a
+// monorepo's widgets@1.0.0, '+' of semver build metadata) becomes '-'.
+func versionNameOf(ref string) string {
+	return strings.Map(func(r rune) rune {
+		if request.IsVersionRune(r) {
+			return r
+		}
+		return '-'
+	}, ref)
 }
 
 // Slug returns the identity of a topic name, its id in topics.json:
@@ -652,6 +666,8 @@ func checkVersionName(name string) string {
 		bad = "it contains a slash or backslash"
 	case strings.ContainsFunc(name, unicode.IsControl):
 		bad = "it contains control characters"
+	case strings.ContainsFunc(name, func(r rune) bool { return !request.IsVersionRune(r) }):
+		return fmt.Sprintf("version name %q cannot be asked for: an agent writes it in a library id (/org/project@version), which takes letters, digits, '.', '_' and '-'; set name: to something like %q", name, versionNameOf(name))
 	default:
 		return ""
 	}

@@ -170,6 +170,15 @@ func list(fs []Format) string {
 	return strings.Join(names, ", ")
 }
 
+// String lists the formats s reads ("markdown, rst"), every one for the
+// zero Set.
+func (s Set) String() string {
+	if len(s.only) == 0 {
+		return list(All())
+	}
+	return list(s.only)
+}
+
 // Has reports whether s reads f.
 func (s Set) Has(f Format) bool { return len(s.only) == 0 || slices.Contains(s.only, f) }
 

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strings"
 	"unicode/utf8"
@@ -36,6 +37,9 @@ var (
 	// ErrTooManyBytes means the selected files add up to more than
 	// MaxTotalBytes.
 	ErrTooManyBytes = errors.New("too much markdown")
+	// ErrNoDocuments means the selection holds no documentation file: a
+	// version published empty would answer every question with nothing.
+	ErrNoDocuments = errors.New("no documentation file selected")
 )
 
 // Source is one documentation file to index.
@@ -261,6 +265,21 @@ func (sel Selection) selects(p string) bool {
 // prune docs/, while "**/node_modules/**" prunes node_modules/).
 func (sel Selection) excludesDir(dir string) bool {
 	return matchAny(sel.Exclude, dir+"/\x00probe\x00.md") && matchAny(sel.Exclude, dir+"/\x00/\x00/\x00probe\x00.md")
+}
+
+// unmatched returns the include globs that select none of sources (nor a
+// file skipped for its size or kind): a glob with a typo ("doc/**" for
+// docs/) is dropped silently otherwise, with its documentation.
+func (sel Selection) unmatched(sources []Source, skipped []artifacts.Skipped) []string {
+	var out []string
+	for _, g := range sel.Include {
+		hit := slices.ContainsFunc(sources, func(s Source) bool { ok, _ := doublestar.Match(g, s.Path); return ok }) ||
+			slices.ContainsFunc(skipped, func(s artifacts.Skipped) bool { ok, _ := doublestar.Match(g, s.Path); return ok })
+		if !hit {
+			out = append(out, g)
+		}
+	}
+	return out
 }
 
 func matchAny(globs []string, p string) bool {

@@ -17,6 +17,7 @@ import (
 	"log/slog"
 	"os"
 	"runtime"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -131,7 +132,11 @@ type VersionResult struct {
 type Result struct {
 	Versions []VersionResult
 	Catalog  *artifacts.Catalog
-	Elapsed  time.Duration
+	// Removed are the versions a full build took out of the output
+	// directory because the config no longer names them, as catalog paths
+	// (org/project/version).
+	Removed []string
+	Elapsed time.Duration
 }
 
 // Failed returns the failed versions.
@@ -273,11 +278,47 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Result, erro
 			latest[p.lib.ID] = p.latest
 		}
 	}
-	if res.Catalog, err = artifacts.WriteCatalog(opts.Out, latest); err != nil {
+	// A full build makes the output what the config says: versions it no
+	// longer names (dropped, renamed, their library removed) leave the
+	// catalog, then the directory. A --library build touches only the
+	// libraries it names.
+	var keep func(id, version string) bool
+	if len(opts.Libraries) == 0 && !slices.Contains(plans, nil) {
+		keep = configured(plans)
+	}
+	var dropped []string
+	if res.Catalog, dropped, err = artifacts.WriteCatalogKeeping(opts.Out, latest, keep); err != nil {
 		return res, err
+	}
+	for _, rel := range dropped {
+		if err := artifacts.Remove(opts.Out, rel); err != nil {
+			// Unlisted, it is never served or pushed; the next build tries again.
+			b.log.Warn("could not remove a version the config no longer names", "path", rel, "err", err)
+			continue
+		}
+		b.log.Info("removed: the config no longer names it", "path", rel)
+		res.Removed = append(res.Removed, rel)
 	}
 	res.Elapsed = time.Since(start)
 	return res, nil
+}
+
+// configured returns whether the plans name a library version: every
+// version name a library's plan listed, built or not, and every version
+// of a library whose versions could not be listed (an unreachable remote
+// must not empty the catalog).
+func configured(plans []*plan) func(id, version string) bool {
+	named := map[string]bool{}
+	unlisted := map[string]bool{}
+	for _, p := range plans {
+		if p.names == nil {
+			unlisted[p.lib.ID] = true
+		}
+		for _, n := range p.names {
+			named[p.lib.ID+"@"+n] = true
+		}
+	}
+	return func(id, version string) bool { return unlisted[id] || named[id+"@"+version] }
 }
 
 func selectLibraries(cfg *config.Config, ids []string) ([]config.Library, error) {
@@ -285,21 +326,21 @@ func selectLibraries(cfg *config.Config, ids []string) ([]config.Library, error)
 		return cfg.Libraries, nil
 	}
 	var out []config.Library
+	picked := make([]bool, len(cfg.Libraries)) // "/acme/x" and "acme/x" name one library, built once
 	for _, id := range ids {
-		found := false
-		for _, l := range cfg.Libraries {
-			if strings.EqualFold(l.ID, id) || strings.EqualFold(strings.Trim(l.ID, "/"), strings.Trim(id, "/")) {
-				out = append(out, l)
-				found = true
-				break
-			}
-		}
-		if !found {
+		k := slices.IndexFunc(cfg.Libraries, func(l config.Library) bool {
+			return strings.EqualFold(l.ID, id) || strings.EqualFold(strings.Trim(l.ID, "/"), strings.Trim(id, "/"))
+		})
+		if k < 0 {
 			var known []string
 			for _, l := range cfg.Libraries {
 				known = append(known, l.ID)
 			}
 			return nil, fmt.Errorf("%w %q: %s has %s", ErrUnknownLibrary, id, cfg.File, strings.Join(known, ", "))
+		}
+		if !picked[k] {
+			picked[k] = true
+			out = append(out, cfg.Libraries[k])
 		}
 	}
 	return out, nil
@@ -381,6 +422,13 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	if err != nil {
 		return fail(err)
 	}
+	unmatched := sel.unmatched(sources, skipped)
+	if len(sources) == 0 {
+		return fail(noDocuments(j.lib, sel, unmatched, skipped))
+	}
+	for _, g := range unmatched {
+		b.log.Warn("a docs glob selects no documentation file", "library", j.lib.ID, "version", j.name, "glob", g)
+	}
 	progress(StageSplitting, len(sources), 0)
 	nav := readNavigation(snap, sources, b.log.With("library", j.lib.ID, "version", j.name))
 	// The snapshot is kept while splitting: readers resolve includes in it.
@@ -400,6 +448,10 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 	v, err := Assemble(docsOf(kept), j.lib.Topics, nav)
 	if err != nil {
 		return fail(err)
+	}
+	for _, o := range emptyOverrides(v.Topics, j.lib.Topics) {
+		b.log.Warn("a config topic covers no section: its paths and headings match nothing", "library", j.lib.ID, "version", j.name,
+			"topic", o.Name, "paths", o.Paths, "headings", o.Headings)
 	}
 	sort.Slice(skipped, func(a, c int) bool { return skipped[a].Path < skipped[c].Path })
 	r.Documents, r.Sections, r.Skipped = len(kept), len(v.Entries), len(skipped)
@@ -490,6 +542,42 @@ func (b *builder) selection(lib config.Library, c7 *config.Context7) (Selection,
 	}
 	sel.Exclude = append(append(config.DefaultExcludes(len(sel.Include) > 0), lib.Exclude...), c7Exclude...)
 	return sel, nil
+}
+
+// emptyOverrides returns the config's topics that cover no section of
+// tree: kept, so that asking for one is not an error, but a glob or
+// heading with a typo would otherwise go unnoticed.
+func emptyOverrides(tree *topics.Tree, overrides []config.TopicOverride) []config.TopicOverride {
+	var out []config.TopicOverride
+	for _, o := range overrides {
+		slug := topics.Slug(o.Name)
+		for _, c := range tree.Categories {
+			for _, tp := range c.Topics {
+				if tp.Slug == slug && tp.Sections == 0 {
+					out = append(out, o)
+				}
+			}
+		}
+	}
+	return out
+}
+
+// noDocuments says why a version's selection holds no documentation file,
+// and what to change.
+func noDocuments(lib config.Library, sel Selection, unmatched []string, skipped []artifacts.Skipped) error {
+	var why string
+	switch {
+	case len(lib.Docs) > 0:
+		why = fmt.Sprintf("docs: %q match no documentation file: check them against the repository's tree (paths from its root, as in docs/**/*.md)", unmatched)
+	case len(sel.Include) > 0:
+		why = fmt.Sprintf("the folders of the repository's context7.json (%q) hold no documentation file: list the documentation with docs: in the config", sel.Include)
+	default:
+		why = "the repository holds no documentation file of the formats read (" + sel.Formats.String() + "): list the documentation with docs: in the config"
+	}
+	if len(skipped) > 0 {
+		why += fmt.Sprintf("; %d file(s) skipped, first %s (%s)", len(skipped), skipped[0].Path, skipped[0].Reason)
+	}
+	return fmt.Errorf("%w: %s", ErrNoDocuments, why)
 }
 
 func (b *builder) libraryInfo(lib config.Library, c7 *config.Context7) artifacts.Library {

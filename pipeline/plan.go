@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
+	"strings"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
@@ -23,6 +24,9 @@ import (
 type plan struct {
 	lib    config.Library
 	latest string
+	// names are the names of every version the library has, built or
+	// not; nil when its versions could not be listed.
+	names  []string
 	jobs   []*job
 	failed []VersionResult
 }
@@ -145,7 +149,20 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 		}
 		p.jobs = append(p.jobs, j)
 	}
-	if p.latest == "" {
+	p.names = names
+	switch {
+	case p.latest != "":
+	case lib.Latest != "":
+		// Only reachable when the versions come from the repository: Validate
+		// checks latest: against listed versions. A typo must not quietly
+		// make the highest tag, maybe an old release, the default.
+		fail(lib.Latest, fmt.Errorf("latest: %q is none of this library's versions (%s): set it to one of them, or remove it", lib.Latest, strings.Join(names, ", ")))
+		if len(lib.Versions) == 0 && len(names) > 0 {
+			p.latest = names[0] // the default branch, as with no latest:
+		} else {
+			p.latest = artifacts.LatestOf(names)
+		}
+	default:
 		p.latest = artifacts.LatestOf(names) // highest semver, else the first
 	}
 	return p
@@ -211,8 +228,13 @@ func (b *builder) publishedUpToDate(j *job) *artifacts.Manifest {
 // configHash digests everything the config says that shapes this version's
 // artifact, and the build options that do too.
 func (b *builder) configHash(lib config.Library, v config.Version, name string) string {
+	// Where the entry sits in the file, the library's other versions and
+	// which one is latest shape no file of this version.
+	fromRepo := len(lib.Versions) == 0
+	lib.Line, lib.Versions, lib.Latest = 0, nil, ""
 	data, _ := json.Marshal(struct {
 		Lib          config.Library
+		FromRepo     bool // versions from the repository: context7_versions recorded
 		Repo         string
 		Version      config.Version
 		Name         string
@@ -220,7 +242,7 @@ func (b *builder) configHash(lib config.Library, v config.Version, name string) 
 		MaxDepth     int // directories deeper are left out
 		Split        markdown.Options
 		Format       int
-	}{lib, fetch.Redact(lib.Repo), v, name, b.opts.MaxFileBytes, b.opts.Fetch.MaxDepth, b.opts.Split, artifacts.FormatVersion})
+	}{lib, fromRepo, fetch.Redact(lib.Repo), v, name, b.opts.MaxFileBytes, b.opts.Fetch.MaxDepth, b.opts.Split, artifacts.FormatVersion})
 	sum := sha256.Sum256(data)
 	return hex.EncodeToString(sum[:])
 }

@@ -175,6 +175,11 @@ func checkKeySegment(orig, seg string) error {
 	return nil
 }
 
+// IsVersionRune reports whether r may appear in a version name: an
+// agent writes the version into a library id (/org/project@v1.2), whose
+// segments take letters, digits, '.', '_' and '-'.
+func IsVersionRune(r rune) bool { return isKeyRune(r) }
+
 func isKeyRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
 		r == '.' || r == '_' || r == '-'

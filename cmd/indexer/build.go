@@ -36,7 +36,10 @@ func runBuild(ctx context.Context, args []string, stdout, stderr io.Writer) int 
 	fs := newFlags("build [flags]", `Fetches every library of the config (shallow git clones at the versions it
 lists), splits the markdown into sections, derives topics and writes one
 artifact directory per library version plus catalog.json. Versions whose
-commit, config and indexer are unchanged are skipped.
+commit, config and indexer are unchanged are skipped. Without --library,
+the output becomes what the config says: versions and libraries it no
+longer names are removed (a library whose remote cannot be reached keeps
+its versions); with --library, only the libraries named are touched.
 
 Without --config it reads ./codex7.yaml, else fixtures/codex7.yaml (the
 bundled example libraries, whose git repository fixtures/.repo it first
@@ -212,6 +215,9 @@ func summarize(w io.Writer, res *pipeline.Result) {
 		built, upToDate, len(failed), docs, sections, res.Elapsed.Round(time.Millisecond))
 	if skipped > 0 {
 		fmt.Fprintf(w, "  %d files skipped (not documentation, such as Antora partials and navs or a .txt that is not reStructuredText; too large, binary, invalid UTF-8, symlinks, submodules, unsafe names, too deep): listed with the reason in each manifest.json, and logged with -v\n", skipped)
+	}
+	if len(res.Removed) > 0 {
+		fmt.Fprintf(w, "  removed %d versions the config no longer names: %s\n", len(res.Removed), strings.Join(res.Removed, ", "))
 	}
 	for _, f := range failed {
 		fmt.Fprintf(w, "  FAILED %v\n", f.Err)

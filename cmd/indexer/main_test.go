@@ -78,6 +78,21 @@ func TestBuildConfigErrorNamesLine(t *testing.T) {
 	}
 }
 
+// TestSummaryNamesRemoved: the build's summary says which versions left
+// the dist because the config no longer names them.
+func TestSummaryNamesRemoved(t *testing.T) {
+	var b strings.Builder
+	summarize(&b, &pipeline.Result{Removed: []string{"acme/cli/trunk", "acme/widgets/v1.0.0"}})
+	if want := "removed 2 versions the config no longer names: acme/cli/trunk, acme/widgets/v1.0.0"; !strings.Contains(b.String(), want) {
+		t.Errorf("summary %q lacks %q", b.String(), want)
+	}
+	b.Reset()
+	summarize(&b, &pipeline.Result{})
+	if strings.Contains(b.String(), "removed") {
+		t.Errorf("summary %q mentions removals when there were none", b.String())
+	}
+}
+
 // TestNoFlagBuildUsesFixtures runs what the README's first command runs:
 // `indexer build` with no flags, in a copy of the repository's fixtures
 // that is no git checkout: build makes their repository itself.
