@@ -165,6 +165,15 @@ func (p Policy) checkLocal(dir string) error {
 	if err := inside("repository", dir); err != nil {
 		return err
 	}
+	// git serves the first of dir/.git, dir, dir.git/.git and dir.git that
+	// is a repository, so dir.git is what it reads when dir is none: a
+	// missing or plain dir passes the check above, its dir.git must too.
+	if served := gitLookup(dir); served != dir {
+		if err := inside("repository (git reads it for "+dir+")", served); err != nil {
+			return err
+		}
+		dir = served
+	}
 	// A work tree's .git may be a file pointing at the git directory: it
 	// must lie under a root too, unless it is the entry git made for this
 	// very work tree when it was added to a repository elsewhere (git
@@ -220,6 +229,34 @@ func (p Policy) checkLocal(dir string) error {
 		}
 	}
 	return nil
+}
+
+// gitLookup returns the directory git serves for the path dir, as git's
+// enter_repo does (upload-pack, which go-git's file transport runs, and
+// every other git command): the first of dir/.git (a directory or a
+// gitfile), dir, dir.git/.git and dir.git that is a repository; dir when
+// none is.
+func gitLookup(dir string) string {
+	for _, c := range []string{dir, dir + ".git"} {
+		if st, err := os.Stat(filepath.Join(c, ".git")); err == nil && (st.Mode().IsRegular() || st.IsDir() && isGitDir(filepath.Join(c, ".git"))) {
+			return c
+		}
+		if isGitDir(c) {
+			return c
+		}
+	}
+	return dir
+}
+
+// isGitDir reports whether dir looks like a git directory to git: a HEAD,
+// an objects and a refs directory.
+func isGitDir(dir string) bool {
+	for _, name := range []string{"HEAD", "objects", "refs"} {
+		if _, err := os.Stat(filepath.Join(dir, name)); err != nil {
+			return false
+		}
+	}
+	return true
 }
 
 // isWorktreeOf reports whether gitDir is the administrative directory git

@@ -199,11 +199,9 @@ func rankOf(ctx context.Context, e *Engine, q Question) (int, []string, error) {
 		if answers(&h.Meta, q) {
 			return i + 1, above, nil
 		}
-		if i < 5 {
-			above = append(above, h.Path+"#"+h.Heading)
-		}
+		above = append(above, h.Path+"#"+h.Heading)
 	}
-	return 0, above, nil
+	return 0, above[:min(5, len(above))], nil
 }
 
 // answeredInDocs reports whether get-library-docs, asked q's question at

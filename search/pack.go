@@ -104,6 +104,11 @@ type Section struct {
 	// Trimmed says Text is the start of a section too large for the budget,
 	// cut at a paragraph or code block boundary; read it whole by path.
 	Trimmed bool `json:"trimmed,omitempty"`
+	// short shows a trimmed section under a short head (its path alone;
+	// its text starts with its heading), when the full head would leave
+	// less than minTrim for its text; Text is then empty when even that
+	// leaves less. The markdown only: the fields above stay whole.
+	short bool
 	// Continued says Text continues on the next page (document pages).
 	Continued bool `json:"continued,omitempty"`
 }
@@ -232,14 +237,17 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 	// heads holds each hit's head cost once measured, plus one: packing
 	// weighs a section each time it tries it for a page.
 	var heads []int
-	overhead := func(i int, trimmed bool) int {
+	overhead := func(i int, form headForm) int {
+		h := &hits[i]
+		if form == shortHead {
+			return tokens.Count(shortSectionHead(&Section{Path: h.Path})) + gapTokens() + tokens.Count(tooLargeHint)
+		}
 		if heads[i] == 0 {
-			h := &hits[i]
 			heads[i] = 1 + tokens.Count(sectionHead(&Section{HeadingPath: h.HeadingPath, Path: h.Path, Anchor: h.Anchor, Langs: h.Langs})) + gapTokens()
 		}
 		n := heads[i] - 1
-		if trimmed {
-			n += tokens.Count(trimHint(hits[i].Path))
+		if form == trimmedHead {
+			n += tokens.Count(trimHint(&Section{Path: h.Path}))
 		}
 		return n
 	}
@@ -254,7 +262,9 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 		all := len(hits) >= ans.Matched
 		pages, dups = packPages(hits, room, overhead, !all && limit < maxCandidates)
 		if len(pages) >= page || all || limit == maxCandidates {
-			ans.MorePages = !all && len(pages) > 0
+			// More pages follow when more candidates could be ranked; past
+			// maxCandidates, the pages cut are all there are.
+			ans.MorePages = !all && len(pages) > 0 && limit < maxCandidates
 			break
 		}
 	}
@@ -282,7 +292,13 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 			return nil, err
 		}
 		s := newSection(r, h, text)
-		if item.trim > 0 {
+		switch {
+		case item.short:
+			s.Text, s.Trimmed, s.short = "", true, true
+			if item.trim > 0 {
+				s.Text = trimToTokens(text, item.trim)
+			}
+		case item.trim > 0:
 			s.Text, s.Trimmed = trimToTokens(text, item.trim), true
 		}
 		ans.Sections = append(ans.Sections, s)
@@ -296,11 +312,23 @@ func newSection(r *catalog.Resolved, h *index.Hit, text string) Section {
 		Title: h.Title, HeadingPath: h.HeadingPath, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text}
 }
 
-// packed is one section placed on a page: its index in the hits, and the
-// budget its text is trimmed to (0 when whole).
+// packed is one section placed on a page: its index in the hits, the
+// budget its text is trimmed to (0 when whole), and whether it is shown
+// under its short head.
 type packed struct {
 	hit, trim int
+	short     bool
 }
+
+// headForm is how a section's head is shown: in full, in full with the
+// hint of a trimmed section, or short (see Section.short).
+type headForm int
+
+const (
+	fullHead headForm = iota
+	trimmedHead
+	shortHead
+)
 
 // lookahead is how many sections past one that does not fit a page are
 // tried for the room left; those skipped start the next page.
@@ -314,13 +342,17 @@ const minTrim = 20
 // trimmed one gets; given the hit's index). Near-duplicates of a section already kept are
 // dropped and counted; a section that does not fit waits for the next
 // page while smaller ones behind it fill the room; a section larger than
-// a whole page is trimmed to it rather than dropped.
+// a whole page is trimmed to it rather than dropped, under its short head
+// (Section.short) when its full head would leave it less than minTrim (a
+// long heading path and file path at a small budget), with no text when
+// even that does, and left out only when its short head alone does not
+// fit: a page never exceeds room.
 //
 // With truncated set, hits are the best of more that match: a page whose
 // filling ran out of hits might have held a later one, so it and the pages
 // after it are left out, and the pages returned are the ones any longer
 // list of the same ranking would give. The result is deterministic.
-func packPages(hits []index.Hit, room int, overhead func(hit int, trimmed bool) int, truncated bool) (pages [][]packed, dups int) {
+func packPages(hits []index.Hit, room int, overhead func(hit int, form headForm) int, truncated bool) (pages [][]packed, dups int) {
 	var pool []int
 	for i := range hits {
 		dup := false
@@ -345,15 +377,25 @@ func packPages(hits []index.Hit, room int, overhead func(hit int, trimmed bool) 
 		full := false
 		for j, i := range pool {
 			h := &hits[i]
-			c := overhead(i, false) + h.Tokens
+			c := overhead(i, fullHead) + h.Tokens
 			switch {
 			case c <= left:
 				page = append(page, packed{hit: i})
 				left -= c
 			case len(page) == 0:
-				// Larger than a whole page: trimmed to it.
-				page = append(page, packed{hit: i, trim: max(left-overhead(i, true), minTrim)})
-				left = 0
+				// Larger than a whole page: trimmed to it, under its short
+				// head when the full one leaves less than minTrim of text,
+				// and left out (counted in LeftOut) when even that does.
+				if t := left - overhead(i, trimmedHead); t >= minTrim {
+					page = append(page, packed{hit: i, trim: t})
+					left = 0
+				} else if t := left - overhead(i, shortHead); t >= 0 {
+					if t < minTrim {
+						t = 0 // where to read it, and none of its text
+					}
+					page = append(page, packed{hit: i, trim: t, short: true})
+					left = 0
+				}
 			default:
 				rest = append(rest, i)
 				skipped++
@@ -367,7 +409,9 @@ func packPages(hits []index.Hit, room int, overhead func(hit int, trimmed bool) 
 		if truncated && !full {
 			break
 		}
-		pages = append(pages, page)
+		if len(page) > 0 {
+			pages = append(pages, page)
+		}
 		pool = rest
 	}
 	return pages, dups
@@ -389,6 +433,7 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 	switch {
 	case d != nil && outline:
 		ans.Kind, ans.Title = KindOutline, d.Title
+		fitTitle(ans, room)
 		var entries []OutlineEntry
 		var costs []int
 		for _, o := range d.Outline {
@@ -403,6 +448,7 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 		ans.Outline, ans.Pages = entries[lo:hi], pages
 	case d != nil:
 		ans.Kind, ans.Title = KindDocument, d.Title
+		fitTitle(ans, room)
 		hits, err := v.Document(clean, true)
 		if err != nil {
 			return nil, err
@@ -442,6 +488,20 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 	}
 	ans.finish()
 	return ans, nil
+}
+
+// fitTitle cuts the document title an answer shows until its head and
+// foot leave at least minTrim tokens of room for the page: a title can be
+// a paragraph, and an answer never exceeds its budget.
+func fitTitle(ans *Answer, room int) {
+	for ans.Title != "" && room-ans.envelope() < minTrim {
+		r := []rune(strings.TrimSuffix(ans.Title, "…"))
+		if len(r) <= 8 {
+			ans.Title = ""
+			return
+		}
+		ans.Title = string(r[:len(r)/2]) + "…"
+	}
 }
 
 // pageRange cuts items of the given costs into pages of at most room (at

@@ -53,7 +53,7 @@ func TestTrimToTokens(t *testing.T) {
 }
 
 func TestPackPages(t *testing.T) {
-	none := func(int, bool) int { return 0 }
+	none := func(int, headForm) int { return 0 }
 	tests := []struct {
 		name      string
 		sizes     []int
@@ -114,7 +114,7 @@ func TestPackPagesPlacesEverySectionOnce(t *testing.T) {
 		keys = append(keys, fmt.Sprint(i))
 	}
 	hits := hitsOf(sizes, keys)
-	none := func(int, bool) int { return 0 }
+	none := func(int, headForm) int { return 0 }
 	pages, dups := packPages(hits, 1500, none, false)
 	seen := map[int]int{}
 	for _, p := range pages {

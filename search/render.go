@@ -80,7 +80,7 @@ func (a *Answer) searchTokens() int {
 		s := &a.Sections[i]
 		n += tokens.Count(sectionHead(s)) + gapTokens()
 		if s.Trimmed {
-			n += tokens.Count(s.Text) + tokens.Count(trimHint(s.Path))
+			n += tokens.Count(s.Text) + tokens.Count(trimHint(s))
 		} else {
 			n += s.Tokens
 		}
@@ -134,7 +134,7 @@ func (a *Answer) writeBody(b *strings.Builder) {
 			b.WriteString(s.Text)
 			b.WriteString(sectionGap)
 			if s.Trimmed {
-				b.WriteString(trimHint(s.Path))
+				b.WriteString(trimHint(s))
 			}
 		}
 	}
@@ -188,8 +188,18 @@ func (a *Answer) foot() string {
 		return "Read one with {\"path\": \"<its path>\"}, or its outline with {\"path\": \"<its path>\", \"outline\": true}.\n" + a.next()
 	case a.hasNext():
 		return a.next()
-	case a.Kind == KindSearch && a.Duplicates > 0:
-		return fmt.Sprintf("---\n%s (the same text elsewhere) left out.\n", plural(a.Duplicates, "near-duplicate section"))
+	case a.Kind == KindSearch && (a.LeftOut > 0 || a.Duplicates > 0):
+		// The last page. Sections left out of it were never ranked: only
+		// the best maxCandidates are cut into pages.
+		var b strings.Builder
+		b.WriteString("---\n")
+		if a.LeftOut > 0 {
+			fmt.Fprintf(&b, "%s not shown: only the best %d are paged; narrow the query or give topics.\n", plural(a.LeftOut, "more matching section"), maxCandidates)
+		}
+		if a.Duplicates > 0 {
+			fmt.Fprintf(&b, "%s (the same text elsewhere) left out.\n", plural(a.Duplicates, "near-duplicate section"))
+		}
+		return b.String()
 	}
 	return ""
 }
@@ -220,6 +230,9 @@ func (a *Answer) pageOf() string {
 // Packing measures the head of every candidate section, so it is written
 // without fmt and into one allocation.
 func sectionHead(s *Section) string {
+	if s.short {
+		return shortSectionHead(s)
+	}
 	const (
 		sep     = " › "
 		source  = "\nSource: "
@@ -262,8 +275,25 @@ func sectionHead(s *Section) string {
 	return b.String()
 }
 
-func trimHint(path string) string {
-	return fmt.Sprintf("(Cut to fit the budget: read it whole with \"path\": %q.)\n\n", path)
+// trimHint follows a trimmed section: how to read it whole.
+func trimHint(s *Section) string {
+	switch {
+	case s.short && s.Text == "":
+		return tooLargeHint
+	case s.short:
+		return "(Cut to fit the budget: read it whole with the path above.)\n\n"
+	}
+	return fmt.Sprintf("(Cut to fit the budget: read it whole with \"path\": %q.)\n\n", s.Path)
+}
+
+// tooLargeHint follows a section shown short with none of its text, the
+// longest hint of a short section.
+const tooLargeHint = "(Too large for this budget: read it whole with the path above, or ask for more tokens.)\n\n"
+
+// shortSectionHead is the head of a section shown short: only where it is.
+// Its text, when any is shown, starts with its own heading.
+func shortSectionHead(s *Section) string {
+	return "Source: " + s.Path + "\n\n"
 }
 
 func folderLine(d DocumentEntry) string {

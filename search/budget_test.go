@@ -1,0 +1,90 @@
+package search
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/request"
+	"github.com/codex7/codex7/tokens"
+)
+
+// TestTrimmedSectionWithLongHeadFitsBudget: a section larger than a page
+// whose full head (heading path, path and anchor, trim hint) would leave
+// less than minTrim of the room is shown under its short head, and the
+// answer stays within its budget with the section's start in it.
+func TestTrimmedSectionWithLongHeadFitsBudget(t *testing.T) {
+	tests := []struct {
+		name, headings, path string
+	}{
+		{"four ordinary headings", "# Configuration\n\n## Advanced options\n\n### Network\n\n#### Retry, timeout and backoff settings for outgoing HTTP requests\n\n",
+			"docs/guides/configuration/advanced-options.md"},
+		{"long headings", "# Configuring the zebra enclosure management subsystem for production deployments\n\n" +
+			"## Advanced configuration of stripe pattern recognition and herd tracking options\n\n" +
+			"### Troubleshooting intermittent failures of the stripe pattern recognition pipeline\n\n",
+			"docs/reference/configuration/enclosures/subsystems/recognition/stripe-pattern-recognition-troubleshooting.md"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			w := gittest.New(t, "main")
+			var big strings.Builder
+			big.WriteString(tt.headings)
+			for i := range 60 {
+				fmt.Fprintf(&big, "Zebra stripes paragraph %d: every zebra has its own pattern of stripes.\n\n", i)
+			}
+			w.Write(map[string]string{tt.path: big.String()})
+			w.Commit("zebras")
+			out := t.TempDir()
+			buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+			e, err := Open(out)
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			for _, asked := range []int{request.MinTokens, 1, 400} {
+				a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Query: "zebra stripes", Tokens: asked})
+				if err != nil {
+					t.Fatal(err)
+				}
+				if n := tokens.Count(a.Markdown()); n > a.Budget || a.Tokens > a.Budget {
+					t.Errorf("tokens %d: answer renders to %d tokens (says %d), budget %d:\n%s", asked, n, a.Tokens, a.Budget, a.Markdown())
+				}
+				// Where to read it whole always; its start once the budget
+				// leaves room for a paragraph beside the head.
+				if len(a.Sections) == 0 || !a.Sections[0].Trimmed || !strings.Contains(a.Markdown(), "Source: "+tt.path) ||
+					asked == 400 && !strings.Contains(a.Markdown(), "Zebra stripes paragraph 0") {
+					t.Errorf("tokens %d: want the section trimmed, its path (and at 400 tokens its start):\n%s", asked, a.Markdown())
+				} else if got := a.Sections[0].HeadingPath; len(got) < 3 {
+					t.Errorf("tokens %d: the structured heading path %q was cut with the markdown's head", asked, got)
+				}
+			}
+		})
+	}
+}
+
+// TestDocumentPageWithLongTitleFitsBudget: a document whose title is a
+// paragraph is read in pages within the budget: the title shown is cut.
+func TestDocumentPageWithLongTitleFitsBudget(t *testing.T) {
+	w := gittest.New(t, "main")
+	title := strings.Repeat("Configuring the zebra enclosure management subsystem ", 12)
+	path := "docs/zebras.md"
+	w.Write(map[string]string{path: "# " + title + "\n\nZebras have stripes.\n\n## Herds\n\nA herd is a few zebras.\n"})
+	w.Commit("zebras")
+	out := t.TempDir()
+	buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+	e, err := Open(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Path: path, Tokens: request.MinTokens})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n := tokens.Count(a.Markdown()); n > a.Budget {
+		t.Errorf("document page renders to %d tokens, budget %d:\n%s", n, a.Budget, a.Markdown())
+	}
+}
