@@ -31,25 +31,57 @@ type HAProxyOptions struct {
 // this order (the first found wins). MCP tool calls carry it in their
 // JSON-RPC body: get-library-docs as libraryId (or the aliases the tools
 // accept), resolve-library-id as libraryName. The REST API carries it in
-// the query (v2) or the path (v1).
+// the query (v2) or the path (v1). A query parameter is decoded as the
+// server decodes it, '+' as a space (url_dec(1)): Context7's clients send
+// a space so.
 var libraryFrom = []struct{ comment, fetch, cond string }{
 	{"MCP get-library-docs", "req.body,json_query('$.params.arguments.libraryId')", "{ path /mcp } { method POST }"},
 	{"", "req.body,json_query('$.params.arguments.context7CompatibleLibraryID')", "{ path /mcp } { method POST }"},
 	{"", "req.body,json_query('$.params.arguments.libraryID')", "{ path /mcp } { method POST }"},
 	{"MCP resolve-library-id", "req.body,json_query('$.params.arguments.libraryName')", "{ path /mcp } { method POST }"},
-	{"REST /api/v2/context?libraryId=", "url_param(libraryId),url_dec", "{ path_beg /api/ }"},
-	{"REST /api/v2/libs/search?libraryName=", "url_param(libraryName),url_dec", "{ path_beg /api/ }"},
+	{"REST /api/v2/context?libraryId=", "url_param(libraryId),url_dec(1)", "{ path_beg /api/ }"},
+	{"REST /api/v2/libs/search?libraryName=", "url_param(libraryName),url_dec(1)", "{ path_beg /api/ }"},
 	{"REST /api/v1/{org}/{project}[/{version}]", `"path,regsub('^/api/v1/([^/]+/[^/]+).*\$','\\1'),url_dec"`, "{ path_reg ^/api/v1/[^/]+/[^/]+ } !{ path_beg /api/v1/search }"},
 }
 
-// haproxyKey turns the library as sent into its map key, as IDKey and
-// Entries do: lower-cased; a scheme and a github.com or context7.com host
-// dropped, then a leading slash and an @version; only the first two path
-// segments kept ("/org/project/v1.2.0" → "org/project"); a bare name left
-// as it is. (HAProxy's regsub cannot replace with "", hence the groups.)
-const haproxyKey = `"var(txn.lib),lower,regsub('^(https?://)?((www\\.)?(github\\.com|context7\\.com)/)?/?([^@]*).*\$','\\5'),regsub('^([^/]*/[^/]*)/.*\$','\\1')"`
+// Parts of haproxyKey's regular expressions, as the configuration spells
+// them (inside double quotes: "\\" is one backslash; "\$" a dollar sign).
+// They are PCRE2, which HAProxy is built with by Debian and in the
+// official images. Bytes are written \xNN: a quote would end the
+// configuration's string or the argument, and UTF-8 characters are matched
+// as their bytes.
+const (
+	// keyTrimmed is one character request.ParseKey trims from both ends of
+	// an id: white space (with U+00A0), the quotes " ' ` and \ , and the
+	// typographic quotes ‘ ’ “ ” „.
+	keyTrimmed = `(?:[[:space:]\\x22\\x27\\x60\\\\]|\\xc2\\xa0|\\xe2\\x80[\\x98\\x99\\x9c\\x9d\\x9e])`
+	// keySpace is white space, which ParseKey drops around a path segment.
+	keySpace = `(?:[[:space:]]|\\xc2\\xa0)`
+)
 
-// WriteHAProxy writes the HAProxy configuration (2.6 or later) routing to
+// haproxyKey turns the library as sent into its map key as
+// request.ParseKey reads it and IDKey and Entries write it, in steps:
+// lower-cased; white space and quotes trimmed from both ends, and white
+// space around slashes dropped; "git@github.com:" read as
+// "github.com/"; doubled slashes made one (not the scheme's); a scheme
+// with its user, a github.com or context7.com host with "www." and a
+// port, leading slashes, then an @version, a query and a fragment
+// dropped; only the first two path segments kept ("/org/project/v1.2.0"
+// → "org/project"). A bare name is left as it is, bar the trimming. A
+// GitHub clone URL keeps its ".git" ("org/project.git"): Entries maps
+// that key too. A form ParseKey refuses gets some key the map rarely
+// holds, and goes to any group, which refuses it as every group would.
+// (HAProxy's regsub cannot replace with "", hence the groups.)
+const haproxyKey = `"var(txn.lib),lower` +
+	`,regsub('^` + keyTrimmed + `*(.*?)` + keyTrimmed + `*\$','\\1')` +
+	`,regsub('` + keySpace + `*/` + keySpace + `*','/','g')` +
+	`,regsub('^git@github\\.com:','github.com/')` +
+	`,regsub('([^:])//+','\\1/','g')` +
+	`,regsub('^([a-z][a-z0-9+.-]*://([^/@]*@)?)?/*((www\\.)?(github\\.com|context7\\.com)(:[0-9]*)?/)?/*([^@?#]*).*\$','\\7')` +
+	`,regsub('^([^/]*/[^/]*)/.*\$','\\1')"`
+
+// WriteHAProxy writes the HAProxy configuration (2.6 or later, built with
+// PCRE2: see haproxyKey) routing to
 // groups: a backend per group (health-checked on /readyz, balanced by
 // least connections), AnyBackend holding every replica, and one frontend
 // that finds each request's library (see libraryFrom), looks it up in the

@@ -3,15 +3,18 @@ package routing_test
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"fmt"
 	"io"
 	"log/slog"
 	"net"
 	"net/http"
+	"net/http/httptest"
 	"net/url"
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,6 +23,7 @@ import (
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/pipeline"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/routing"
 	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/server"
@@ -120,7 +124,17 @@ func startCluster(t testing.TB, bin string) *cluster {
 		t.Cleanup(func() { srv.Close() })
 	}
 
-	cmd := exec.Command(bin, "-db", "-f", filepath.Join(dir, "router", "haproxy.cfg"))
+	base := "http://" + proxyAddr
+	startHAProxy(t, bin, filepath.Join(dir, "router", "haproxy.cfg"), base)
+	return &cluster{base: base, groups: groups, groupOf: groupOf, libs: libs}
+}
+
+// startHAProxy runs haproxy with the configuration cfg until the test
+// ends, and waits until the proxy at base answers /readyz; its output is
+// logged when the test fails.
+func startHAProxy(t testing.TB, bin, cfg, base string) {
+	t.Helper()
+	cmd := exec.Command(bin, "-db", "-f", cfg)
 	var logs bytes.Buffer
 	cmd.Stdout, cmd.Stderr = &logs, &logs
 	if err := cmd.Start(); err != nil {
@@ -133,9 +147,6 @@ func startCluster(t testing.TB, bin string) *cluster {
 			t.Logf("haproxy output:\n%s", logs.String())
 		}
 	})
-	base := "http://" + proxyAddr
-
-	c := &cluster{base: base, groups: groups, groupOf: groupOf, libs: libs}
 	if !waitfor.Poll(20*time.Second, func() bool {
 		resp, err := http.Get(base + "/readyz")
 		if err != nil {
@@ -146,7 +157,6 @@ func startCluster(t testing.TB, bin string) *cluster {
 	}) {
 		t.Fatalf("the proxy at %s never answered /readyz", base)
 	}
-	return c
 }
 
 // TestHAProxyRoutes splits six libraries across two replica groups with
@@ -195,9 +205,13 @@ func TestHAProxyRoutes(t *testing.T) {
 			{"mcp docs", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"`+l.id+`","customQuery":"retries"}`), "Retry " + project},
 			{"mcp docs, version and case", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"/`+org+`/`+project2+`@main","topic":"retries"}`), "Retry " + project},
 			{"mcp docs, GitHub URL", "POST", base + "/mcp", call("get-library-docs", `{"context7CompatibleLibraryID":"https://github.com/`+org+`/`+project+`","customQuery":"pools"}`), "connection pools"},
+			{"mcp docs, clone URL", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"https://github.com/`+org+`/`+project+`.git","customQuery":"retries"}`), "Retry " + project},
+			{"mcp docs, scp clone URL", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"git@github.com:`+org+`/`+project+`.git","customQuery":"retries"}`), "Retry " + project},
+			{"mcp docs, spaces and doubled slash", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":" /`+org+`//`+project+` ","customQuery":"retries"}`), "Retry " + project},
 			{"mcp docs, alias", "POST", base + "/mcp", call("get-library-docs", `{"libraryId":"`+l.alias+`","customQuery":"pools"}`), "connection pools"},
 			{"mcp resolve", "POST", base + "/mcp", call("resolve-library-id", `{"libraryName":"`+l.alias+`"}`), l.id},
 			{"rest v2 context", "GET", base + "/api/v2/context?type=txt&query=retries&libraryId=" + url.QueryEscape(l.id), "", "Retry " + project},
+			{"rest v2 context, GitHub URL and spaces", "GET", base + "/api/v2/context?type=txt&query=retries&libraryId=" + url.QueryEscape(" github.com/"+org+"/"+project+".git "), "", "Retry " + project},
 			{"rest v2 search", "GET", base + "/api/v2/libs/search?query=retries&libraryName=" + project, "", l.id},
 			{"rest v1 docs", "GET", base + "/api/v1/" + org + "/" + project + "/main?topic=retries", "", "Retry " + project},
 		}
@@ -261,5 +275,99 @@ func BenchmarkHAProxyHop(b *testing.B) {
 				}
 			}
 		})
+	}
+}
+
+// TestHAProxyKeyForms puts the real HAProxy, with the generated
+// configuration and map, in front of stand-in replicas (one group per
+// library, answering anything), and sends every form of each library's id
+// that request.ParseKey documents, over MCP (the JSON body) and REST (the
+// query string): each must reach the group of the library ParseKey reads
+// it as. A form the proxy's key does not read goes to "any", whose other
+// groups would answer "library not found".
+func TestHAProxyKeyForms(t *testing.T) {
+	bin := haproxyBinary(t)
+	libs := []routing.Library{{ID: "/acme/widgets", Aliases: []string{"gadgets"}}, {ID: "/Vercel/Next.js", Aliases: []string{"nextjs"}}, {ID: "/org_1/pro-ject"}}
+	assign := map[string]string{}
+	var groups []routing.Group
+	for i, l := range libs {
+		g := fmt.Sprintf("g%d", i)
+		assign[l.ID] = g
+		replica := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { io.Copy(io.Discard, r.Body) }))
+		t.Cleanup(replica.Close)
+		groups = append(groups, routing.Group{Name: g, Servers: []string{replica.Listener.Addr().String()}, Libraries: []string{l.ID}})
+	}
+	dir := t.TempDir()
+	proxyLn := freeListener(t)
+	proxyAddr := proxyLn.Addr().String()
+	proxyLn.Close() // haproxy binds it
+	var cfg, m bytes.Buffer
+	if err := routing.WriteHAProxy(&cfg, groups, routing.HAProxyOptions{Bind: proxyAddr, MapFile: filepath.Join(dir, "libraries.map")}); err != nil {
+		t.Fatal(err)
+	}
+	if err := routing.WriteMap(&m, routing.Entries(libs, assign)); err != nil {
+		t.Fatal(err)
+	}
+	for name, data := range map[string][]byte{"haproxy.cfg": cfg.Bytes(), "libraries.map": m.Bytes()} {
+		if err := os.WriteFile(filepath.Join(dir, name), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	startHAProxy(t, bin, filepath.Join(dir, "haproxy.cfg"), "http://"+proxyAddr)
+
+	groupOf := func(form string) string {
+		t.Helper()
+		k, err := request.ParseKey(form)
+		if err != nil {
+			t.Fatalf("request.ParseKey(%q): %v: the test's forms must be ones it accepts", form, err)
+		}
+		for _, l := range libs {
+			if strings.EqualFold(l.ID, k.ID) || k.ID == "" && (strings.EqualFold(l.ID[strings.LastIndex(l.ID, "/")+1:], k.Name) || slices.Contains(l.Aliases, strings.ToLower(k.Name))) {
+				return assign[l.ID]
+			}
+		}
+		t.Fatalf("request.ParseKey(%q) = %+v, no library of the test", form, k)
+		return ""
+	}
+	routed := func(req *http.Request) string {
+		t.Helper()
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.Header.Get(routing.GroupHeader)
+	}
+	var forms []string
+	for _, l := range libs {
+		id := l.ID
+		o, p, _ := strings.Cut(strings.TrimPrefix(id, "/"), "/")
+		forms = append(forms,
+			id, id[1:], strings.ToUpper(id), "//"+id[1:], "/"+o+"//"+p, o+"///"+p+"/", id+"/v1.2", id+"@v1.2", id[1:]+"@main",
+			"https://github.com/"+o+"/"+p, "HTTP://WWW.GitHub.com/"+o+"/"+p, "https://github.com/"+o+"/"+p+".git", "https://github.com/"+o+"/"+p+".git/",
+			"github.com/"+o+"/"+p, "github.com/"+o+"/"+p+".git", "www.github.com/"+o+"/"+p, "/github.com/"+o+"/"+p,
+			"git@github.com:"+o+"/"+p+".git", "git@github.com:"+o+"/"+p, "ssh://git@github.com/"+o+"/"+p+".git", "git+ssh://git@github.com/"+o+"/"+p,
+			"https://github.com/"+o+"/"+p+"/tree/main/docs", "https://github.com/"+o+"/"+p+"?tab=readme", "https://github.com/"+o+"/"+p+"#readme",
+			"https://github.com//"+o+"/"+p, "https://user@github.com:443/"+o+"/"+p,
+			"https://context7.com/"+o+"/"+p, "https://context7.com/"+o+"/"+p+"/llms.txt", "context7.com/"+o+"/"+p+"/v1/llms.txt", "https://context7.com"+id+"/v1?tokens=5",
+			" "+id, id+" ", "  "+id[1:]+"@v1  ", "\u00a0"+id, "/"+o+" / "+p, "/ "+o+"/"+p+" ",
+			`"`+id+`"`, "'"+id+"'", "`"+id+"`", `\`+id+`\`, "“"+id+"”", "‘"+id+"’", `" `+id+` "`,
+		)
+	}
+	forms = append(forms, "gadgets", " Gadgets ", `"nextjs"`, "Next.js", "next.js@15", "pro-ject")
+	for _, form := range forms {
+		want := groupOf(form)
+		body, _ := json.Marshal(map[string]any{"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+			"params": map[string]any{"name": "get-library-docs", "arguments": map[string]any{"libraryId": form}}})
+		req, _ := http.NewRequest("POST", "http://"+proxyAddr+"/mcp", bytes.NewReader(body))
+		req.Header.Set("Content-Type", "application/json")
+		if got := routed(req); got != want {
+			t.Errorf("MCP libraryId %q: routed to %q, want %q", form, got, want)
+		}
+		// url.QueryEscape writes a space as '+', as Context7's clients do.
+		req, _ = http.NewRequest("GET", "http://"+proxyAddr+"/api/v2/context?query=x&libraryId="+url.QueryEscape(form), nil)
+		if got := routed(req); got != want {
+			t.Errorf("REST libraryId=%q: routed to %q, want %q", form, got, want)
+		}
 	}
 }

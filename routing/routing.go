@@ -116,6 +116,12 @@ func validGroupName(g string) bool {
 // slash: "/Vercel/Next.js" → "vercel/next.js".
 func IDKey(id string) string { return strings.ToLower(strings.TrimPrefix(id, "/")) }
 
+// gitSuffix ends the project of a clone URL, which request.ParseKey drops
+// from a GitHub URL ("https://github.com/org/project.git" is
+// /org/project) but keeps in a bare path ("org/project.git" is another
+// id). The proxy's key keeps it either way, so the map holds it too.
+const gitSuffix = ".git"
+
 // Entry is one line of the proxy's map: a key (see IDKey; names
 // lower-cased) and the group it routes to.
 type Entry struct {
@@ -123,16 +129,20 @@ type Entry struct {
 }
 
 // Entries returns the map from every library's id key, and every name of
-// it that is unambiguous, to its group, sorted by key. A name is left
-// out when libraries of two groups share it (the request then goes to any
-// group: see WriteHAProxy), when it is also another library's id key, or
-// when it holds what a map key cannot (whitespace, '/', '@').
+// it that is unambiguous, to its group, sorted by key. Each id key is also
+// there with ".git" after it, for GitHub clone URLs (see gitSuffix),
+// unless that is another library's id key. A name is left out when
+// libraries of two groups share it (the request then goes to any group:
+// see WriteHAProxy), when it is also another library's id key, or when it
+// holds what a map key cannot (whitespace, '/', '@').
 func Entries(libs []Library, assign map[string]string) []Entry {
 	ids := map[string]string{}
-	names := map[string]string{} // name → group, "" when ambiguous
+	clones := map[string]string{} // id key + ".git" → group
+	names := map[string]string{}  // name → group, "" when ambiguous
 	for _, l := range libs {
 		g := assign[l.ID]
 		ids[IDKey(l.ID)] = g
+		clones[IDKey(l.ID)+gitSuffix] = g
 		project := l.ID[strings.LastIndex(l.ID, "/")+1:]
 		for _, n := range append([]string{project, l.Title}, l.Aliases...) {
 			n = strings.ToLower(strings.TrimSpace(n))
@@ -146,9 +156,14 @@ func Entries(libs []Library, assign map[string]string) []Entry {
 			names[n] = g
 		}
 	}
-	out := make([]Entry, 0, len(ids)+len(names))
+	out := make([]Entry, 0, len(ids)+len(clones)+len(names))
 	for k, g := range ids {
 		out = append(out, Entry{k, g})
+	}
+	for k, g := range clones {
+		if _, isID := ids[k]; !isID {
+			out = append(out, Entry{k, g})
+		}
 	}
 	for n, g := range names {
 		if _, isID := ids[n]; !isID && g != "" {

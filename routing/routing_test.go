@@ -98,21 +98,25 @@ func TestAssignRefuses(t *testing.T) {
 	}
 }
 
-// TestEntries: every id is in the map, lower-cased without its slash; a
-// name shared by libraries of two groups, or equal to an id key, is not.
+// TestEntries: every id is in the map, lower-cased without its slash, and
+// with ".git" after it (a GitHub clone URL) unless that is another
+// library's id; a name shared by libraries of two groups, or equal to an
+// id key, is not.
 func TestEntries(t *testing.T) {
 	libs := []Library{
 		{ID: "/Vercel/Next.js", Title: "Next.js", Aliases: []string{"nextjs", "next"}},
 		{ID: "/acme/docs", Title: "Acme Docs", Aliases: []string{"widgets"}},
 		{ID: "/beta/docs"},
 		{ID: "/gamma/next", Aliases: []string{"vercel/next.js"}},
+		{ID: "/beta/docs.git"},
 	}
-	assign := map[string]string{"/Vercel/Next.js": "a", "/acme/docs": "a", "/beta/docs": "b", "/gamma/next": "b"}
+	assign := map[string]string{"/Vercel/Next.js": "a", "/acme/docs": "a", "/beta/docs": "b", "/gamma/next": "b", "/beta/docs.git": "a"}
 	var got []string
 	for _, e := range Entries(libs, assign) {
 		got = append(got, e.Key+"="+e.Group)
 	}
-	want := []string{"acme/docs=a", "beta/docs=b", "gamma/next=b", "next.js=a", "nextjs=a", "vercel/next.js=a", "widgets=a"}
+	want := []string{"acme/docs=a", "acme/docs.git=a", "beta/docs=b", "beta/docs.git=a", "beta/docs.git.git=a", "docs.git=a", "gamma/next=b", "gamma/next.git=b",
+		"next.js=a", "nextjs=a", "vercel/next.js=a", "vercel/next.js.git=a", "widgets=a"}
 	if strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("Entries:\n got %s\nwant %s", strings.Join(got, " "), strings.Join(want, " "))
 	}

@@ -90,8 +90,15 @@ func (h *handlers) context7Docs(ctx context.Context, _ *mcp.CallToolRequest, in 
 	rec.SetLibrary(id, "")
 	rec.SetQuery(topic)
 	if h.engine != nil {
-		if r, err := h.engine.Resolve(ctx, id); err == nil {
+		r, err := h.engine.Resolve(ctx, id)
+		switch {
+		case err == nil:
 			return nil, Context7Output{}, localCall(r, id, topic, in.Mode, in.Tokens)
+		case errors.Is(err, catalog.ErrVersionNotFound) || errors.Is(err, catalog.ErrVersionUnavailable):
+			// The library is indexed here at other versions: its id (maybe
+			// of a private library) is not sent to Context7, and the agent
+			// gets the versions built here, not Context7's "tag not found".
+			return nil, Context7Output{}, fmt.Errorf("%w. The library is indexed on this server: call get-library-docs instead, with one of those versions or none for the latest", err)
 		}
 	}
 	if g := grantOf(ctx); g != nil {

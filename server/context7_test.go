@@ -433,3 +433,22 @@ func TestContext7OutputMatchesSchema(t *testing.T) {
 		}
 	}
 }
+
+// TestGetContext7DocsLocalLibraryUnbuiltVersion: a library indexed here,
+// asked of get-context7-docs at a version that is not built, is still a
+// local library. The answer must say so (with the versions built), and
+// its id must not be sent to Context7: it may be a private library.
+func TestGetContext7DocsLocalLibraryUnbuiltVersion(t *testing.T) {
+	fake := remoteFixture(t)
+	cs := connectWith(t, fixtureEngine(t), WithContext7(c7client(fake, context7.Options{})))
+	for _, id := range []string{"/acme/widgets/v9.9.9", "/acme/widgets@v9.9.9"} {
+		n := fake.Count()
+		text, isErr := call(t, cs, "get-context7-docs", map[string]any{"libraryId": id, "topic": "polling"}, nil)
+		if fake.Count() != n {
+			t.Errorf("%s: %d requests sent to Context7 (last %s) for a library indexed here", id, fake.Count()-n, fake.Last().URL)
+		}
+		if !isErr || !strings.Contains(text, "v1.0.0") || !strings.Contains(text, "get-library-docs") {
+			t.Errorf("%s: isError %v, %q; want the versions built here and get-library-docs", id, isErr, text)
+		}
+	}
+}

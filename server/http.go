@@ -114,7 +114,8 @@ type HTTPOptions struct {
 // the versions refused; 503 before) and
 // /metrics (Prometheus text format), and opts.Site, when set, at every
 // other path. Requests from a browser on another
-// origin and, on loopback, DNS-rebinding Host headers are refused with 403;
+// origin and, on loopback, DNS-rebinding Host headers (on every route but
+// /healthz: see refuseRebinding) are refused with 403;
 // bodies over 1 MiB with 413; requests beyond opts.MaxInFlight with 503.
 // Errors are answered with a short text/plain line (under /api, the JSON
 // body Context7's clients read), never a stack trace.
@@ -170,12 +171,21 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 		http.Error(w, "this server sends no unprompted messages: use POST", http.StatusMethodNotAllowed)
 	})
 	// The Context7-compatible REST API: clients take http://host:port/api
-	// as their base URL.
-	mux.Handle("/api/", http.StripPrefix("/api", context7api.New(engine, context7api.Options{Logger: log, Timeout: toolTimeout})))
+	// as their base URL. It answers every library name and document text,
+	// so it refuses a DNS-rebinding Host as /mcp does.
+	api := http.StripPrefix("/api", context7api.New(engine, context7api.Options{Logger: log, Timeout: toolTimeout}))
+	mux.Handle("/api/", refuseRebinding("/api", false, api))
+	// /healthz stays open whatever the Host: it says "ok" and nothing
+	// else, and liveness probes must never be refused.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
 		fmt.Fprintln(w, "ok")
 	})
-	mux.HandleFunc("GET /readyz", func(w http.ResponseWriter, r *http.Request) {
+	// /readyz (refused versions, artifact directories) and /metrics tell a
+	// rebinding page about the catalog too. Probes and scrapers pass: the
+	// kubelet and Prometheus reach a pod on its IP, not loopback; a
+	// container's HEALTHCHECK asks http://127.0.0.1:8080, a loopback Host;
+	// HAProxy's health check sends no Host at all (see refuseRebinding).
+	mux.Handle("GET /readyz", refuseRebinding("/readyz", true, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := engine.Status()
 		// Under access control, a refused version is named only to a
 		// token that may see its library.
@@ -216,30 +226,45 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 		for _, f := range feeds {
 			fmt.Fprintf(w, "%s\n", f)
 		}
-	})
-	mux.HandleFunc("GET /metrics", func(w http.ResponseWriter, _ *http.Request) {
+	})))
+	mux.Handle("GET /metrics", refuseRebinding("/metrics", true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", metrics.ContentType)
 		if err := reg.WriteText(w); err != nil {
 			log.Debug("metrics scrape not delivered", "err", err)
 		}
-	})
+	})))
 	if opts.Site != nil {
 		// The most general pattern: /mcp, /api/ and the probes above are
 		// more specific and win. A page served on loopback refuses a
 		// foreign Host header, as the SDK does for /mcp: a DNS-rebinding
 		// page must not read the catalog through a person's browser.
-		site := opts.Site
-		mux.Handle("/", http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-			if rebinding(r) {
-				http.Error(w, "forbidden: this server listens on loopback and the Host header names another host", http.StatusForbidden)
-				return
-			}
-			site.ServeHTTP(w, r)
-		}))
+		mux.Handle("/", refuseRebinding(otherLabel, false, opts.Site))
 	}
 	gd.next = mux
 	lim.next = m.observe(recoverPanics(log, gd))
 	return lim
+}
+
+// refuseRebinding serves next unless the request reached a loopback
+// address with a Host header that is not loopback (rebinding, the check
+// the SDK makes on /mcp): what a page of a DNS-rebinding attack sends
+// when it calls a server on the person's own machine, and reads the answer
+// of. It answers 403 in the shape of route (see refuse: JSON under /api).
+//
+// hostless lets a request without any Host header through (HTTP/1.0
+// sends none): a browser always sends one, so it is no rebinding page,
+// while HAProxy's "option httpchk GET /readyz", the health check of the
+// configuration `indexer route` writes, sends none, and must reach
+// replicas listening on loopback.
+func refuseRebinding(route string, hostless bool, next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if rebinding(r) && !(hostless && r.Host == "") {
+			refuse(w, route, http.StatusForbidden, "forbidden",
+				fmt.Sprintf("host %q refused: this server listens on loopback, where a Host header naming another host is what a DNS-rebinding page sends; call it as localhost or 127.0.0.1, or serve on another address (indexer serve --http ADDR)", truncateRunes(r.Host, 100)))
+			return
+		}
+		next.ServeHTTP(w, r)
+	})
 }
 
 // limiter serves at most max requests at once and gives the rest to busy.

@@ -177,19 +177,21 @@ func Resolve(ctx context.Context, engine Engine, in ResolveInput) (string, Resol
 }
 
 // checkResolve returns the trimmed libraryName of a valid input, or the
-// error the tool answers.
+// error the tool answers. Its errors wrap request.ErrInvalidRequest (or
+// are libraries.ErrInvalidDetail), so that a caller of Resolve, the web
+// page, tells the input's mistakes (400) from the engine's failures.
 func checkResolve(in ResolveInput) (string, error) {
 	name := strings.TrimSpace(in.LibraryName)
 	if strings.Trim(name, "\"'`") == "" {
-		return "", errors.New(`libraryName is required, e.g. {"libraryName": "fastapi"}`)
+		return "", fmt.Errorf(`%w: libraryName is required, e.g. {"libraryName": "fastapi"}`, request.ErrInvalidRequest)
 	}
 	if n := utf8.RuneCountInString(name); n > maxNameRunes {
-		return "", fmt.Errorf("libraryName is %d characters long, at most %d: give just the library's name, and put the user's question in query", n, maxNameRunes)
+		return "", fmt.Errorf("%w: libraryName is %d characters long, at most %d: give just the library's name, and put the user's question in query", request.ErrInvalidRequest, n, maxNameRunes)
 	}
 	// The question only breaks ties and orders documents: the engine need
 	// not split a megabyte into words, nor Context7 be sent one.
 	if len(in.Query) > request.MaxQueryBytes {
-		return "", fmt.Errorf("query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", len(in.Query), request.MaxQueryBytes)
+		return "", fmt.Errorf("%w: query is %d bytes long, at most %d: keep the key words of the user's question, or leave it out", request.ErrInvalidRequest, len(in.Query), request.MaxQueryBytes)
 	}
 	// A detail level is checked before Context7 is asked anything.
 	if _, err := libraries.ParseDetail(in.Detail); err != nil {

@@ -89,14 +89,22 @@ func dist(tb testing.TB) string {
 	return shared.dir
 }
 
-// buildDist builds dist's libraries into out.
+// buildDist builds dist's libraries into out, in one build: a build
+// leaves out of the catalog the libraries its config does not list, so
+// /evil/docs built after the fixtures would be the only library.
 func buildDist(tb testing.TB, out string) {
 	tb.Helper()
-	buildFixtures(tb, out)
+	cfg := fixturesConfig(tb)
 	evil := gittest.New(tb, "main")
 	evil.Write(map[string]string{"docs/hostile.md": hostileDoc})
 	evil.Commit("hostile")
-	buildtest.Build(tb, out, "libraries:\n  - id: /evil/docs\n    title: Evil Docs\n    repo: "+evil.Dir+"\n")
+	extra, err := config.Parse(strings.NewReader("libraries:\n  - id: /evil/docs\n    title: Evil Docs\n    repo: "+evil.Dir+"\n"), "codex7.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Libraries = append(cfg.Libraries, extra.Libraries...)
+	cfg.Allow.LocalRoots = append(cfg.Allow.LocalRoots, evil.Dir)
+	buildtest.BuildConfig(tb, out, cfg)
 }
 
 // fixturesDist builds the bundled fixtures alone, as `go run
@@ -111,11 +119,17 @@ func fixturesDist(tb testing.TB) string {
 // buildFixtures builds the bundled fixtures into out.
 func buildFixtures(tb testing.TB, out string) {
 	tb.Helper()
+	buildtest.BuildConfig(tb, out, fixturesConfig(tb))
+}
+
+// fixturesConfig is the config of a copy of the bundled fixtures.
+func fixturesConfig(tb testing.TB) *config.Config {
+	tb.Helper()
 	cfg, err := config.Load(buildtest.Fixtures(tb, "..", nil))
 	if err != nil {
 		tb.Fatal(err)
 	}
-	buildtest.BuildConfig(tb, out, cfg)
+	return cfg
 }
 
 // openEngine opens an engine on dir.

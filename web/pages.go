@@ -402,14 +402,16 @@ func (s *Site) resolvePage(w http.ResponseWriter, r *http.Request) {
 		}
 		d.Max = n
 	}
+	// A mistake in the form is 400, as on the query page; so are the
+	// tool's own input errors (errorStatus: request.ErrInvalidRequest).
 	status := http.StatusOK
+	if d.Error != "" {
+		status = http.StatusBadRequest
+	}
 	if d.Name != "" && d.Error == "" {
 		text, out, err := server.Resolve(r.Context(), s.engine, server.ResolveInput{LibraryName: d.Name, Query: d.Query, MaxResults: d.Max, Detail: d.Detail})
 		if err != nil {
 			status, d.Error = errorStatus(err)
-			if status == http.StatusInternalServerError {
-				status = http.StatusBadRequest // the tool's own input errors
-			}
 		} else {
 			d.Asked, d.Raw, d.Note, d.Matches = true, text, out.Note, out.Matches
 		}

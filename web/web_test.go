@@ -3,6 +3,7 @@ package web_test
 import (
 	"context"
 	"encoding/json"
+	"fmt"
 	"html"
 	"io"
 	"net/http"
@@ -21,6 +22,7 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/web"
 )
 
@@ -482,6 +484,27 @@ func TestResolveIsTheToolsAnswer(t *testing.T) {
 				t.Errorf("the raw text differs from the tool's:\n%s", cmp.Diff(text, htmlUnescape(raw[1])))
 			}
 		})
+	}
+}
+
+// TestResolveInputErrors: the resolve page answers a mistake in its form
+// (a results count that is not a whole number) and the tool's own input
+// errors with 400 and the error, as the query page does, never as a
+// failure of the engine (500, "the engine could not answer").
+func TestResolveInputErrors(t *testing.T) {
+	ts := serve(t, handler(openEngine(t, dist(t)), nil))
+	for _, tc := range []struct{ query, want string }{
+		{"name=acme&max=abc", "results must be a whole number, not &#34;abc&#34;"},
+		{"name=acme&max=1.5", "whole number"},
+		{"name=%22%22", "libraryName is required"},
+		{"name=" + strings.Repeat("a", 201), "libraryName is 201 characters long, at most 200"},
+		{"name=acme&query=" + strings.Repeat("q", request.MaxQueryBytes+1), fmt.Sprintf("query is %d bytes long", request.MaxQueryBytes+1)},
+		{"name=acme&detail=everything", "invalid detail"},
+	} {
+		resp, body := get(t, noRedirects(nil), ts.URL, "/-/resolve?"+tc.query)
+		if resp.StatusCode != http.StatusBadRequest || !strings.Contains(body, tc.want) || strings.Contains(body, "engine could not answer") {
+			t.Errorf("/-/resolve?%.60s: %d, want 400 with %q; page:\n%s", tc.query, resp.StatusCode, tc.want, body)
+		}
 	}
 }
 

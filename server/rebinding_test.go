@@ -1,0 +1,97 @@
+package server
+
+import (
+	"bufio"
+	"encoding/json"
+	"io"
+	"log/slog"
+	"net"
+	"net/http"
+	"net/http/httptest"
+	"strings"
+	"testing"
+)
+
+// TestRebindingRefused: on loopback, without --auth (the default), every
+// route that tells about the catalog refuses a Host header naming another
+// host, as /mcp does (TestHTTP), so that a DNS-rebinding page cannot read
+// library names and documents through a person's browser: /api in its JSON
+// error shape, /readyz, /metrics and the site as text. /healthz stays
+// open. Loopback Host headers pass, and so do /readyz and /metrics without
+// any Host (HTTP/1.0), which is how HAProxy's health check asks.
+func TestRebindingRefused(t *testing.T) {
+	site := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "the site") })
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{Site: site}))
+	defer ts.Close()
+	_, port, _ := net.SplitHostPort(ts.Listener.Addr().String())
+	get := func(path, host string) (int, string, string) {
+		t.Helper()
+		req, err := http.NewRequest("GET", ts.URL+path, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		body, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, resp.Header.Get("Content-Type"), string(body)
+	}
+	api := []string{
+		"/api/v2/libs/search?libraryName=widgets",
+		"/api/v2/context?libraryId=/acme/widgets&query=polling",
+		"/api/v1/acme/widgets?topic=polling",
+		"/api/v1/search?query=widgets",
+	}
+	for _, host := range []string{"evil.example:" + port, "evil.example", "10.0.0.1:" + port} {
+		for _, path := range api {
+			code, ct, body := get(path, host)
+			var e struct{ Error, Message string }
+			if code != http.StatusForbidden || !strings.HasPrefix(ct, "application/json") || json.Unmarshal([]byte(body), &e) != nil ||
+				e.Error != "forbidden" || !strings.Contains(e.Message, "localhost") || strings.Contains(body, "/acme/widgets") {
+				t.Errorf("GET %s with Host %s: %d %s %.300s\nwant 403 with the API's JSON error naming the fix", path, host, code, ct, body)
+			}
+		}
+		for _, path := range []string{"/readyz", "/metrics", "/", "/acme/widgets"} {
+			if code, _, body := get(path, host); code != http.StatusForbidden || strings.Contains(body, "ready:") || strings.Contains(body, "codex7_") {
+				t.Errorf("GET %s with Host %s: %d %.200s, want 403", path, host, code, body)
+			}
+		}
+		if code, _, body := get("/healthz", host); code != 200 || body != "ok\n" {
+			t.Errorf("GET /healthz with Host %s: %d %q, want 200 ok: liveness probes are never refused", host, code, body)
+		}
+	}
+
+	for _, host := range []string{"127.0.0.1:" + port, "localhost:" + port, "localhost", "[::1]:" + port} {
+		for path, want := range map[string]string{
+			api[0]: `"id":"/acme/widgets"`, api[1]: "# /acme/widgets@", api[2]: "# /acme/widgets@",
+			"/readyz": "ready: 1 libraries", "/metrics": "codex7_http_requests_total", "/": "the site",
+		} {
+			if code, _, body := get(path, host); code != 200 || !strings.Contains(body, want) {
+				t.Errorf("GET %s with Host %s: %d %.200s, want 200 with %q", path, host, code, body, want)
+			}
+		}
+	}
+
+	// HTTP/1.0 without a Host header, as HAProxy's "option httpchk" asks:
+	// no browser sends that, so the probes answer; /api refuses it as /mcp
+	// (the SDK) does.
+	for path, want := range map[string]int{"/readyz": 200, "/metrics": 200, "/healthz": 200, api[0]: http.StatusForbidden} {
+		conn, err := net.Dial("tcp", ts.Listener.Addr().String())
+		if err != nil {
+			t.Fatal(err)
+		}
+		io.WriteString(conn, "GET "+path+" HTTP/1.0\r\n\r\n")
+		resp, err := http.ReadResponse(bufio.NewReader(conn), nil)
+		if err != nil {
+			t.Fatalf("GET %s over HTTP/1.0: %v", path, err)
+		}
+		resp.Body.Close()
+		conn.Close()
+		if resp.StatusCode != want {
+			t.Errorf("GET %s over HTTP/1.0 without Host: %d, want %d", path, resp.StatusCode, want)
+		}
+	}
+}
