@@ -48,3 +48,23 @@ func TestContext7FailureIsNotUnknown(t *testing.T) {
 		}
 	}
 }
+
+// TestContext7InvisibleCharactersInPrompt: Context7 refuses a topic with
+// control or invisible characters, and the query is the topic; a prompt
+// holding one (the zero-width joiner of 🧑‍💻, a zero-width space pasted from
+// a web page, the ESC of a coloured terminal line) must still get the
+// documentation of the library it names, not an error.
+func TestContext7InvisibleCharactersInPrompt(t *testing.T) {
+	fake := context7test.NewServer(t, context7test.Fixtures()...)
+	client := context7.New(context7.Options{BaseURL: fake.BaseURL(), APIKey: context7test.Key})
+	for _, prompt := range []string{
+		"🧑\u200d💻 how do dynamic routes work in next.js?",
+		"\u200bnext.js dynamic routes\ufeff",
+		"next.js build fails: \x1b[1;31mError: page not found\x1b[0m \xff",
+	} {
+		res := Assemble(context.Background(), prompt, Options{Remote: Context7{Client: client}})
+		if len(res.Libraries) != 1 || res.Libraries[0].Status != StatusOK || len(res.Items) == 0 {
+			t.Errorf("prompt %q: libraries %+v, %d items: want Next.js from Context7", prompt, res.Libraries, len(res.Items))
+		}
+	}
+}

@@ -7,13 +7,15 @@
 // provenance, as JSON or Markdown.
 //
 // Nothing here fails a prompt: an unknown library, a remote error, a
-// library that does not answer within the budget all leave fewer items,
-// and say so in Result.Libraries.
+// library that does not answer within the time budget, a token budget too
+// small to search every library found all leave fewer items, and say so
+// in Result.Libraries.
 package contextitems
 
 import (
 	"context"
 	"errors"
+	"fmt"
 	"log/slog"
 	"math"
 	"strconv"
@@ -61,6 +63,11 @@ const (
 	StatusTimeout = "timeout"
 	// StatusError: asking for it failed; Library.Error says why.
 	StatusError = "error"
+	// StatusNoBudget: it was not asked, because the token budget
+	// (Options.Tokens) cannot give every library found the least a search
+	// answers with (request.MinTokens), and better-evidenced libraries
+	// took it; Library.Error says what budget would cover it.
+	StatusNoBudget = "no budget"
 )
 
 // Engine is the local search engine; *search.Engine satisfies it. It
@@ -113,7 +120,11 @@ type Options struct {
 	// that has not answered when it ends is left out.
 	Timeout time.Duration
 	// Tokens is the budget of all items (DefaultTokens when 0), shared
-	// evenly by the libraries found.
+	// evenly by the libraries asked. A search answers with no less than
+	// request.MinTokens, so when Tokens cannot give that much to every
+	// library found, only the best Tokens/request.MinTokens are asked and
+	// the others are listed with StatusNoBudget: the total asked never
+	// exceeds Tokens. A budget under request.MinTokens is raised to it.
 	Tokens int
 	// PerLibrary bounds the items of one library (DefaultPerLibrary when 0).
 	PerLibrary int
@@ -143,8 +154,8 @@ type Library struct {
 	Version string `json:"version,omitempty"`
 	// Source is SourceLocal or SourceRemote when a source knew it.
 	Source string `json:"source,omitempty"`
-	// Status is StatusOK, StatusNoMatch, StatusUnknown, StatusTimeout or
-	// StatusError.
+	// Status is StatusOK, StatusNoMatch, StatusUnknown, StatusTimeout,
+	// StatusError or StatusNoBudget.
 	Status string `json:"status"`
 	Error  string `json:"error,omitempty"`
 	// Relevance is how much the prompt is about it, 1 for the first.
@@ -189,10 +200,13 @@ type Item struct {
 
 // Known returns the libraries to detect in prompts: every library of the
 // catalog, by its title, project name (and org, when the project's name
-// is generic and the org has no other project) and aliases plus the package names
-// mentions.WellKnown gives the same id; and, when remote is true, the
-// well-known libraries the catalog lacks, which only a remote service can
-// answer for.
+// is generic, the org has no other project and the library is not a
+// well-known one) and aliases plus the package names mentions.WellKnown
+// gives the same id; and, when remote is true, the well-known libraries
+// the catalog lacks, which only a remote service can answer for. A
+// well-known library's org is left out because it is a company's name,
+// written for other reasons ("microsoft" is no name of Playwright,
+// "facebook" none of React), and the library has names enough.
 func Known(cat *artifacts.Catalog, remote bool) []mentions.Library {
 	well := mentions.WellKnown()
 	byID := map[string]int{}
@@ -210,11 +224,12 @@ func Known(cat *artifacts.Catalog, remote bool) []mentions.Library {
 		for _, l := range cat.Libraries {
 			org, project := splitID(l.ID)
 			names := []string{l.Title, project}
-			if mentions.Ambiguous(project) && orgs[strings.ToLower(org)] == 1 {
+			i, isWell := byID[strings.ToLower(l.ID)]
+			if mentions.Ambiguous(project) && orgs[strings.ToLower(org)] == 1 && !isWell {
 				names = append(names, org) // "/mongodb/docs" is mongodb, unless mongodb has other projects
 			}
 			names = append(names, l.Aliases...)
-			if i, ok := byID[strings.ToLower(l.ID)]; ok {
+			if isWell {
 				names = append(names, well[i].Names...)
 			}
 			out = append(out, mentions.Library{ID: l.ID, Names: names})
@@ -249,6 +264,7 @@ func Assemble(ctx context.Context, prompt string, opts Options) *Result {
 	if opts.Tokens <= 0 {
 		opts.Tokens = DefaultTokens
 	}
+	opts.Tokens = max(opts.Tokens, request.MinTokens)
 	if opts.PerLibrary <= 0 {
 		opts.PerLibrary = DefaultPerLibrary
 	}
@@ -268,14 +284,15 @@ func Assemble(ctx context.Context, prompt string, opts Options) *Result {
 	}
 	ctx, cancel := context.WithTimeout(ctx, opts.Timeout)
 	defer cancel()
-	a := &assembly{opts: opts, cat: cat, query: Query(prompt), tokens: max(opts.Tokens/len(cands), request.MinTokens)}
+	asked, tokens := share(opts.Tokens, len(cands))
+	a := &assembly{opts: opts, cat: cat, query: Query(prompt), tokens: tokens}
 	type outcome struct {
 		i     int
 		lib   Library
 		items []Item
 	}
-	done := make(chan outcome, len(cands)) // buffered: late answers never block
-	for i, c := range cands {
+	done := make(chan outcome, asked) // buffered: late answers never block
+	for i, c := range cands[:asked] {
 		go func() {
 			lib, items := a.fetch(ctx, c)
 			done <- outcome{i, lib, items}
@@ -283,8 +300,13 @@ func Assemble(ctx context.Context, prompt string, opts Options) *Result {
 	}
 	libs := make([]*Library, len(cands))
 	items := make([][]Item, len(cands))
+	for i := asked; i < len(cands); i++ {
+		libs[i] = &Library{Status: StatusNoBudget, Error: fmt.Sprintf(
+			"not searched: a budget of %d tokens covers %d of the %d libraries found at the minimum of %d each; a budget of %d would cover them all",
+			opts.Tokens, asked, len(cands), request.MinTokens, len(cands)*request.MinTokens)}
+	}
 wait:
-	for range cands {
+	for range asked {
 		select {
 		case o := <-done:
 			libs[o.i], items[o.i] = &o.lib, o.items
@@ -303,6 +325,8 @@ wait:
 			log.Warn("context: library left out", "library", c.Name, "status", lib.Status, "err", lib.Error)
 		case StatusUnknown, StatusNoMatch:
 			log.Debug("context: library left out", "library", c.Name, "status", lib.Status)
+		case StatusNoBudget:
+			log.Debug("context: library left out", "library", c.Name, "status", lib.Status, "reason", lib.Error)
 		}
 		res.Libraries = append(res.Libraries, *lib)
 		for _, it := range items[i] {
@@ -311,6 +335,20 @@ wait:
 		}
 	}
 	return res
+}
+
+// share divides a token budget among n libraries found, best first: it
+// returns how many of them to ask and the tokens each gets. Every library
+// asked gets at least request.MinTokens (a search answers with no less),
+// so when the budget cannot give that much to all n, only the first
+// budget/request.MinTokens are asked (at least one); asked*tokens never
+// exceeds a budget of request.MinTokens or more.
+func share(budget, n int) (asked, tokens int) {
+	asked = n
+	if budget/n < request.MinTokens {
+		asked = max(1, budget/request.MinTokens)
+	}
+	return asked, max(budget/asked, request.MinTokens)
 }
 
 // assembly is one Assemble call's shared, read-only state.

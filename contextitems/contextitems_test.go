@@ -12,6 +12,8 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/catalog"
+	"github.com/codex7/codex7/mentions"
+	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
 )
 
@@ -287,6 +289,81 @@ func TestAssembleDegrades(t *testing.T) {
 	}
 }
 
+// TestAssembleSharesTheTokenBudget: Options.Tokens is the budget of all
+// items together. When it cannot give every library found the least a
+// search answers with (request.MinTokens), the best-evidenced libraries
+// are asked within it and the others are listed as left out for want of
+// budget, saying what budget would cover them, never asked over it.
+func TestAssembleSharesTheTokenBudget(t *testing.T) {
+	prompt := "Deploy the Acme Widgets with the Acme CLI on Next.js"
+	for _, tc := range []struct {
+		tokens int
+		want   []string
+		each   int
+	}{
+		{400, []string{"Acme Widgets=ok", "Acme CLI=ok", "Next.js=no budget"}, 200},
+		{599, []string{"Acme Widgets=ok", "Acme CLI=ok", "Next.js=no budget"}, 299},
+		{200, []string{"Acme Widgets=ok", "Acme CLI=no budget", "Next.js=no budget"}, 200},
+		{100, []string{"Acme Widgets=ok", "Acme CLI=no budget", "Next.js=no budget"}, 200}, // raised to the minimum
+		{600, []string{"Acme Widgets=ok", "Acme CLI=ok", "Next.js=ok"}, 200},
+		{0, []string{"Acme Widgets=ok", "Acme CLI=ok", "Next.js=ok"}, DefaultTokens / 3},
+	} {
+		e := newFakeEngine()
+		res := Assemble(context.Background(), prompt, Options{Engine: e, Tokens: tc.tokens})
+		if got := libs(res); !slices.Equal(got, tc.want) {
+			t.Errorf("tokens %d: libraries %q, want %q", tc.tokens, got, tc.want)
+		}
+		total, asked := 0, 0
+		for _, r := range e.requests() {
+			total += r.Tokens
+			asked++
+			if r.Tokens != tc.each {
+				t.Errorf("tokens %d: request %+v, want %d tokens", tc.tokens, r, tc.each)
+			}
+		}
+		if budget := max(tc.tokens, request.MinTokens); tc.tokens != 0 && total > budget {
+			t.Errorf("tokens %d: %d asked in all, over the budget", tc.tokens, total)
+		}
+		for _, l := range res.Libraries {
+			if l.Status != StatusNoBudget {
+				continue
+			}
+			asked++
+			if !strings.Contains(l.Error, "a budget of 600 would cover them all") || l.ID != "" {
+				t.Errorf("tokens %d: %+v: want the budget that would cover every library", tc.tokens, l)
+			}
+			for _, it := range res.Items {
+				if it.Title == l.Name || strings.HasPrefix(it.Title, l.Name+":") {
+					t.Errorf("tokens %d: item %+v of a library left out", tc.tokens, it)
+				}
+			}
+		}
+		if asked != 3 {
+			t.Errorf("tokens %d: %d libraries asked or listed as left out, want all 3", tc.tokens, asked)
+		}
+	}
+}
+
+func TestShare(t *testing.T) {
+	for _, tc := range []struct{ budget, n, asked, tokens int }{
+		{2000, 5, 5, 400},
+		{2000, 1, 1, 2000},
+		{400, 3, 2, 200},
+		{500, 3, 2, 250},
+		{200, 5, 1, 200},
+		{999, 5, 4, 249},
+		{1000, 5, 5, 200},
+	} {
+		asked, tokens := share(tc.budget, tc.n)
+		if asked != tc.asked || tokens != tc.tokens {
+			t.Errorf("share(%d, %d) = %d, %d; want %d, %d", tc.budget, tc.n, asked, tokens, tc.asked, tc.tokens)
+		}
+		if asked*tokens > tc.budget || tokens < request.MinTokens {
+			t.Errorf("share(%d, %d) = %d × %d: over the budget or under the minimum", tc.budget, tc.n, asked, tokens)
+		}
+	}
+}
+
 func TestKnown(t *testing.T) {
 	cat := &artifacts.Catalog{Libraries: []artifacts.CatalogLib{
 		{Library: artifacts.Library{ID: "/TanStack/query", Title: "TanStack Query"}},
@@ -310,6 +387,15 @@ func TestKnown(t *testing.T) {
 		if strings.EqualFold(l.ID, "/tanstack/query") {
 			t.Errorf("%s listed twice", l.ID)
 		}
+	}
+	// A well-known library with a generic name does not get its org, a
+	// company's name: "Microsoft" is no mention of Playwright.
+	cat = &artifacts.Catalog{Libraries: []artifacts.CatalogLib{{Library: artifacts.Library{ID: "/microsoft/playwright", Title: "Playwright"}}}}
+	if l := Known(cat, false)[0]; slices.Contains(l.Names, "microsoft") || !slices.Contains(l.Names, "@playwright/test") {
+		t.Errorf("names %q: want the well-known names and not the org", l.Names)
+	}
+	if got := mentions.NewIndex(Known(cat, false)).Detect("Deploy the site to Microsoft Azure"); len(got) != 0 {
+		t.Errorf("Detect = %+v, want nothing", got)
 	}
 }
 
@@ -382,6 +468,14 @@ func TestQuery(t *testing.T) {
 		{"How do I\n  deploy?\n\n```sh\nacme deploy --prod\n```\nThanks", "How do I deploy? Thanks"},
 		{"```\nonly code\n```", "``` only code ```"},
 		{strings.Repeat("ab ", 600), strings.TrimSpace(strings.Repeat("ab ", 333))},
+		// Control and invisible characters, which remote services refuse in
+		// a topic, become spaces; emoji stay.
+		{"routes in next.js? 🧑\u200d💻", "routes in next.js? 🧑 💻"},
+		{"next.js\u200broutes\ufeff", "next.js routes"},
+		{"fails: \x1b[31mError\x1b[0m\x00", "fails: [31mError [0m"},
+		{"bad \xff\xfebytes, a real \ufffd", "bad bytes, a real \ufffd"},
+		{"\u202eright-to-left\u202c\tand\u00adsoft", "right-to-left and soft"},
+		{"```\ncode\u200b\n```", "``` code ```"},
 	}
 	for _, tt := range tests {
 		if got := Query(tt.prompt); got != tt.want {

@@ -6,14 +6,16 @@ import (
 	"regexp"
 	"strings"
 	"sync"
+	"unicode"
 	"unicode/utf8"
 
 	"github.com/codex7/codex7/artifacts"
 )
 
 // Query returns what is searched for a prompt: its prose, without fenced
-// code blocks (unless it is all code), spaces collapsed, at most 1,000
-// bytes cut at a word.
+// code blocks (unless it is all code), control and invisible characters
+// made spaces (see visible), spaces collapsed, at most 1,000 bytes cut at
+// a word.
 func Query(prompt string) string {
 	var prose []string
 	fence := ""
@@ -31,9 +33,9 @@ func Query(prompt string) string {
 			prose = append(prose, t)
 		}
 	}
-	q := strings.Join(strings.Fields(strings.Join(prose, " ")), " ")
+	q := strings.Join(strings.Fields(visible(strings.Join(prose, " "))), " ")
 	if q == "" {
-		q = strings.Join(strings.Fields(prompt), " ")
+		q = strings.Join(strings.Fields(visible(prompt)), " ")
 	}
 	if len(q) > maxQueryBytes {
 		cut := strings.LastIndexByte(q[:maxQueryBytes+1], ' ')
@@ -46,6 +48,30 @@ func Query(prompt string) string {
 		q = q[:cut]
 	}
 	return q
+}
+
+// visible returns s with every control character (the ESC of a terminal's
+// colour codes, NUL, tabs), invisible format character (Unicode Cf: the
+// zero-width joiner inside an emoji such as 🧑‍💻, a zero-width space or a
+// byte order mark pasted from a web page) and byte of invalid UTF-8
+// replaced by a space. The query is sent as the topic of remote services,
+// which refuse such characters (request.CheckText): one of them in a
+// prompt would otherwise fail every library the prompt names. Emoji and
+// other visible characters are kept.
+func visible(s string) string {
+	var b strings.Builder
+	for i, r := range s {
+		switch {
+		case r == utf8.RuneError:
+			if _, size := utf8.DecodeRuneInString(s[i:]); size == 1 {
+				r = ' ' // an invalid byte; a real U+FFFD is kept
+			}
+		case unicode.IsControl(r) || unicode.Is(unicode.Cf, r):
+			r = ' '
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
 }
 
 // fenceOf returns the fence a line opens or closes (``` or ~~~, as many

@@ -20,10 +20,11 @@
 //     sentence, a command's arguments end at punctuation and at the first
 //     word of prose ("npm install fails with EACCES" names nothing).
 //   - A direct mention only finds a library of the Index. A name that is
-//     an English or generic word ("react", "express", "next", "widgets"), or
-//     of two letters or fewer, needs corroboration in prose: written as code
-//     or quoted, capitalized in mid-sentence, followed by a word of software
-//     ("hooks", "middleware", "config", "18"), or preceded by one
+//     an English or generic word ("react", "express", "next", "widgets",
+//     "cobra", "tailwind"), or of two letters or fewer, needs corroboration
+//     in prose: written as code or quoted, capitalized in mid-sentence,
+//     followed by a word of software ("hooks", "middleware", "config",
+//     "18"; after a possessive too: "React's hooks"), or preceded by one
 //     ("using", "in", "vs"); and it never counts as a verb or common noun
 //     ("to express", "react quickly", "a click handler", "next steps"),
 //     nor capitalized at the start of a sentence or in a title-case line

@@ -135,6 +135,13 @@ var detectCases = []struct {
 	{"which framework", "Should I use Gin or Echo for my API?", []string{"/gin-gonic/gin"}},
 	{"adverb at sentence start", "React quickly to user input in the Vite dev server", []string{"/vitejs/vite"}},
 	{"possessive", "I read React's docs twice", []string{"/facebook/react"}},
+	{"possessive at sentence start", "React's hooks run twice in development", []string{"/facebook/react"}},
+	{"typographic possessive", "React\u2019s useEffect runs twice in development", []string{"/facebook/react"}},
+	{"possessive before a tech noun", "Express's middleware order is confusing", []string{"/expressjs/express"}},
+	{"possessive in a code span", "`React's` hooks", []string{"/facebook/react"}},
+	{"possessive apostrophe is no closing quote", "title it 'cobra's revenge' and print it", nil},
+	{"english: possessive", "the cobra's venom and the click's sound", nil},
+	{"contraction before a version", "It's react 18 that broke the build", []string{"/facebook/react"}},
 	{"python import of requests", "import requests\n\nr = requests.get(url)", []string{"/psf/requests"}},
 	{"node stack trace", "TypeError: express is not a function\n    at Object.<anonymous> (/app/node_modules/express/lib/router/index.js:10:3)\n    at /app/node_modules/@tanstack/react-query/build/lib/index.js:1:1", []string{"/expressjs/express", "/tanstack/query"}},
 	{"python traceback", "Traceback (most recent call last):\n  File \"/usr/lib/python3.11/json/decoder.py\", line 3\n  File \"/venv/lib/python3.11/site-packages/fastapi/routing.py\", line 10, in run", []string{"/tiangolo/fastapi"}},
@@ -192,6 +199,58 @@ func TestDetectFound(t *testing.T) {
 	for _, f := range c.Found {
 		if !strings.Contains(prompt[f.Offset:], strings.Fields(f.Text)[0]) && f.Kind == KindMention {
 			t.Errorf("offset %d does not point at %q", f.Offset, f.Text)
+		}
+	}
+}
+
+// TestDetectPossessiveFound: a name followed by a possessive is reported
+// as written, without its 's, at its own offset.
+func TestDetectPossessiveFound(t *testing.T) {
+	x := NewIndex(testLibs)
+	for _, prompt := range []string{"React's hooks run twice", "So React\u2019s hooks run twice"} {
+		got := x.Detect(prompt)
+		want := Found{Kind: KindMention, Via: "text", Text: "React", Offset: strings.Index(prompt, "React")}
+		if len(got) != 1 || !slices.Equal(got[0].Found, []Found{want}) {
+			t.Errorf("Detect(%q) = %+v, want React found as %+v", prompt, got, want)
+		}
+	}
+}
+
+// TestWellKnownNamesThatAreEnglishWords: well-known libraries whose names
+// are everyday English words ("cobra", "tailwind", "clap") are detected
+// by a package, an import, code or corroborating words, never by the
+// word alone in prose.
+func TestWellKnownNamesThatAreEnglishWords(t *testing.T) {
+	x := NewIndex(WellKnown())
+	for _, prompt := range []string{
+		"Write a script about the cobra, the viper and the mongoose for my son's class",
+		"A bevy of reviewers said the chapter was svelte and well paced",
+		"Cycling with a tailwind: estimate my speed from this CSV",
+		"Turn this storybook into an audiobook script; the playwright will read it",
+		"The anthropic principle says we observe a universe fit for observers; explain it",
+		"I was asked to testify in court, help me prepare",
+		"Write a poem where the audience starts to clap",
+	} {
+		if got := x.Detect(prompt); len(got) != 0 {
+			t.Errorf("Detect(%q) = %+v, want nothing: no library is named", prompt, got)
+		}
+	}
+	for prompt, want := range map[string]string{
+		"cargo add clap --features derive":                   "/clap-rs/clap",
+		"How do I define subcommands with Cobra?":            "/spf13/cobra",
+		"Load the config with viper from env vars":           "/spf13/viper",
+		"pip install anthropic":                              "/anthropics/anthropic-sdk-python",
+		"import anthropic\n\nclient = anthropic.Anthropic()": "/anthropics/anthropic-sdk-python",
+		"npm i -D @playwright/test":                          "/microsoft/playwright",
+		"Why do my Playwright tests time out?":               "/microsoft/playwright",
+		"My Tailwind classes are purged in production":       "/tailwindlabs/tailwindcss",
+		"Tailwind CSS dark mode does not switch":             "/tailwindlabs/tailwindcss",
+		"Mongoose schema validation fails on update":         "/automattic/mongoose",
+		"`svelte` stores lose their value":                   "/sveltejs/svelte",
+		"go get github.com/stretchr/testify":                 "/stretchr/testify",
+	} {
+		if got := x.Detect(prompt); len(got) != 1 || got[0].ID != want {
+			t.Errorf("Detect(%q) = %+v, want %s", prompt, got, want)
 		}
 	}
 }

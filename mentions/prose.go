@@ -17,9 +17,23 @@ type token struct {
 	// code is true in an inline code span; whole when the token is all
 	// of the span ("`express`").
 	code, whole bool
-	// join is true when only spaces separate the token from the next one,
-	// both in prose or both in the same code span.
+	// join is true when only spaces (after a possessive, see poss)
+	// separate the token from the next one, both in prose or both in the
+	// same code span.
 	join bool
+	// poss is the length of the possessive or contraction that follows the
+	// token ("'s" in "React's hooks", "’s" in "it’s"), 0 when none. The
+	// token's text, start and end leave it out, so that a name is looked
+	// up, reported, checked for quotes and read as a neighbour's cue
+	// without it ("it's react 18" reads "it", not the determiner "its").
+	poss int
+}
+
+// possessive reports whether gap, the text between a token and the next
+// one, is an apostrophe (ASCII or typographic) and the next token is "s":
+// "React's", "React’s", "it's".
+func possessive(gap, next string) bool {
+	return (gap == "'" || gap == "\u2019") && (next == "s" || next == "S")
 }
 
 func wordRune(r rune) bool {
@@ -66,8 +80,20 @@ func (s *scan) tokens(seg segment) []token {
 		}
 		i = j
 	}
+	// A possessive 's is part of the word before it: "React's hooks"
+	// joins React to hooks as "React hooks" does.
+	out := toks[:0]
+	for k := 0; k < len(toks); k++ {
+		t := toks[k]
+		if k+1 < len(toks) && t.code == toks[k+1].code && possessive(s.text[t.end:toks[k+1].start], toks[k+1].text) {
+			t.poss = toks[k+1].end - t.end
+			k++
+		}
+		out = append(out, t)
+	}
+	toks = out
 	for k := 0; k+1 < len(toks); k++ {
-		gap := s.text[toks[k].end:toks[k+1].start]
+		gap := s.text[toks[k].end+toks[k].poss : toks[k+1].start]
 		toks[k].join = gap != "" && strings.Trim(gap, " \t") == "" && toks[k].code == toks[k+1].code
 	}
 	return toks
@@ -210,7 +236,7 @@ func (s *scan) mentionWords(toks []token, i int) int {
 		words := make([]string, 0, n)
 		ok := true
 		for k := i; k < i+n; k++ {
-			if k < i+n-1 && !toks[k].join {
+			if k < i+n-1 && (!toks[k].join || toks[k].poss > 0) { // "Acme's widgets" is not "Acme Widgets"
 				ok = false
 				break
 			}
@@ -347,13 +373,20 @@ func (s *scan) titleLine(off int) bool {
 	return v
 }
 
-// quoted reports whether [start, end) is enclosed in quotes.
+// quoted reports whether [start, end) is enclosed in quotes. The
+// apostrophe of a possessive is no closing quote: "'react's hooks'" does
+// not quote react.
 func (s *scan) quoted(start, end int) bool {
 	if start == 0 || end >= len(s.text) {
 		return false
 	}
 	before, _ := utf8.DecodeLastRuneInString(s.text[:start])
-	after, _ := utf8.DecodeRuneInString(s.text[end:])
+	after, n := utf8.DecodeRuneInString(s.text[end:])
+	if rest := s.text[end+n:]; (after == '\'' || after == '\u2019') && (strings.HasPrefix(rest, "s") || strings.HasPrefix(rest, "S")) {
+		if r, _ := utf8.DecodeRuneInString(rest[1:]); len(rest) == 1 || !wordRune(r) {
+			return false
+		}
+	}
 	switch before {
 	case '"', '\'':
 		return after == before

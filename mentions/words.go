@@ -13,16 +13,19 @@ func wordSet(s string) map[string]bool {
 
 // ambiguous are words of everyday English, and generic words of software,
 // that are also the names of libraries ("react", "express", "next",
-// "flask", "requests") or could be a catalog's alias ("widgets", "cli").
+// "flask", "requests"; among WellKnown's, also "cobra", "viper", "bevy",
+// "tailwind", "storybook", "playwright", "mongoose", "svelte", "clap",
+// "testify" and "anthropic") or could be a catalog's alias ("widgets",
+// "cli").
 // Written bare in prose, such a name only counts with corroboration (see
 // mentionCounts). Compared in compact form (lower case, letters and digits).
 var ambiguous = wordSet(`
-a about above act action active add after again against age ago ahead air all alpine also always amber an and angular any
+a about above act action active add after again against age ago ahead air all alpine also always amber an and angular anthropic any
 apollo app apps arrow as ask assert astro at atlas attr audio auth away axe
-back backbone base basic be beam before begin being bell below best better between big black blade block blue body bolt
+back backbone base basic be beam before begin being bell below best better between bevy big black blade block blue body bolt
 book boost both bottle box brain branch brave bridge bright bring broker brush build bun but button by
 cache cake call can canvas card care carry case cast catch celery chai chain change channel chart chi chip
-choice circle class clean clear click client clip clock close cloud code coffee color come commander common compass
+choice circle clap class clean clear click client clip clock close cloud cobra code coffee color come commander common compass
 config console const content context control cool copy core cors could count cover craft create cross crypto cup
 cypress dash data date day debug deep default delta design desk diesel dim direct do docs dom done dot double down
 drift drizzle drop dust each early echo edge either electron element else ember empty end engine enter enzyme
@@ -33,21 +36,21 @@ hammer hand happy hapi hard has have he heart helmet hello help her here hero hi
 hub humps i icon icons idea if image immer in ink input inquirer into io iron is it its jest joi jump just
 keep key kind kit knex koa lamp last later layout lead leaf less let level light like line link lint list little
 live load local lock log logo long look loop lost low luxon magic main make mantine many map mark marked mask match
-may me mesh meta meteor micro might mint mirror mix mocha mode model moment moon more morgan most motion move much
+may me mesh meta meteor micro might mint mirror mix mocha mode model moment mongoose moon more morgan most motion move much
 must my name native near need nest net new news next nice night no node none nose not note now null
 oak object of off ok on once one only open or orbit order ore other our out over pace pack page paint pair
 pandas panel paper parcel park part pass passport path peak pen pick piece pilot pine pino pipe pixel place plain plan
-plane plate play please plot plug plus pocket point polar pool pop port post power press pretty prime prism probe
+plane plate play playwright please plot plug plus pocket point polar pool pop port post power press pretty prime prism probe
 prop proxy pug pulse pump pure push put query queue quick quill race rails rain range rate raw reach react read real
 record red redis remix render request requests rest rich ride ring rise river road rock rocket rollup room root
 rope rose round route router rule run rush safe sail salt same sand save say scale scan scope screen sea seal see
 select send serve server set shadow shape share sharp shell shield ship short should show side sight sign signal
 silk simple site size sketch sky slate sleep slick slide slim slot small smart smooth snap snow so socket solid some
-sort sound source spark speed spin spring stack stage star start state step still stone stop store storm story stream
-strict strong style such sun super sure swift switch table tag take tape task team tell test text than that the
+sort sound source spark speed spin spring stack stage star start state step still stone stop store storm story storybook stream
+strict strong style such sun super sure svelte swift switch table tag tailwind take tape task team tell test testify text than that the
 their them then there these they thing this those thread three through tide time tiny to today token tool top
 torch touch tower trace track trail train transformers tree trigger trim true trust try turbo turn twig type ui
-under unit up upper us use utils valid value vapor vector very view vine vision visual voice wait walk want
+under unit up upper us use utils valid value vapor vector very view vine viper vision visual voice wait walk want
 warm was watch water wave way we web well were what when where which while white who why wide widget widgets will
 wind wing wire wise with wood word work worker would wrap yarn yes yet yield you your zap zen zero zone
 api cli sdk orm db sql json xml yaml csv html css js ts ui ux os sys fs fmt io url uri

@@ -31,8 +31,10 @@ statements (Python, JavaScript/TypeScript, Go, Rust), pasted dependency
 lists and stack traces; standard-library modules and English words
 ("express my concern", "react quickly", "next steps") are not libraries.
 At most 5.
-Each is searched in parallel within --timeout; a library that is unknown,
-fails or does not answer in time is left out. The command exits 0 whatever
+Each is searched in parallel within --timeout and a share of --tokens (at
+least 200 each, so a small budget searches the best-evidenced ones only); a
+library that is unknown, fails, does not answer in time or gets no budget
+is left out. The command exits 0 whatever
 it finds (printing nothing when it finds nothing), 2 on bad usage only.
 
 The prompt is the arguments, or stdin with "-". With --hook, stdin is a
