@@ -6,6 +6,7 @@ import (
 	"crypto/x509"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"net/http"
 	"net/netip"
@@ -51,6 +52,34 @@ type Options struct {
 	DockerConfig string
 	// UserAgent is sent with every request.
 	UserAgent string
+	// ResponseTimeout bounds the wait for the registry's answer (its
+	// status and headers) to each request once it is sent; 0 means
+	// DefaultResponseTimeout. A registry that accepts connections and
+	// never answers otherwise holds a pull, or a mirror's poll, forever.
+	ResponseTimeout time.Duration
+	// IdleTimeout fails a download when the registry sends no byte of
+	// the body for that long; 0 means DefaultIdleTimeout. It is no
+	// overall deadline: a large layer takes as long as it needs while
+	// bytes keep coming.
+	IdleTimeout time.Duration
+}
+
+// Defaults of Options' timeouts.
+const (
+	DefaultResponseTimeout = 30 * time.Second
+	DefaultIdleTimeout     = time.Minute
+)
+
+// timeouts returns ResponseTimeout and IdleTimeout, defaults filled in.
+func (o Options) timeouts() (response, idle time.Duration) {
+	response, idle = o.ResponseTimeout, o.IdleTimeout
+	if response <= 0 {
+		response = DefaultResponseTimeout
+	}
+	if idle <= 0 {
+		idle = DefaultIdleTimeout
+	}
+	return response, idle
 }
 
 // repository returns a client of ref's repository as opts say. Nothing is
@@ -95,9 +124,12 @@ func speaksTLS(host string) bool {
 }
 
 // authClient makes the HTTP client: retries of timeouts, 429 and 5xx
-// (oras' retry transport), TLS roots plus CAFile, and credentials.
+// (oras' retry transport), the response and idle timeouts, TLS roots
+// plus CAFile, and credentials.
 func (o Options) authClient(ref Reference) (*auth.Client, error) {
+	response, idle := o.timeouts()
 	base := http.DefaultTransport.(*http.Transport).Clone()
+	base.ResponseHeaderTimeout = response
 	if o.CAFile != "" {
 		pem, err := os.ReadFile(o.CAFile)
 		if err != nil {
@@ -117,7 +149,7 @@ func (o Options) authClient(ref Reference) (*auth.Client, error) {
 		return nil, err
 	}
 	c := &auth.Client{
-		Client:     &http.Client{Transport: retry.NewTransport(base)},
+		Client:     &http.Client{Transport: retry.NewTransport(&idleTransport{base: base, idle: idle})},
 		Credential: cred,
 		Cache:      auth.NewCache(),
 	}
@@ -193,14 +225,17 @@ func classify(ref Reference, op string, err error) error {
 		case http.StatusForbidden:
 			return fmt.Errorf("%s %s: %w: the credentials may not %s this repository (a token needs the packages or repository scope)", op, ref, ErrUnauthorized, op)
 		case http.StatusNotFound:
-			return fmt.Errorf("%s %s: %w (push one with 'indexer push')", op, ref, ErrNotFound)
+			// Only the manifest or tag: a pull turns a missing blob
+			// into ErrRegistry (missingBlob) before it gets here.
+			return fmt.Errorf("%s %s: %w (push one with 'indexer push'): %v", op, ref, ErrNotFound, err)
 		}
 		return fmt.Errorf("%s %s: %w: %v", op, ref, ErrRegistry, err)
 	}
 	if errors.Is(err, errdef.ErrNotFound) {
-		return fmt.Errorf("%s %s: %w (push one with 'indexer push')", op, ref, ErrNotFound)
+		return fmt.Errorf("%s %s: %w (push one with 'indexer push'): %v", op, ref, ErrNotFound, err)
 	}
 	var uerr *url.Error
+	var nerr net.Error
 	var cert *tls.CertificateVerificationError
 	var unknown x509.UnknownAuthorityError
 	switch {
@@ -212,6 +247,10 @@ func classify(ref Reference, op string, err error) error {
 		// Connection refused, DNS, timeouts: the request never got an
 		// answer.
 		return fmt.Errorf("%s %s: %w: %v", op, ref, ErrUnreachable, uerr.Err)
+	case errors.As(err, &nerr), errors.Is(err, io.ErrUnexpectedEOF):
+		// The answer began and the connection then failed: reset, cut
+		// short, or stalled (stallError).
+		return fmt.Errorf("%s %s: %w: the connection failed during the transfer (try again): %v", op, ref, ErrUnreachable, err)
 	}
 	return fmt.Errorf("%s %s: %w", op, ref, err)
 }

@@ -13,7 +13,9 @@ var (
 	// ErrUnauthorized means the registry refused the credentials, or
 	// wanted some and got none.
 	ErrUnauthorized = errors.New("registry refused the credentials")
-	// ErrNotFound means the repository or tag does not exist.
+	// ErrNotFound means the repository or tag does not exist. A blob
+	// that a manifest lists and the registry lost is ErrRegistry: the
+	// artifact exists, and is to be pushed again.
 	ErrNotFound = errors.New("no such artifact in the registry")
 	// ErrRegistry is any other error the registry answered with.
 	ErrRegistry = errors.New("registry error")

@@ -66,13 +66,14 @@ type layerInfo struct {
 }
 
 // versionAnnotations annotates the layer of version v of lib, whose
-// manifest.json has checksum sum.
-func versionAnnotations(lib string, v artifacts.CatalogVersion, sum string) map[string]string {
+// manifest.json is of commit and has checksum sum (both as the manifest
+// packed in the layer says, which a pull checks them against).
+func versionAnnotations(lib string, v artifacts.CatalogVersion, commit, sum string) map[string]string {
 	return map[string]string{
 		ocispec.AnnotationTitle: v.Path,
 		AnnotationLibrary:       lib,
 		AnnotationVersion:       v.Version,
-		AnnotationCommit:        v.Commit,
+		AnnotationCommit:        commit,
 		AnnotationManifest:      sum,
 	}
 }

@@ -41,7 +41,7 @@ func testVersionLayer(lib, version, p string) ocispec.Descriptor {
 		MediaType:   MediaTypeVersion,
 		Digest:      digest.FromString("layer of " + lib + "@" + version),
 		Size:        4096,
-		Annotations: versionAnnotations(lib, v, hex.EncodeToString(sum[:])),
+		Annotations: versionAnnotations(lib, v, v.Commit, hex.EncodeToString(sum[:])),
 	}
 }
 

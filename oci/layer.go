@@ -5,7 +5,6 @@ import (
 	"crypto/sha256"
 	"errors"
 	"fmt"
-	"github.com/klauspost/compress/gzip"
 	"io"
 	"io/fs"
 	"os"
@@ -16,6 +15,7 @@ import (
 	"syscall"
 	"time"
 
+	"github.com/klauspost/compress/gzip"
 	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 )
@@ -190,28 +190,46 @@ func extractLayer(r io.Reader, desc ocispec.Descriptor, dst string) error {
 	if _, err := io.Copy(io.Discard, zr); err != nil {
 		return layerError(vr, desc, err)
 	}
-	if _, err := io.Copy(io.Discard, vr); err != nil {
-		return err
-	}
+	io.Copy(io.Discard, vr) // a failure is vr.err, which check reports
 	return vr.check(desc)
 }
 
-// verifyReader hashes and counts what passes through it.
+// verifyReader hashes and counts what passes through it, and records the
+// first error of its reader other than EOF: a download that failed (a
+// reset connection, a cancelled pull), which says nothing of the layer's
+// content and must not be taken for a digest mismatch.
 type verifyReader struct {
-	r io.Reader
-	v digest.Verifier
-	n int64
+	r   io.Reader
+	v   digest.Verifier
+	n   int64
+	err error
 }
 
 func (v *verifyReader) Read(p []byte) (int, error) {
 	n, err := v.r.Read(p)
 	v.n += int64(n)
 	v.v.Write(p[:n])
+	if err != nil && err != io.EOF && v.err == nil {
+		v.err = err
+	}
 	return n, err
 }
 
-// check says whether everything read matches desc.
+// readError is the reader's failure, naming the layer, or nil.
+func (v *verifyReader) readError(desc ocispec.Descriptor) error {
+	if v.err == nil {
+		return nil
+	}
+	return fmt.Errorf("read layer %s: %w", desc.Digest, v.err)
+}
+
+// check says whether everything read matches desc: the reader's failure
+// when it failed, else ErrDigest when the bytes (all of them, a clean
+// body that ended early, or one too long) do not match.
 func (v *verifyReader) check(desc ocispec.Descriptor) error {
+	if err := v.readError(desc); err != nil {
+		return err
+	}
 	if v.n != desc.Size {
 		return fmt.Errorf("%w: %s is %d bytes, the manifest says %d", ErrDigest, desc.Digest, v.n, desc.Size)
 	}
@@ -251,9 +269,10 @@ func entryError(vr *verifyReader, desc ocispec.Descriptor, name, path string, er
 	return fmt.Errorf("extract %s: %w", name, err)
 }
 
-// layerError reports a layer that failed to decode: as a digest mismatch
-// when its bytes do not match (the likelier cause, and the one to name),
-// else as err.
+// layerError reports a layer that failed to decode: as the read error
+// when the download failed (the archive was cut, not bad), as a digest
+// mismatch when its bytes do not match (the likelier cause, and the one
+// to name), else as err.
 func layerError(vr *verifyReader, desc ocispec.Descriptor, err error) error {
 	io.Copy(io.Discard, vr)
 	if cerr := vr.check(desc); cerr != nil {

@@ -4,16 +4,20 @@ import (
 	"archive/tar"
 	"bytes"
 	"compress/gzip"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
+	"io"
 	"io/fs"
 	"maps"
+	"net"
 	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -507,6 +511,59 @@ func TestExtractLayerChecksDigest(t *testing.T) {
 				t.Errorf("extractLayer: got error %q, want it to name the digest %s", err, tt.desc.Digest)
 			}
 		})
+	}
+}
+
+// cutReader yields the bytes of r, then err instead of EOF: a download
+// cut by the network, or by the pull's context, after some of its bytes.
+type cutReader struct {
+	r   io.Reader
+	err error
+}
+
+func (c *cutReader) Read(p []byte) (int, error) {
+	n, err := c.r.Read(p)
+	if err == io.EOF {
+		return n, c.err
+	}
+	return n, err
+}
+
+// TestExtractLayerReadError: when reading the layer fails (a reset
+// connection, a cancelled pull, a body cut short of its Content-Length),
+// nothing is known of the layer's content: the error is the read error,
+// wrapped and naming the layer, and neither ErrDigest nor ErrInvalid,
+// which Pull takes for the version's content condemned (refused, the rest
+// installed) instead of a failed pull. A clean body that ends early is
+// still ErrDigest (TestExtractLayerChecksDigest).
+func TestExtractLayerReadError(t *testing.T) {
+	dir := makeLayerDir(t, layerFiles, slices.Sorted(maps.Keys(layerFiles)), 0o644, time.Unix(0, 0))
+	good, desc := packLayer(t, dir)
+	for _, cause := range []error{syscall.ECONNRESET, context.Canceled, io.ErrUnexpectedEOF} {
+		for _, at := range []int{0, 10, len(good) / 2, len(good) - 4, len(good)} {
+			t.Run(fmt.Sprintf("%v after %d bytes", cause, at), func(t *testing.T) {
+				root := t.TempDir()
+				dst := filepath.Join(root, "x")
+				if err := os.Mkdir(dst, 0o755); err != nil {
+					t.Fatal(err)
+				}
+				readErr := cause
+				if cause != io.ErrUnexpectedEOF {
+					readErr = &net.OpError{Op: "read", Net: "tcp", Err: cause}
+				}
+				err := extractLayer(&cutReader{r: bytes.NewReader(good[:at]), err: readErr}, desc, dst)
+				checkOnlyDst(t, root)
+				if !errors.Is(err, cause) {
+					t.Fatalf("extractLayer of a download cut by %v: %v, want it wrapped", cause, err)
+				}
+				if errors.Is(err, ErrDigest) || errors.Is(err, ErrInvalid) || refusable(err) {
+					t.Errorf("extractLayer of a download cut by %v: %v; want the read error, not a refusal of the content", cause, err)
+				}
+				if !strings.Contains(err.Error(), "read layer "+desc.Digest.String()) {
+					t.Errorf("extractLayer: %v, want it to name the layer %s", err, desc.Digest)
+				}
+			})
+		}
 	}
 }
 

@@ -22,6 +22,12 @@ const (
 	maxBackoff = 5 * time.Minute
 )
 
+// ResolveTimeout bounds a mirror's HEAD of its reference, retries
+// included: each try is bounded by Options.ResponseTimeout, but oras
+// retries timeouts five times with backoff, which would hold a poll of a
+// registry that stopped answering for over three minutes.
+const ResolveTimeout = time.Minute
+
 // Mirror keeps a directory in step with a registry reference, for
 // indexer serve --artifacts oci://…: it pulls once, then asks the registry
 // every interval which manifest the reference points at (one HEAD
@@ -35,6 +41,8 @@ type Mirror struct {
 	interval time.Duration
 	log      *slog.Logger
 	now      func() time.Time
+	// resolveTimeout bounds Check's and Sync's HEAD (ResolveTimeout).
+	resolveTimeout time.Duration
 
 	// repo is the registry client, made on first use and kept, so that
 	// each poll reuses its connections and the registry's bearer token
@@ -71,7 +79,7 @@ func NewMirror(ref Reference, cacheDir string, interval time.Duration, opts Pull
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Mirror{ref: ref, dir: filepath.Join(cacheDir, "oci", ref.CacheName()), opts: opts, interval: interval, log: log,
-		now: time.Now, status: MirrorStatus{Ref: ref.String()}}
+		now: time.Now, resolveTimeout: ResolveTimeout, status: MirrorStatus{Ref: ref.String()}}
 }
 
 // Dir returns the directory the mirror keeps.
@@ -93,13 +101,27 @@ func (m *Mirror) Status() MirrorStatus {
 
 // Check asks the registry once which manifest the reference points at,
 // to fail fast at start on a registry that is down, a reference that
-// does not exist or credentials it refuses.
+// does not exist or credentials it refuses. It waits at most
+// ResolveTimeout.
 func (m *Mirror) Check(ctx context.Context) error {
 	repo, err := m.client()
 	if err == nil {
-		_, err = resolveIn(ctx, repo, m.ref)
+		_, err = m.resolve(ctx, repo)
 	}
 	return err
+}
+
+// resolve is resolveIn bounded by m.resolveTimeout, so that a registry
+// that accepts connections and never answers fails the poll (it then
+// shows in Status and is retried) instead of holding it.
+func (m *Mirror) resolve(ctx context.Context, repo *remote.Repository) (string, error) {
+	rctx, cancel := context.WithTimeout(ctx, m.resolveTimeout)
+	defer cancel()
+	dgst, err := resolveIn(rctx, repo, m.ref)
+	if err != nil && ctx.Err() == nil && rctx.Err() != nil {
+		return "", fmt.Errorf("resolve %s: %w: no answer within %v (the registry, or the network to it, stalls)", m.ref, ErrUnreachable, m.resolveTimeout)
+	}
+	return dgst, err
 }
 
 // client returns the mirror's registry client, making it on first use.
@@ -150,12 +172,15 @@ func (m *Mirror) Run(ctx context.Context, changed func()) {
 
 // Sync brings the directory in step once: a HEAD of the reference, and a
 // pull when the manifest differs from the one delivered. The pull is of
-// that digest, so that a tag moved meanwhile cannot mix two pushes.
+// that digest, so that a tag moved meanwhile cannot mix two pushes. The
+// HEAD waits at most ResolveTimeout; the pull's requests are bounded by
+// the Options' response and idle timeouts, not overall (a large layer
+// takes as long as it takes).
 func (m *Mirror) Sync(ctx context.Context, changed func()) error {
 	repo, err := m.client()
 	var dgst string
 	if err == nil {
-		dgst, err = resolveIn(ctx, repo, m.ref)
+		dgst, err = m.resolve(ctx, repo)
 	}
 	if err == nil {
 		st := m.Status()

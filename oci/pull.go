@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net/http"
 	"os"
 	"path/filepath"
 	"sort"
@@ -15,7 +16,9 @@ import (
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/errgroup"
 	"oras.land/oras-go/v2/content"
+	"oras.land/oras-go/v2/errdef"
 	"oras.land/oras-go/v2/registry/remote"
+	"oras.land/oras-go/v2/registry/remote/errcode"
 
 	"github.com/codex7/codex7/artifacts"
 )
@@ -114,7 +117,9 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 		return nil, fmt.Errorf("pull %s: %w", ref, err)
 	}
 	catData, err := fetchAll(ctx, repo, catDesc)
-	if err != nil {
+	if merr := missingBlob(err, catDesc); merr != err {
+		return nil, classify(ref, "pull", fmt.Errorf("%s: %w", artifacts.CatalogFile, merr))
+	} else if err != nil {
 		return nil, classify(ref, "pull", blobError(artifacts.CatalogFile, err))
 	}
 	res.BytesReceived += int64(len(catData))
@@ -142,14 +147,18 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 	var (
 		mu     sync.Mutex
 		ready  []staged
-		refuse = map[string]error{} // by path
+		refuse = map[string]error{}    // by path
+		got    = map[string]received{} // the manifests installed, by path
 	)
 	g, gctx := errgroup.WithContext(ctx)
 	g.SetLimit(uploads)
 	for _, li := range layers {
 		pv := PushedVersion{Library: li.library, Version: li.version, Digest: li.desc.Digest.String(), Size: li.desc.Size}
-		if unchanged(dir, li) {
+		if m, ok := unchanged(dir, li); ok {
 			res.Unchanged = append(res.Unchanged, pv)
+			mu.Lock()
+			got[li.path] = m
+			mu.Unlock()
 			continue
 		}
 		g.Go(func() error {
@@ -157,12 +166,13 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 			if err != nil {
 				return err
 			}
-			err = receive(gctx, repo, li, stage)
+			m, err := receive(gctx, repo, li, stage)
 			mu.Lock()
 			defer mu.Unlock()
 			switch {
 			case err == nil:
 				ready = append(ready, staged{li, stage})
+				got[li.path] = m
 				res.Downloaded = append(res.Downloaded, pv)
 				res.BytesReceived += li.desc.Size
 				log.Info("pulled", "library", li.library, "version", li.version, "bytes", li.desc.Size)
@@ -183,6 +193,9 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
+	}
+	if err := matchInstalled(cat, got); err != nil {
+		return nil, fmt.Errorf("pull %s: %w", ref, err)
 	}
 	sort.Slice(ready, func(i, j int) bool { return ready[i].li.path < ready[j].li.path })
 	for _, s := range ready {
@@ -208,68 +221,112 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 }
 
 // matchCatalog checks that the catalog lists exactly the versions the
-// layers carry, at the same paths.
+// layers carry, each once and each library once, at the same paths, so
+// that the catalog installed describes the versions installed: a version
+// listed twice in place of another leaves that one unserved. That each
+// entry is of the same build as its layer (commit, manifest sum) is known
+// only once the layer is extracted: matchInstalled checks it.
 func matchCatalog(cat *artifacts.Catalog, layers []layerInfo) error {
 	byPath := map[string]layerInfo{}
 	for _, li := range layers {
 		byPath[li.path] = li
 	}
-	listed := 0
+	seen, libs := map[string]bool{}, map[string]bool{}
 	for _, l := range cat.Libraries {
+		if libs[fold(l.ID)] {
+			return fmt.Errorf("%w: %s lists library %s twice", ErrInvalid, artifacts.CatalogFile, l.ID)
+		}
+		libs[fold(l.ID)] = true
 		for _, v := range l.Versions {
 			li, ok := byPath[v.Path]
 			if !ok {
 				return fmt.Errorf("%w: %s lists %s@%s at %s, which no layer carries", ErrInvalid, artifacts.CatalogFile, l.ID, v.Version, v.Path)
 			}
+			if seen[v.Path] {
+				return fmt.Errorf("%w: %s lists %s@%s (%s) twice", ErrInvalid, artifacts.CatalogFile, l.ID, v.Version, v.Path)
+			}
+			seen[v.Path] = true
 			if !strings.EqualFold(li.library, l.ID) || li.version != v.Version {
 				return fmt.Errorf("%w: the layer at %s is %s@%s, %s says %s@%s", ErrInvalid, v.Path, li.library, li.version, artifacts.CatalogFile, l.ID, v.Version)
 			}
-			listed++
 		}
 	}
-	if listed != len(layers) {
-		return fmt.Errorf("%w: %d version layers, %s lists %d versions", ErrInvalid, len(layers), artifacts.CatalogFile, listed)
+	if len(seen) != len(layers) {
+		return fmt.Errorf("%w: %d version layers, %s lists %d versions", ErrInvalid, len(layers), artifacts.CatalogFile, len(seen))
+	}
+	return nil
+}
+
+// received is what a pull learnt of a version's manifest.json once it had
+// the version (downloaded, or unchanged in the dist).
+type received struct {
+	commit string
+	sum    string // sha256 of the file's bytes (CatalogVersion.Manifest)
+}
+
+// matchInstalled checks that the catalog describes the manifests the pull
+// installs (got, by path): the same commit, and the same sha256 when the
+// catalog lists one. That sum is of manifest.json's bytes, which only the
+// extracted version has: a layer's annotation is the manifest's own
+// checksum field. Installed, a catalog that does not match is what
+// 'indexer verify' reports as out of date. A refused version is not in
+// got: the catalog installed lists the dist's previous copy instead.
+func matchInstalled(cat *artifacts.Catalog, got map[string]received) error {
+	for _, l := range cat.Libraries {
+		for _, v := range l.Versions {
+			g, ok := got[v.Path]
+			switch {
+			case !ok:
+			case g.commit != v.Commit:
+				return fmt.Errorf("%w: %s lists %s@%s of commit %.12s, its layer's manifest.json is of commit %.12s", ErrInvalid, artifacts.CatalogFile, l.ID, v.Version, v.Commit, g.commit)
+			case v.Manifest != "" && v.Manifest != g.sum:
+				return fmt.Errorf("%w: %s lists %s@%s with manifest sha256 %.12s…, its layer's manifest.json is %.12s…", ErrInvalid, artifacts.CatalogFile, l.ID, v.Version, v.Manifest, g.sum)
+			}
+		}
 	}
 	return nil
 }
 
 // unchanged reports whether dir holds li's version with the same
-// manifest.json, every file verified.
-func unchanged(dir string, li layerInfo) bool {
+// manifest.json, every file verified, and what that manifest is.
+func unchanged(dir string, li layerInfo) (received, bool) {
 	vdir := filepath.Join(dir, filepath.FromSlash(li.path))
-	m, err := artifacts.ReadManifest(vdir)
-	return err == nil && m.Checksum == li.manifest && len(artifacts.VerifyVersion(vdir)) == 0
+	m, sum, err := artifacts.ReadManifestSum(vdir)
+	if err != nil || m.Checksum != li.manifest || len(artifacts.VerifyVersion(vdir)) > 0 {
+		return received{}, false
+	}
+	return received{commit: m.Commit, sum: sum}, true
 }
 
 // receive downloads li's layer into stage and checks it: the blob against
 // its digest, then the version against its manifest, and the manifest
-// against the layer's annotations.
-func receive(ctx context.Context, repo *remote.Repository, li layerInfo, stage string) error {
+// against the layer's annotations. It returns what the manifest is.
+func receive(ctx context.Context, repo *remote.Repository, li layerInfo, stage string) (received, error) {
 	rc, err := repo.Fetch(ctx, li.desc)
 	if err != nil {
-		return err
+		return received{}, missingBlob(err, li.desc)
 	}
 	defer rc.Close()
 	if err := extractLayer(rc, li.desc, stage); err != nil {
-		return err
+		return received{}, err
 	}
-	m, err := artifacts.ReadManifest(stage)
+	m, sum, err := artifacts.ReadManifestSum(stage)
 	if err != nil {
-		return fmt.Errorf("%w: %w", ErrInvalid, err)
+		return received{}, fmt.Errorf("%w: %w", ErrInvalid, err)
 	}
 	if m.Checksum != li.manifest {
-		return fmt.Errorf("%w: its manifest.json has checksum %.12s…, the layer's annotation says %.12s…", ErrInvalid, m.Checksum, li.manifest)
+		return received{}, fmt.Errorf("%w: its manifest.json has checksum %.12s…, the layer's annotation says %.12s…", ErrInvalid, m.Checksum, li.manifest)
 	}
 	if !strings.EqualFold(m.Library.ID, li.library) || m.Version != li.version {
-		return fmt.Errorf("%w: its manifest.json is for %s@%s", ErrInvalid, m.Library.ID, m.Version)
+		return received{}, fmt.Errorf("%w: its manifest.json is for %s@%s", ErrInvalid, m.Library.ID, m.Version)
 	}
 	if li.commit != "" && m.Commit != li.commit {
-		return fmt.Errorf("%w: its manifest.json is of commit %.12s, the layer's annotation says %.12s", ErrInvalid, m.Commit, li.commit)
+		return received{}, fmt.Errorf("%w: its manifest.json is of commit %.12s, the layer's annotation says %.12s", ErrInvalid, m.Commit, li.commit)
 	}
 	if probs := artifacts.VerifyVersion(stage); len(probs) > 0 {
-		return fmt.Errorf("%w: %s%s", probs[0].Err, probs[0], more(len(probs)-1))
+		return received{}, fmt.Errorf("%w: %s%s", probs[0].Err, probs[0], more(len(probs)-1))
 	}
-	return nil
+	return received{commit: m.Commit, sum: sum}, nil
 }
 
 // refusable says whether err condemns one version's content (refused,
@@ -291,6 +348,23 @@ func fetchAll(ctx context.Context, repo *remote.Repository, desc ocispec.Descrip
 	}
 	defer rc.Close()
 	return content.ReadAll(rc, desc)
+}
+
+// missingBlob reports a blob the manifest lists and the registry answers
+// 404 for as ErrRegistry, naming the blob. It is not ErrNotFound, which
+// is for a reference that does not exist: the manifest is there, so this
+// is no first run ('pull --missing-ok' must fail), but a registry that
+// lost the blob (garbage collection, an incomplete copy or replication).
+// Other errors, and nil, are returned as they are.
+func missingBlob(err error, desc ocispec.Descriptor) error {
+	var resp *errcode.ErrorResponse
+	notFound := errors.Is(err, errdef.ErrNotFound) || (errors.As(err, &resp) && resp.StatusCode == http.StatusNotFound)
+	if err == nil || !notFound {
+		return err
+	}
+	// err only as text: classify must not take it for a missing tag.
+	said := strings.TrimPrefix(err.Error(), desc.Digest.String()+": ")
+	return fmt.Errorf("%w: blob %s, which the manifest lists, is missing (%s): the registry lost it (garbage collection, an incomplete copy); push the dist again ('indexer push') to upload it", ErrRegistry, desc.Digest, said)
 }
 
 // blobError names a mismatch between a blob and its descriptor as
@@ -343,7 +417,23 @@ func installFiltered(dir string, cat *artifacts.Catalog, refused map[string]erro
 }
 
 // prune removes the version directories of dir that its catalog does not
-// list, and returns their paths.
+// list, and returns their paths. A directory three levels down that holds
+// no manifest.json is no version (a web build's assets/img/icons, notes
+// kept beside the artifacts): neither a build nor a pull wrote it, and it
+// is left alone.
+// looksLikeVersion reports whether the directory p holds a version's
+// manifest.json and topics.json: a directory of other files (a web build's
+// dist/assets/img/icons, even with a manifest.json of its own) is no
+// version, and prune leaves it alone.
+func looksLikeVersion(p string) bool {
+	for _, name := range []string{artifacts.ManifestFile, artifacts.TopicsFile} {
+		if _, err := os.Lstat(filepath.Join(p, name)); err != nil {
+			return false
+		}
+	}
+	return true
+}
+
 func prune(dir string) ([]string, error) {
 	cat, err := artifacts.ReadCatalog(dir)
 	if err != nil {
@@ -364,6 +454,9 @@ func prune(dir string) ([]string, error) {
 		rel, _ := filepath.Rel(dir, p)
 		rel = filepath.ToSlash(rel)
 		if fi, err := os.Stat(p); err != nil || !fi.IsDir() || strings.HasPrefix(rel, ".") || strings.Contains(rel, "/.") || listed[rel] {
+			continue
+		}
+		if !looksLikeVersion(p) {
 			continue
 		}
 		if err := artifacts.Remove(dir, rel); err != nil {

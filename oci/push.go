@@ -6,12 +6,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"sort"
 	"strconv"
 	"sync"
+	"syscall"
 	"time"
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
@@ -64,6 +66,12 @@ type PushedVersion struct {
 // tags it last, so that a push stopped at any moment leaves the tag where
 // it was. Versions whose layer the tag's current manifest lists with the
 // same manifest checksum are checked by digest without being packed again.
+// It holds artifacts.Lock on dir from the verification until the tag is
+// set, so that a build (or pull) into dir waits, or fails with
+// artifacts.ErrLocked, instead of changing what is being pushed; each
+// version's manifest.json is checked against the catalog as it is packed
+// all the same (ErrBadDist: the dist changed during the push), for a dist
+// that cannot be locked (read-only) or a writer that takes no lock.
 func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*PushResult, error) {
 	log := opts.Logger
 	if log == nil {
@@ -72,6 +80,11 @@ func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*Pu
 	if ref.IsDigest() {
 		return nil, fmt.Errorf("%w %s: push to a tag; the digest is printed afterwards", ErrReference, ref)
 	}
+	release, err := lockForPush(dir, log)
+	if err != nil {
+		return nil, err
+	}
+	defer release()
 	probs, err := artifacts.Verify(dir)
 	if err != nil {
 		return nil, fmt.Errorf("push %s: %w", dir, err)
@@ -111,7 +124,7 @@ func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*Pu
 	for i, j := range jobs {
 		g.Go(func() error {
 			vdir := filepath.Join(dir, filepath.FromSlash(j.v.Path))
-			m, err := artifacts.ReadManifest(vdir)
+			m, err := sameVersion(dir, j.lib, j.v)
 			if err != nil {
 				return err
 			}
@@ -120,7 +133,11 @@ func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*Pu
 			if err != nil {
 				return classify(ref, "push", fmt.Errorf("%s@%s: %w", j.lib, j.v.Version, err))
 			}
-			desc.Annotations = versionAnnotations(j.lib, j.v, m.Checksum)
+			// Again once packed: the layer holds what was read meanwhile.
+			if _, err := sameVersion(dir, j.lib, j.v); err != nil {
+				return err
+			}
+			desc.Annotations = versionAnnotations(j.lib, j.v, m.Commit, m.Checksum)
 			layers[i] = desc
 			pv.Digest, pv.Size = desc.Digest.String(), desc.Size
 			mu.Lock()
@@ -165,6 +182,43 @@ func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*Pu
 	sortVersions(res.Pushed)
 	sortVersions(res.Present)
 	return res, nil
+}
+
+// lockForPush takes artifacts.Lock on dir for a push. A directory without
+// catalog.json is no dist (Verify says so) and is not locked, which would
+// leave the lock's files in it. A directory this process may not write (a
+// read-only mount, another user's dist) cannot be locked, and cannot be
+// written by a build of this user either: the push goes on without the
+// lock, relying on sameVersion's checks.
+func lockForPush(dir string, log *slog.Logger) (release func(), err error) {
+	if _, err := os.Stat(filepath.Join(dir, artifacts.CatalogFile)); err != nil {
+		return func() {}, nil
+	}
+	release, err = artifacts.Lock(dir)
+	switch {
+	case err == nil:
+		return release, nil
+	case errors.Is(err, fs.ErrPermission) || errors.Is(err, syscall.EROFS):
+		log.Warn("artifact directory not writable: pushed without its lock", "dir", dir, "err", err)
+		return func() {}, nil
+	}
+	return nil, fmt.Errorf("push %s: %w", dir, err)
+}
+
+// sameVersion reads the manifest.json of version v of lib in dir and
+// checks that it is still the one the catalog describes (its commit, and
+// its sha256 when the catalog lists one), so that the layer, and its
+// annotations, are of the build the pushed catalog lists.
+func sameVersion(dir, lib string, v artifacts.CatalogVersion) (*artifacts.Manifest, error) {
+	m, sum, err := artifacts.ReadManifestSum(filepath.Join(dir, filepath.FromSlash(v.Path)))
+	if err != nil {
+		return nil, fmt.Errorf("push %s: %w: %s@%s: %w: the dist changed during the push (a build is running?): push again once it is done", dir, ErrBadDist, lib, v.Version, err)
+	}
+	if (v.Manifest != "" && sum != v.Manifest) || m.Commit != v.Commit {
+		return nil, fmt.Errorf("push %s: %w: %s@%s: its manifest.json (commit %.12s, sha256 %.12s…) is not the one %s lists (commit %.12s, sha256 %.12s…): the dist changed during the push (a build is running?): push again once it is done",
+			dir, ErrBadDist, lib, v.Version, m.Commit, sum, artifacts.CatalogFile, v.Commit, v.Manifest)
+	}
+	return m, nil
 }
 
 // manifestAnnotations annotate a dist's manifest. The creation time is

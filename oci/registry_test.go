@@ -7,11 +7,19 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
+	"log"
 	"maps"
+	"net/http"
+	"net/http/httptest"
+	"net/http/httputil"
+	"net/url"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
+	"sync"
 	"testing"
 	"time"
 
@@ -55,19 +63,30 @@ func newSite(t *testing.T) *site {
 
 func (s *site) build() {
 	s.t.Helper()
+	buildtest.Build(s.t, s.out, s.config())
+}
+
+// config is the site's codex7.yaml.
+func (s *site) config() string {
 	var cfg strings.Builder
 	cfg.WriteString("libraries:\n")
 	for _, name := range siteLibraries {
 		fmt.Fprintf(&cfg, "  - id: /acme/%s\n    repo: %s\n", name, s.repos[name].Dir)
 	}
-	buildtest.Build(s.t, s.out, cfg.String())
+	return cfg.String()
+}
+
+// commit commits a new page to one library without building.
+func (s *site) commit(name string) {
+	s.t.Helper()
+	s.repos[name].Write(map[string]string{"docs/new.md": "# New page\n\nSomething new about " + name + ".\n"})
+	s.repos[name].Commit("new page")
 }
 
 // change commits a new page to one library and rebuilds.
 func (s *site) change(name string) {
 	s.t.Helper()
-	s.repos[name].Write(map[string]string{"docs/new.md": "# New page\n\nSomething new about " + name + ".\n"})
-	s.repos[name].Commit("new page")
+	s.commit(name)
 	s.build()
 }
 
@@ -474,4 +493,73 @@ func TestMirrorLogsInOnce(t *testing.T) {
 		t.Errorf("5 polls of an unchanged tag asked the token service %d times, want at most once", n)
 	}
 	verified(t, m.Dir())
+}
+
+// faultyRegistry passes requests on to a test registry, except those its
+// fault takes: a registry, or a network to it, that fails in the middle of
+// an answer.
+type faultyRegistry struct {
+	host  string
+	done  chan struct{} // closed as the test ends: held requests return
+	mu    sync.Mutex
+	fault func(w http.ResponseWriter, r *http.Request) bool
+}
+
+func newFaultyRegistry(t *testing.T, reg *registrytest.Registry) *faultyRegistry {
+	t.Helper()
+	upstream, err := url.Parse("http://" + reg.Host)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rp := httputil.NewSingleHostReverseProxy(upstream)
+	rp.ErrorLog = log.New(io.Discard, "", 0) // requests the client gave up on
+	f := &faultyRegistry{done: make(chan struct{})}
+	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		f.mu.Lock()
+		fault := f.fault
+		f.mu.Unlock()
+		if fault == nil || !fault(w, r) {
+			rp.ServeHTTP(w, r)
+		}
+	}))
+	t.Cleanup(srv.Close)
+	t.Cleanup(func() { close(f.done) })
+	f.host = strings.TrimPrefix(srv.URL, "http://")
+	return f
+}
+
+// ref is the reference of repository codex7/docs at tag through f.
+func (f *faultyRegistry) ref(t *testing.T, tag string) Reference {
+	return mustRef(t, "oci://"+f.host+"/codex7/docs:"+tag)
+}
+
+// set makes fault take the requests it returns true for; nil passes all.
+func (f *faultyRegistry) set(fault func(w http.ResponseWriter, r *http.Request) bool) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.fault = fault
+}
+
+// hold keeps a request without answering further until the client gives
+// up on it or the test ends.
+func (f *faultyRegistry) hold(r *http.Request) {
+	select {
+	case <-r.Context().Done():
+	case <-f.done:
+	}
+}
+
+// blobGet reports whether r downloads the blob dgst.
+func blobGet(r *http.Request, dgst string) bool {
+	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/blobs/"+dgst)
+}
+
+// startBlob answers a download of blob with its headers and its first n
+// bytes, flushed.
+func startBlob(w http.ResponseWriter, blob []byte, n int) {
+	w.Header().Set("Content-Length", strconv.Itoa(len(blob)))
+	w.Header().Set("Content-Type", "application/octet-stream")
+	w.WriteHeader(http.StatusOK)
+	w.Write(blob[:n])
+	w.(http.Flusher).Flush()
 }

@@ -60,8 +60,9 @@ func runPush(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("push [--artifacts DIR] [--tag T]... oci://HOST[:PORT]/REPO[:TAG]", `Publishes an artifact directory (default dist) to an OCI registry as one
 artifact: a manifest whose layers are catalog.json and one reproducible
 layer per library version, so the same version always has the same digest.
-The directory is verified first; versions the registry holds already are
-not uploaded again; the tag moves only once everything is uploaded. Prints
+The directory is verified first and locked until the tag is set (a build
+into it meanwhile fails as locked); versions the registry holds already
+are not uploaded again; the tag moves only once everything is uploaded. Prints
 what was pushed, what was there, the bytes sent and the manifest digest
 (pin a deployment to oci://HOST/REPO@DIGEST). The tag defaults to latest.
 
@@ -108,7 +109,8 @@ match is refused with the reason (exit 1) and the rest installed. A pull
 stopped at any moment leaves the previous directory complete. In CI,
 'pull --missing-ok' then 'build' then 'push' rebuilds and uploads only what
 changed; --missing-ok lets the first run start from nothing while a
-registry that is down or refuses the credentials still fails the job.
+registry that is down, refuses the credentials or lost a blob of the tag
+still fails the job.
 
 `+credentialsHelp, stdout, stderr)
 	dir := fs.String("artifacts", "dist", "artifact directory to bring up to date")

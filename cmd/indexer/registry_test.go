@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 	"net/http"
 	"os"
@@ -11,10 +12,12 @@ import (
 	"testing"
 	"time"
 
+	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/registrytest"
 	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/internal/waitfor"
+	"github.com/codex7/codex7/oci"
 )
 
 // editions is a dist of libraries whose answers carry an edition marker,
@@ -147,6 +150,42 @@ func TestPushPullCommands(t *testing.T) {
 			}
 		}
 	})
+}
+
+// TestPullMissingOKWithMissingBlob: 'pull --missing-ok' is for a first CI
+// run, where the reference does not exist yet. A tag that exists but whose
+// layer blob the registry lost is no first run: the pull fails (exit 1)
+// naming the missing blob and saying to push again, instead of printing
+// "nothing at … yet" and exit 0, after which the CI job would rebuild
+// every library from scratch and push over the tag.
+func TestPullMissingOKWithMissingBlob(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	t.Setenv("DOCKER_CONFIG", t.TempDir())
+	t.Setenv(oci.EnvUsername, "")
+	t.Setenv(oci.EnvPassword, "")
+	r := gittest.New(t, "main")
+	r.Write(map[string]string{"docs/guide.md": "# Guide\n\n## Install\n\nRun the installer.\n"})
+	r.Commit("docs")
+	src := t.TempDir()
+	buildtest.Build(t, src, "libraries:\n  - id: /acme/widgets\n    repo: "+r.Dir+"\n")
+	ref, err := oci.ParseReference("oci://" + reg.Host + "/codex7/docs:latest")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := oci.Push(context.Background(), src, ref, oci.PushOptions{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Remove(reg.BlobPath(res.Pushed[0].Digest)); err != nil {
+		t.Fatal(err)
+	}
+	var stdout, stderr strings.Builder
+	dst := filepath.Join(t.TempDir(), "dist")
+	code := runPull(context.Background(), []string{"--missing-ok", "--artifacts", dst, ref.String()}, &stdout, &stderr)
+	if code != exitFailed || !strings.Contains(stderr.String(), res.Pushed[0].Digest) || !strings.Contains(stderr.String(), "push the dist again") {
+		t.Errorf("pull --missing-ok of an existing tag whose layer blob is gone: exit %d, stdout %q, stderr %q; want exit %d naming the missing blob %s and saying to push again",
+			code, stdout.String(), stderr.String(), exitFailed, res.Pushed[0].Digest)
+	}
 }
 
 // marker asks the server for lib's guide and returns the edition marker
