@@ -26,16 +26,16 @@ const usage = `indexer turns documentation in git repositories into versioned se
 artifacts for coding agents, and queries them.
 
 Usage:
-  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [--per-host N] [-v]
+  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [--list-jobs N] [--per-host N] [--fetch-timeout D] [-v]
   indexer verify  [DIR]
   indexer push    [--artifacts DIR] [--tag T]... oci://HOST[:PORT]/REPO[:TAG]
-  indexer pull    [--artifacts DIR] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
-  indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json]
+  indexer pull    [--artifacts DIR] [--missing-ok] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
+  indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json] [--text]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--tokens N] [--json] [--misses]
   indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [--context7-* ...]
   indexer token   --name NAME --library PATTERN... [--rate N]
   indexer route   --groups A,B[,...] [--config FILE] [--out DIR] [--server GROUP=HOST:PORT]... [--by library|org]
-  indexer context [--artifacts DIR] [--json|--markdown] [--hook] "PROMPT"
+  indexer context [--artifacts DIR] [--json|--markdown] [--hook] [--tokens N] [--timeout D] "PROMPT"
   indexer healthcheck [--timeout D] [URL]
   indexer version
 
@@ -82,6 +82,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "context":
 		return runContext(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version":
+		fs := newFlags("version", `Prints the release version, commit and build date stamped in, the artifact
+format, Go version and platform.`, stdout, stderr)
+		if code, done := parse(fs, rest, stdout); done {
+			return code
+		}
+		if fs.NArg() > 0 {
+			fmt.Fprintf(stderr, "indexer version: unexpected argument %q\n", fs.Arg(0))
+			return exitUsage
+		}
 		fmt.Fprintln(stdout, versionString())
 		return exitOK
 	case "help", "-h", "--help":

@@ -42,6 +42,8 @@ func TestHelpAndUsage(t *testing.T) {
 		{[]string{"serve", "--max-open", "0"}, exitUsage, "--max-open >= 1"},
 		{[]string{"serve", "--max-open", "-2"}, exitUsage, "--max-open >= 1"},
 		{[]string{"eval", "--help"}, exitOK, "MRR@10"},
+		{[]string{"version", "--help"}, exitOK, "artifact\nformat"},
+		{[]string{"version", "extra"}, exitUsage, "unexpected argument"},
 		{[]string{"route", "--help"}, exitOK, "rendezvous hashing"},
 		{[]string{"route"}, exitUsage, "give --groups"},
 		{[]string{"route", "--groups", "a", "--server", "a"}, exitUsage, "want GROUP=HOST:PORT"},
