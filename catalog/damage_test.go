@@ -85,3 +85,23 @@ func TestDamageAfterOpen(t *testing.T) {
 		t.Errorf("after a reload, refused %+v: want both versions", r)
 	}
 }
+
+// TestOddQueryDoesNotRefuseVersion: a query is the request's own;
+// however odd, it must not refuse the library version for every later
+// request. One word of 2,600 letters, found nowhere, makes the typo
+// corrector's Levenshtein DFA exceed vellum's state limit.
+func TestOddQueryDoesNotRefuseVersion(t *testing.T) {
+	_, e := servedSite(t)
+	if _, err := ask(e, "/acme/site", "edition widgets"); err != nil {
+		t.Fatal(err)
+	}
+	long := strings.Repeat("abcdefghijklmnopqrstuvwxyz", 100) // 2,600 bytes, under request.MaxQueryBytes
+	_, err := ask(e, "/acme/site", long)
+	t.Logf("odd query: %v", err)
+	if _, err := ask(e, "/acme/site", "edition widgets"); err != nil {
+		t.Errorf("a normal query after the odd one: %v", err)
+	}
+	if r := e.Status().Refused; len(r) != 0 {
+		t.Errorf("refused after one odd query: %+v", r)
+	}
+}

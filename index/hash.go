@@ -74,9 +74,11 @@ func NearDuplicate(hashA, simA uint64, tokensA int, hashB, simB uint64, tokensB 
 // duplicate: short texts differ in too few word pairs for SimHash.
 const minNearTokens = 60
 
-// words returns text's words, lower-cased, without punctuation.
+// words returns text's words, lower-cased, without punctuation. Combining
+// marks (Thai tone marks, Devanagari vowel signs, decomposed accents) are
+// part of their words: ไม่ "not" and ไม้ "wood" differ only in them.
 func words(text string) []string {
 	return strings.FieldsFunc(strings.ToLower(text), func(r rune) bool {
-		return !unicode.IsLetter(r) && !unicode.IsDigit(r)
+		return !unicode.IsLetter(r) && !unicode.IsDigit(r) && !unicode.IsMark(r)
 	})
 }

@@ -1,6 +1,7 @@
 package index
 
 import (
+	"errors"
 	"sync"
 	"unicode"
 	"unicode/utf8"
@@ -23,6 +24,11 @@ const maxTypos = 3
 // shorter words have too many neighbours one edit away.
 const minTypoLen = 4
 
+// maxTypoLen is the longest: no word of prose is longer, and the
+// automaton of a word of a few thousand varied letters (a pasted minified
+// name, a hostile query) exceeds vellum's state limit.
+const maxTypoLen = 64
+
 // oneEdit builds automata matching the words one edit (insertion, deletion,
 // substitution or transposition) from a given word, for the words
 // oneEditASCII does not take. Building it takes about 0.1 ms, once; each
@@ -37,7 +43,7 @@ var oneEdit = sync.OnceValues(func() (*levenshtein.LevenshteinAutomatonBuilder, 
 // for token): it reads only the words under term's first letter that the
 // automaton can match (see prefixed).
 func correct(r search.Reader, field, term string) (string, error) {
-	if utf8.RuneCountInString(term) < minTypoLen {
+	if n := utf8.RuneCountInString(term); n < minTypoLen || n > maxTypoLen {
 		return "", nil
 	}
 	for _, c := range term {
@@ -53,7 +59,9 @@ func correct(r search.Reader, field, term string) (string, error) {
 		if err != nil {
 			return "", err
 		}
-		if aut, err = b.BuildDfa(term, 1); err != nil {
+		if aut, err = b.BuildDfa(term, 1); errors.Is(err, levenshtein.ErrTooManyStates) {
+			return "", nil // a guess not worth its cost: the word stays unmatched
+		} else if err != nil {
 			return "", err
 		}
 	}

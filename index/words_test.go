@@ -27,3 +27,20 @@ func TestIdentifierHeadingLength(t *testing.T) {
 		t.Errorf("Use CORSMiddleware ranks %d for cors, want 1", got)
 	}
 }
+
+// TestTextHashKeepsCombiningMarks: combining marks (Thai tone marks,
+// Devanagari vowel signs, decomposed accents) are part of words, not
+// punctuation: texts that differ in them say different things.
+func TestTextHashKeepsCombiningMarks(t *testing.T) {
+	pairs := [][2]string{
+		{"## ไม่\n\nไม่ต้องติดตั้ง", "## ไม้\n\nไม้ต้องติดตั้ง"},   // "not" / "wood": tone marks U+0E48, U+0E49
+		{"## किताब\n\nकिताब पढ़ें", "## कातिब\n\nकातिब पढ़ें"},     // "book" / "scribe": vowel signs
+		{"## Ba\u0300n\n\nba\u0300n", "## Ba\u0301n\n\nba\u0301n"}, // Vietnamese in NFD: bàn / bán
+	}
+	for _, p := range pairs {
+		a, b := p[0], p[1]
+		if NearDuplicate(TextHash(a), SimHash(a), 10, TextHash(b), SimHash(b), 10) {
+			t.Errorf("%q and %q are taken for duplicates (words %q and %q)", a, b, words(a), words(b))
+		}
+	}
+}
