@@ -11,9 +11,10 @@ import (
 )
 
 // builtinAttributes are the character replacement attributes Asciidoctor
-// defines in every document.
+// defines in every document: its INTRINSIC_ATTRIBUTES (2.0.18), each
+// as the text it renders ("&#43;" as "+").
 var builtinAttributes = map[string]string{
-	"empty": "", "sp": " ", "nbsp": "\u00a0", "zwsp": "\u200b", "wj": "\u2060",
+	"blank": "", "empty": "", "sp": " ", "nbsp": "\u00a0", "zwsp": "\u200b", "wj": "\u2060",
 	"apos": "'", "quot": `"`, "lsquo": "\u2018", "rsquo": "\u2019",
 	"ldquo": "\u201c", "rdquo": "\u201d", "deg": "\u00b0", "plus": "+",
 	"brvbar": "\u00a6", "vbar": "|", "amp": "&", "lt": "<", "gt": ">",

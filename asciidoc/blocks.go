@@ -377,7 +377,7 @@ func (p *parser) heading(level int, title string, src int, prefix string, pend *
 	plain := strings.TrimSpace(p.c.inlinePlain(title, p.attrs))
 	id := strings.TrimSpace(pend.id)
 	if id == "" {
-		id = p.c.ids.generate(plain, p.attrs)
+		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
 	}
 	p.c.titles[id] = plain
 	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))

@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"unicode"
+	"unicode/utf8"
 )
 
 // ids generates section ids as Asciidoctor does and keeps them unique
@@ -23,11 +24,12 @@ func (s *ids) register(id string) {
 }
 
 // generate returns the id Asciidoctor gives a section titled plain (its
-// text as rendered, markup removed): the title lower-cased, prefixed with
-// idprefix ("_" unless set), characters other than word characters,
-// spaces, hyphens and periods removed, runs of spaces, hyphens, periods
-// (and the separator) replaced by one idseparator ("_" unless set), a
-// trailing separator removed; a repeat gets the separator and 2, 3, ...
+// text as rendered, markup and replacements removed: inlineID's): the
+// title lower-cased, prefixed with idprefix ("_" unless set), characters
+// other than word characters, spaces, hyphens and periods removed, runs
+// of spaces, hyphens, periods (and the separator) replaced by one
+// idseparator ("_" unless set), a trailing separator removed; a repeat
+// gets the separator and 2, 3, ...
 func (s *ids) generate(plain string, attrs *attributes) string {
 	pre, ok := attrs.get("idprefix")
 	if !ok {
@@ -93,3 +95,245 @@ func (s *ids) generate(plain string, attrs *attributes) string {
 	s.used[id] = true
 	return id
 }
+
+// dropReplaced deletes from a section id's text (inlineID's) what
+// Asciidoctor's replacements turn into entities, which its
+// InvalidSectionIdCharsRx then deletes from the id: "(C)", "(R)", "(TM)",
+// " -- " with its spaces, "--" between word characters, "...", "`'", "'"
+// inside a word, "->", "=>", "<-", "<=" and entity references, in
+// Asciidoctor's order (REPLACEMENTS), each left as written, its backslash
+// removed, when escaped. So "Foo -- bar" gives "_foobar" and
+// "Tom's...stuff" "_tomsstuff", as on the site. Text between keepMarks
+// (passthroughs, escaped characters) is kept as it is; what a replacement
+// removes, and each tagMark, leaves a character no word or space is, as
+// the entity or tag does until the id is made.
+func dropReplaced(s string) string {
+	if !strings.ContainsAny(s, "()-.`'=<&") {
+		return strings.Map(dropMarks, s)
+	}
+	// Text to keep becomes one keepMark while the rules run.
+	var kept []string
+	if strings.IndexByte(s, keepMark) >= 0 {
+		var b strings.Builder
+		for {
+			i := strings.IndexByte(s, keepMark)
+			j := -1
+			if i >= 0 {
+				j = strings.IndexByte(s[i+1:], keepMark)
+			}
+			if j < 0 {
+				b.WriteString(s)
+				break
+			}
+			b.WriteString(s[:i])
+			b.WriteByte(keepMark)
+			kept = append(kept, s[i+1:i+1+j])
+			s = s[i+1+j+1:]
+		}
+		s = b.String()
+	}
+	for _, lit := range []string{"(C)", "(R)", "(TM)"} {
+		s = replaceLiteral(s, lit)
+	}
+	s = replaceDashes(s)
+	s = replaceBetween(s, "--", isWordClass, isWordClass)
+	s = replaceLiteral(s, "...")
+	s = replaceLiteral(s, "`'")
+	s = replaceBetween(s, "'", isAlnum, isAlpha)
+	for _, lit := range []string{"->", "=>", "<-", "<="} {
+		s = replaceLiteral(s, lit)
+	}
+	s = replaceEntities(s)
+	var b strings.Builder
+	for _, r := range s {
+		switch {
+		case r == keepMark && len(kept) > 0:
+			b.WriteString(kept[0])
+			kept = kept[1:]
+		case dropMarks(r) >= 0:
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
+}
+
+func dropMarks(r rune) rune {
+	if r == keepMark || r == tagMark {
+		return -1
+	}
+	return r
+}
+
+// replaceLiteral replaces each lit with a tagMark, and each "\"+lit with
+// lit.
+func replaceLiteral(s, lit string) string {
+	if !strings.Contains(s, lit) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		switch {
+		case s[i] == '\\' && strings.HasPrefix(s[i+1:], lit):
+			b.WriteString(lit)
+			i += 1 + len(lit)
+		case strings.HasPrefix(s[i:], lit):
+			b.WriteByte(tagMark)
+			i += len(lit)
+		default:
+			b.WriteByte(s[i])
+			i++
+		}
+	}
+	return b.String()
+}
+
+// replaceDashes replaces " -- " (either space may be a line break, the
+// start or end of a line) with a tagMark, the spaces included, as
+// Asciidoctor's /(?: |\n|^|\\)--(?: |\n|$)/ does; a backslash in place of
+// the first space keeps "--" and what follows.
+func replaceDashes(s string) string {
+	if !strings.Contains(s, "--") {
+		return s
+	}
+	// after returns the length of what may follow "--" at k, or -1.
+	after := func(k int) int {
+		switch {
+		case k < len(s) && (s[k] == ' ' || s[k] == '\n'):
+			return 1
+		case k == len(s):
+			return 0
+		}
+		return -1
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		if (s[i] == ' ' || s[i] == '\n' || s[i] == '\\') && strings.HasPrefix(s[i+1:], "--") {
+			if t := after(i + 3); t >= 0 {
+				if s[i] == '\\' {
+					b.WriteString(s[i+1 : i+3+t])
+				} else {
+					b.WriteByte(tagMark)
+				}
+				i += 3 + t
+				continue
+			}
+		}
+		if (i == 0 || s[i-1] == '\n') && strings.HasPrefix(s[i:], "--") {
+			if t := after(i + 2); t >= 0 {
+				b.WriteByte(tagMark)
+				i += 2 + t
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// replaceBetween replaces lit (or "\"+lit, then kept as lit) after a
+// character before accepts and followed by one next accepts with a
+// tagMark, as Asciidoctor's /(\p{Word})\\?--(?=\p{Word})/ and
+// /(\p{Alnum})\\?'(?=\p{Alpha})/ do.
+func replaceBetween(s, lit string, before, next func(rune) bool) string {
+	if !strings.Contains(s, lit) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		b.WriteString(s[i : i+n])
+		i += n
+		if !before(r) {
+			continue
+		}
+		esc := 0
+		if strings.HasPrefix(s[i:], `\`+lit) {
+			esc = 1
+		}
+		if !strings.HasPrefix(s[i+esc:], lit) || !next(firstRune(s[i+esc+len(lit):])) {
+			continue
+		}
+		if esc == 1 {
+			b.WriteString(lit)
+		} else {
+			b.WriteByte(tagMark)
+		}
+		i += esc + len(lit)
+	}
+	return b.String()
+}
+
+// replaceEntities replaces character references ("&amp;", "&#169;",
+// "&#x2014;") with a tagMark, as Asciidoctor's entity rule and
+// InvalidSectionIdCharsRx remove them; an escaped one keeps its text.
+func replaceEntities(s string) string {
+	if strings.IndexByte(s, '&') < 0 {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		esc := 0
+		if s[i] == '\\' && i+1 < len(s) && s[i+1] == '&' {
+			esc = 1
+		}
+		if s[i+esc] == '&' {
+			if n := entityLen(s[i+esc:]); n > 0 {
+				if esc == 1 {
+					b.WriteString(s[i+1 : i+1+n])
+				} else {
+					b.WriteByte(tagMark)
+				}
+				i += esc + n
+				continue
+			}
+		}
+		b.WriteByte(s[i])
+		i++
+	}
+	return b.String()
+}
+
+// entityLen returns the length of the character reference starting s, as
+// /&(?:[a-zA-Z][a-zA-Z]+\d{0,2}|#\d\d\d{0,4}|#x[\da-fA-F][\da-fA-F][\da-fA-F]{0,3});/
+// matches it, or 0.
+func entityLen(s string) int {
+	span := func(i int, ok func(byte) bool, lo, hi int) int {
+		j := i
+		for j < len(s) && j-i < hi && ok(s[j]) {
+			j++
+		}
+		if j-i < lo {
+			return -1
+		}
+		return j
+	}
+	letter := func(c byte) bool { return c|0x20 >= 'a' && c|0x20 <= 'z' }
+	digit := func(c byte) bool { return c >= '0' && c <= '9' }
+	hex := func(c byte) bool { return digit(c) || c|0x20 >= 'a' && c|0x20 <= 'f' }
+	j := -1
+	switch {
+	case strings.HasPrefix(s, "&#x"):
+		j = span(3, hex, 3, 5)
+	case strings.HasPrefix(s, "&#"):
+		j = span(2, digit, 2, 6)
+	case len(s) > 1 && letter(s[1]):
+		if j = span(1, letter, 2, len(s)); j >= 0 {
+			j = span(j, digit, 0, 2)
+		}
+	}
+	if j < 0 || j >= len(s) || s[j] != ';' {
+		return 0
+	}
+	return j + 1
+}
+
+// isWordClass is Onigmo's \p{Word}: letters, marks, decimal digits and
+// connector punctuation.
+func isWordClass(r rune) bool {
+	return unicode.IsLetter(r) || unicode.In(r, unicode.M, unicode.Nd, unicode.Pc)
+}
+
+// isAlpha and isAlnum are Onigmo's \p{Alpha} and \p{Alnum}, near enough.
+func isAlpha(r rune) bool { return unicode.IsLetter(r) || unicode.In(r, unicode.Nl, unicode.M) }
+func isAlnum(r rune) bool { return isAlpha(r) || unicode.Is(unicode.Nd, r) }

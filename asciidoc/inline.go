@@ -19,6 +19,12 @@ const (
 	refMark  = '\x01' // \x01id\x01 is a reference to id without text
 	// \x02id\x02 is one in a link's text: its title without a link
 	textRefMark = '\x02'
+	// In a section id's text (inlineID, which removes both from its
+	// input), \x03x\x03 is text no replacement touches (a passthrough's,
+	// an escaped character), and \x04 stands for an HTML tag or entity
+	// of the converted title.
+	keepMark = '\x03'
+	tagMark  = '\x04'
 )
 
 // maxInlineDepth bounds the nesting of formatting spans the converter
@@ -33,6 +39,9 @@ type inliner struct {
 	// inLink is set while a link's text is converted: markdown has no
 	// links in links, so what would be one is written as its text.
 	inLink bool
+	// id is set for the text of a section id (inlineID): plain, with
+	// passthroughs, escapes and tags marked.
+	id     bool
 	passes []string
 	depth  int
 	// fail[k] is a position from which a search for closer k found none:
@@ -48,6 +57,23 @@ func (c *converter) inlineMD(s string, attrs *attributes) string {
 // inlinePlain converts AsciiDoc inline text to plain text.
 func (c *converter) inlinePlain(s string, attrs *attributes) string {
 	return c.inline(s, attrs, true)
+}
+
+// inlineID converts a section title to the text Asciidoctor makes its id
+// from: the title as converted, where replacements (" -- ", "...",
+// "(C)", "->"...) and entities are gone, as InvalidSectionIdCharsRx
+// deletes what they became (see dropReplaced).
+func (c *converter) inlineID(s string, attrs *attributes) string {
+	s = strings.Map(func(r rune) rune {
+		if r == keepMark || r == tagMark {
+			return -1
+		}
+		return r
+	}, s)
+	in := &inliner{c: c, attrs: attrs, plain: true, id: true}
+	s = in.extractPasses(s)
+	s = attrs.substitute(s)
+	return dropReplaced(in.convert(s))
 }
 
 func (c *converter) inline(s string, attrs *attributes, plain bool) string {
@@ -74,14 +100,21 @@ func (in *inliner) extractPasses(s string) string {
 		return s
 	}
 	var b strings.Builder
+	noClose := len(s) // no unescaped ']' after this (see passMacro)
 	for i := 0; i < len(s); {
+		if s[i] == '\\' && strings.HasPrefix(s[i+1:], "pass:") {
+			// An escaped macro is text: the scanner drops the backslash.
+			if _, end := passMacro(s, i+1, &noClose); end > 0 {
+				b.WriteString(s[i:end])
+				i = end
+				continue
+			}
+		}
 		if strings.HasPrefix(s[i:], "pass:") {
-			if j := strings.IndexByte(s[i:], '['); j > 0 && j < 12 && !strings.ContainsAny(s[i:i+j], " \t") {
-				if k := strings.IndexByte(s[i+j:], ']'); k > 0 {
-					b.WriteString(in.pass(s[i+j+1 : i+j+k]))
-					i += j + k + 1
-					continue
-				}
+			if content, end := passMacro(s, i, &noClose); end > 0 {
+				b.WriteString(in.pass(strings.ReplaceAll(content, `\]`, "]")))
+				i = end
+				continue
 			}
 		}
 		if s[i] == '+' && (i == 0 || s[i-1] != '\\') {
@@ -120,6 +153,48 @@ func (in *inliner) extractPasses(s string) string {
 	return b.String()
 }
 
+// passMacro reads the pass:[] macro at s[i] as Asciidoctor's
+// InlinePassMacroRx does: "pass:", optional substitutions ("q,a"), and
+// text in brackets up to the first "]" not escaped as "\]" (or none:
+// "pass:[]"). It returns the text as written and the end of the macro, or
+// 0 when there is none. noClose is where a search found no closing
+// bracket to the end of s; searches from after it fail at once, which
+// keeps many unclosed macros linear.
+func passMacro(s string, i int, noClose *int) (string, int) {
+	lower := func(c byte) bool { return c >= 'a' && c <= 'z' }
+	j := i + len("pass:")
+	// The substitutions: [a-z]+(,[a-z-]+)*
+	for first := true; j < len(s) && (first && lower(s[j]) || !first && s[j] == ','); first = false {
+		if !first {
+			j++
+		}
+		k := j
+		for k < len(s) && (lower(s[k]) || !first && s[k] == '-') {
+			k++
+		}
+		if k == j {
+			return "", 0
+		}
+		j = k
+	}
+	if j >= len(s) || s[j] != '[' {
+		return "", 0
+	}
+	if j+1 < len(s) && s[j+1] == ']' {
+		return "", j + 2
+	}
+	if j > *noClose {
+		return "", 0
+	}
+	for k := j + 2; k < len(s); k++ {
+		if s[k] == ']' && s[k-1] != '\\' {
+			return s[j+1 : k], k + 1
+		}
+	}
+	*noClose = j
+	return "", 0
+}
+
 func (in *inliner) pass(content string) string {
 	in.passes = append(in.passes, content)
 	return string(passMark) + itoa(len(in.passes)-1) + string(passMark)
@@ -149,9 +224,13 @@ func endsSpace(s string) bool {
 	return s == "" || s[len(s)-1] == ' ' || s[len(s)-1] == '\t' || s[len(s)-1] == '\n'
 }
 
-// raw writes generated markup (nothing in plain mode).
+// raw writes generated markup (nothing in plain mode, a tag's mark in a
+// section id's text).
 func (in *inliner) raw(b *strings.Builder, s string) {
-	if !in.plain {
+	switch {
+	case in.id:
+		b.WriteByte(tagMark)
+	case !in.plain:
 		b.WriteString(s)
 	}
 }
@@ -210,7 +289,9 @@ func isASCIILetter(b byte) bool { return b|0x20 >= 'a' && b|0x20 <= 'z' }
 func (in *inliner) code(b *strings.Builder, s string) {
 	s = in.restorePasses(s)
 	if in.plain {
+		in.raw(b, "")
 		b.WriteString(s)
+		in.raw(b, "")
 		return
 	}
 	if strings.TrimSpace(s) == "" {
@@ -243,9 +324,21 @@ func (in *inliner) restorePasses(s string) string {
 			n = n*10 + int(d-'0')
 		}
 		if n < len(in.passes) {
-			b.WriteString(in.passes[n])
+			in.keep(b, in.passes[n])
 		}
 	})
+}
+
+// keep writes text no replacement may touch: marked so in a section id's
+// text.
+func (in *inliner) keep(b *strings.Builder, s string) {
+	if in.id {
+		b.WriteByte(keepMark)
+		b.WriteString(s)
+		b.WriteByte(keepMark)
+		return
+	}
+	b.WriteString(s)
 }
 
 // replaceMarked rewrites each run of s between two marks, marks included,
@@ -310,7 +403,11 @@ func (in *inliner) closer(s string, from int, delim string, constrained bool) in
 func (in *inliner) scan(b *strings.Builder, s string) {
 	lit := 0 // start of pending literal text
 	flush := func(i int) {
-		if i > lit {
+		switch {
+		case i <= lit:
+		case in.id:
+			in.lit(b, s[lit:i]) // dropReplaced deletes entities
+		default:
 			in.lit(b, decodeEntities(s[lit:i]))
 		}
 	}
@@ -347,7 +444,12 @@ func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool,
 	case '\\':
 		if i+1 < len(s) && strings.IndexByte("*_`#^~<[{+'\"(&\\", s[i+1]) >= 0 {
 			flush(i)
-			in.lit(b, s[i+1:i+2])
+			if in.id {
+				// "\(C)" and "\<-" are no replacements.
+				in.keep(b, s[i+1:i+2])
+			} else {
+				in.lit(b, s[i+1:i+2])
+			}
 			return i + 2
 		}
 		if i+1 < len(s) && isASCIILetter(s[i+1]) {

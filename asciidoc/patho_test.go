@@ -26,6 +26,8 @@ func pathoCases() []pathoCase {
 		{"unclosed xrefs", 100_000, func(n int) string { return rep("<<a ", n) + "\n" }},
 		{"unclosed macros", 100_000, func(n int) string { return rep("xref:a[", n) + "\n" }},
 		{"passthroughs", 100_000, func(n int) string { return rep("+a ", n) + "\n" }},
+		{"unclosed pass macros", 100_000, func(n int) string { return rep(`pass:[a\] `, n) + "\n" }},
+		{"id replacements", 100_000, func(n int) string { return "== " + rep("a--(C) -- \\... ", n) + "\n" }},
 		{"attribute refs", 100_000, func(n int) string { return ":a: {a}{a}\n" + rep("{a}", n) + "\n" }},
 		{"unclosed blocks", 10_000, func(n int) string { return rep("====\n----\n....\n", n) }},
 		{"list items", 100_000, func(n int) string { return rep("* a\n** b\n. c\n", n) }},

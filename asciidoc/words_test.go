@@ -82,6 +82,11 @@ func textLine(t string) bool {
 	return true
 }
 
+// cellSpecRx matches a table cell's specifier before its '|': duplication
+// (2*, or 0*, which drops the cell), span (2+, 2.3+), alignment and style
+// ("00*a|", "2+^.>m|"): markup, not words.
+var cellSpecRx = regexp.MustCompile(`(^|\s)(\d+\*)?(\d+(\.\d+)?\+)?[<^>]?(\.[<^>])?[a-z]?\|`)
+
 // stripMarkup removes the parts of a line that are markup: bracketed
 // attributes of macros and tags.
 func stripMarkup(t string) string {
@@ -104,6 +109,7 @@ func stripMarkup(t string) string {
 		}
 	}
 	t = anchorRx.ReplaceAllString(b.String(), " ")
+	t = cellSpecRx.ReplaceAllString(t, "$1 ")
 	// Attribute references: their values are what the site shows.
 	for {
 		i := strings.IndexByte(t, '{')

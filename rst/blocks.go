@@ -3,6 +3,7 @@ package rst
 import (
 	"io/fs"
 	"strings"
+	"unicode/utf8"
 )
 
 // maxDepth bounds how deeply blocks nest (block quotes, list items,
@@ -40,9 +41,12 @@ type converter struct {
 	// program is the current ".. program::".
 	module, class, program string
 
-	// ids holds the anchors handed out; autoID counts docutils' "idN".
+	// ids holds the anchors handed out; autoID counts docutils' "idN"
+	// (sections'); serial holds Sphinx's counters for objects whose id
+	// is taken, by prefix (objectID).
 	ids    map[string]bool
 	autoID int
+	serial map[string]int
 	// labels are the ids of the explicit targets (and of bodiless object
 	// descriptions) waiting for the next block: a section title takes the
 	// first as its anchor.
@@ -68,6 +72,7 @@ func newConverter(p string, repo fs.FS) *converter {
 		w:           writer{blank: true},
 		highlight:   "python",
 		ids:         map[string]bool{},
+		serial:      map[string]int{},
 		labelTitles: map[string]string{},
 		including:   []string{p},
 	}
@@ -163,11 +168,11 @@ func (c *converter) blocks(ls []srcLine, top bool, depth int) {
 		}
 		c.labels = nil
 		if n := bulletLen(t); n > 0 {
-			i = c.item(ls, i, n, "- ", depth)
+			i = c.item(ls, i, n, "- ", depth, true)
 			continue
 		}
 		if n, label := enumLen(t); n > 0 {
-			i = c.item(ls, i, n, label+" ", depth)
+			i = c.item(ls, i, n, label+" ", depth, true)
 			continue
 		}
 		if n, name := fieldLen(t); n > 0 {
@@ -177,11 +182,11 @@ func (c *converter) blocks(ls []srcLine, top bool, depth int) {
 				i++
 				continue
 			}
-			i = c.item(ls, i, n, c.inline(name)+": ", depth)
+			i = c.item(ls, i, n, c.inline(name)+": ", depth, false)
 			continue
 		}
 		if n, opt := optionLen(t); n > 0 {
-			i = c.item(ls, i, n, codeSpan(opt)+": ", depth)
+			i = c.item(ls, i, n, codeSpan(opt)+": ", depth, false)
 			continue
 		}
 		if strings.HasPrefix(t, ">>>") {
@@ -250,6 +255,33 @@ func indentedEnd(ls []srcLine, i int) int {
 		}
 	}
 	return last
+}
+
+// knownIndentedEnd returns the end of the block starting at i whose lines
+// are indented at least col columns, trailing blank lines excluded: the
+// first non-blank line indented less ends it.
+func knownIndentedEnd(ls []srcLine, i, col int) int {
+	j, last := i, i
+	for j < len(ls) && (ls[j].text == "" || indentOf(ls[j].text) >= col) {
+		j++
+		if ls[j-1].text != "" {
+			last = j
+		}
+	}
+	return last
+}
+
+// dedentBy removes col columns of indentation from lines indented at
+// least that far (knownIndentedEnd's).
+func dedentBy(ls []srcLine, col int) []srcLine {
+	out := make([]srcLine, len(ls))
+	for i, l := range ls {
+		if l.text != "" {
+			l.text = l.text[min(col, indentOf(l.text)):]
+		}
+		out[i] = l
+	}
+	return out
 }
 
 // dedent removes the smallest indentation of the non-blank lines.
@@ -406,10 +438,26 @@ func itoa(n int) string {
 // item writes a list item (bullet, enumerated, field, option, footnote):
 // its first line starts n bytes into ls[i], its body goes on with the
 // indented lines after it. label goes before its first paragraph.
-func (c *converter) item(ls []srcLine, i, n int, label string, depth int) int {
+//
+// known tells that the body is indented as far as the first line's text,
+// as docutils reads bullet and enumerated items (get_known_indented from
+// the end of the marker): the lines after are stripped by that column,
+// so that a "::" block indented deeper keeps its indentation, and a line
+// indented less ends the item. Field, option and footnote items, and
+// items whose first line holds only the marker, are stripped by the
+// smallest indentation of their lines, as docutils strips them
+// (get_first_known_indented).
+func (c *converter) item(ls []srcLine, i, n int, label string, depth int, known bool) int {
 	first := srcLine{text: strings.TrimLeft(ls[i].text[min(n, len(ls[i].text)):], " "), n: ls[i].n}
+	var body []srcLine
 	j := indentedEnd(ls, i+1)
-	body := append([]srcLine{first}, dedent(ls[i+1:j])...)
+	if known && first.text != "" {
+		col := utf8.RuneCountInString(ls[i].text[:len(ls[i].text)-len(first.text)])
+		j = knownIndentedEnd(ls, i+1, col)
+		body = append([]srcLine{first}, dedentBy(ls[i+1:j], col)...)
+	} else {
+		body = append([]srcLine{first}, dedent(ls[i+1:j])...)
+	}
 	if first.text == "" {
 		body = body[1:]
 	}

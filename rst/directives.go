@@ -83,7 +83,7 @@ func (c *converter) explicit(ls []srcLine, i int, top bool, depth int) int {
 		if k := strings.IndexByte(first, ']'); k > 1 {
 			c.labels = nil
 			off := len(ls[i].text) - len(first) + k + 1
-			return c.item(ls, i, off, escapeText(first[:k+1])+" ", depth)
+			return c.item(ls, i, off, escapeText(first[:k+1])+" ", depth, false)
 		}
 	}
 	name, arg, ok := directiveName(first)

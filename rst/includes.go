@@ -19,9 +19,11 @@ const (
 )
 
 // include handles include and literalinclude: the file is read from the
-// repository relative to the including file, and written in place (as
-// reStructuredText, or as code); a file that cannot be read is recorded in
-// c.dropped.
+// repository relative to the document being split, also when the
+// directive is in an included file (Sphinx resolves both directives with
+// env.relfn2path, from the document's folder: sphinx-doc/sphinx#6345),
+// and written in place (as reStructuredText, or as code); a file that
+// cannot be read is recorded in c.dropped.
 func (c *converter) include(d *directive, top bool, depth int) {
 	target := strings.TrimSpace(d.arg)
 	for _, l := range d.more {
@@ -74,8 +76,9 @@ func fixedLines(lines []string, n int) []srcLine {
 	return out
 }
 
-// read resolves an include target against the including file and reads
-// it, or says why it cannot.
+// read resolves an include target against the document being split (not
+// the included file a nested include is in) and reads it, or says why it
+// cannot. c.including serves the cycle check only.
 func (c *converter) read(target string) (string, string, string) {
 	switch {
 	case target == "":
@@ -87,19 +90,18 @@ func (c *converter) read(target string) (string, string, string) {
 	case len(c.including) > maxIncludeDepth:
 		return "", "", "includes nested too deeply"
 	}
-	cur := c.including[len(c.including)-1]
 	var candidates []string
 	if strings.HasPrefix(target, "/") {
 		// Sphinx reads an absolute path from its source directory, which
-		// is one of the including file's folders.
-		for dir := path.Dir(cur); ; dir = path.Dir(dir) {
+		// is one of the document's folders.
+		for dir := path.Dir(c.path); ; dir = path.Dir(dir) {
 			candidates = append(candidates, path.Join(dir, target[1:]))
 			if dir == "." || dir == "/" {
 				break
 			}
 		}
 	} else {
-		p := path.Join(path.Dir(cur), target)
+		p := path.Join(path.Dir(c.path), target)
 		if p == ".." || strings.HasPrefix(p, "../") {
 			return "", "", "outside the repository"
 		}

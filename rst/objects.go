@@ -70,11 +70,20 @@ func objectKindOf(name string) (objectKind, bool) {
 
 // object writes an object description as a heading one level below the
 // enclosing section or object, with its Sphinx id, and its body under it.
+//
+// Sphinx's ids never use docutils' automatic "idN" counter: an object
+// whose id is taken gets the next free number of a counter of its own
+// (make_id with env.new_serialno: "id0", "cmdoption-x-0"), and one with
+// :noindex: gets no id at all. Its heading still needs an anchor; that
+// one is chosen once the document's ids are all known (anchorNoindex),
+// so that it takes none of them.
 func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 	sig := strings.TrimSpace(d.arg)
 	level := max(max(c.level, c.objLevel)+1, 2)
 	bodyClass := c.class
 	var id string
+	// serial is what Sphinx numbers the object with when its id is taken.
+	serial := "id"
 	switch {
 	case k.python:
 		var fullname, prefix string
@@ -113,22 +122,21 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 			prefix += "-arg"
 		}
 		id = SphinxID(prefix + "-" + opt)
+		serial = prefix + "-"
 	case name == "django-admin":
 		// Django's parse_django_admin_node names the command and makes it
 		// the program of the options that follow.
 		c.program = firstWord(sig)
 		id = SphinxID(k.prefix + "-" + c.program)
+		serial = k.prefix + "-"
 	case k.prefix != "":
 		id = SphinxID(k.prefix + "-" + sig)
+		serial = k.prefix + "-"
 	default:
 		id = SphinxID(sig)
 	}
-	if _, ok := d.opt("noindex"); ok {
-		id = ""
-	} else if _, ok := d.opt("no-index"); ok {
-		id = ""
-	}
-	if len(d.body) == 0 && len(d.more) == 0 && c.titleNext && id != "" {
+	noindex := hasOpt(d, "noindex") || hasOpt(d, "no-index")
+	if len(d.body) == 0 && len(d.more) == 0 && c.titleNext && id != "" && !noindex {
 		// A bodiless description right before a section title, as
 		// Django's ".. setting:: NAME" before "NAME" underlined: Sphinx
 		// moves its target onto the section, which is the entry.
@@ -136,11 +144,6 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 		return
 	}
 	c.labels = nil
-	if id == "" || c.ids[id] {
-		id = c.unique("", "id")
-	} else {
-		c.ids[id] = true
-	}
 	title := sig
 	if name == "decorator" || name == "py:decorator" || name == "decoratormethod" || name == "py:decoratormethod" {
 		title = "@" + sig
@@ -148,7 +151,11 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 	if name == "django-admin" {
 		title = "django-admin " + sig
 	}
-	c.w.heading(level, escapeText(title), id, d.n)
+	if noindex {
+		c.w.lateHeading(level, escapeText(title), id, d.n)
+	} else {
+		c.w.heading(level, escapeText(title), c.objectID(id, serial), d.n)
+	}
 	if len(d.more) > 0 {
 		var sigs []string
 		var ns []int
@@ -195,4 +202,46 @@ func (c *converter) pyFullname(sig string) (string, string) {
 	default:
 		return cls + "." + name, prefix
 	}
+}
+
+// objectID returns the id Sphinx's make_id gives an indexed object that
+// wants id: id itself when free, else serial and the next number of its
+// own counter (from 0) that is free. It records the id.
+func (c *converter) objectID(id, serial string) string {
+	for id == "" || c.ids[id] {
+		id = serial + itoa(c.serial[serial])
+		c.serial[serial]++
+	}
+	c.ids[id] = true
+	return id
+}
+
+// anchorNoindex gives the headings of :noindex: object descriptions, which
+// have no id on the site, their anchors once every id of the document is
+// known: the id the object would have had if no id of the document (nor
+// an automatic "idN", which may name what the reader does not count) has
+// it, else "noindex-N". None of the document's ids moves for them.
+func (c *converter) anchorNoindex() {
+	n := 0
+	for i := range c.w.late {
+		a := &c.w.late[i]
+		id := a.id
+		if id == "" || c.ids[id] || isAutoID(id) {
+			for {
+				n++
+				if id = "noindex-" + itoa(n); !c.ids[id] {
+					break
+				}
+			}
+		}
+		c.ids[id] = true
+		a.id = id
+	}
+}
+
+// isAutoID reports whether id has the form of docutils' automatic ids
+// ("id" and digits).
+func isAutoID(id string) bool {
+	d, ok := strings.CutPrefix(id, "id")
+	return ok && d != "" && strings.Trim(d, "0123456789") == ""
 }

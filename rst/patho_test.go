@@ -53,6 +53,7 @@ func pathoCases() []pathoCase {
 		{"long paragraph", 200_000, func(n int) string { return rep("word ", 5) + "\n" + rep("more text here\n", n) }},
 		{"targets", 100_000, func(n int) string { return rep(".. _a:\n", n) + "T\n=\n" }},
 		{"objects", 20_000, func(n int) string { return rep(".. function:: f(x)\n\n   Body.\n\n", n) }},
+		{"noindex objects", 20_000, func(n int) string { return rep(".. function:: f(x)\n   :noindex:\n\n   Body.\n\n", n) }},
 		{"definition lists", 100_000, func(n int) string { return rep("term\n   def\n", n) }},
 		{"fields", 100_000, func(n int) string { return rep(":a: b\n", n) }},
 	}

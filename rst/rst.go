@@ -22,15 +22,16 @@
 // sourcecode, code-tab, testcode, doctest...) as fenced code with their
 // language, options dropped; doctest blocks; admonitions and version
 // notes as labelled prose ("**Note:** ..."); include and literalinclude
-// resolved inside the repository (literalinclude with :language:,
-// :lines:, :start-after:, :end-before:, :start-at:, :end-at:, :pyobject:
-// for top-level and Class.method objects, :dedent:); autodoc directives as
-// a line naming the object; object descriptions as headings one level
-// below their section (see objectDirectives to add one); bullet,
-// enumerated, definition, field and option lists as prose; grid and
-// simple tables as one line per row; tabs and other containers by their
-// bodies; toctrees as a list of the documents they link (their titles
-// when given, else their paths); comments, targets, substitution
+// resolved inside the repository, a relative path from the document's
+// folder even in an included file, as Sphinx does (literalinclude with
+// :language:, :lines:, :start-after:, :end-before:, :start-at:, :end-at:,
+// :pyobject: for top-level and Class.method objects, :dedent:); autodoc
+// directives as a line naming the object; object descriptions as
+// headings one level below their section (see objectDirectives to add
+// one); bullet, enumerated, definition, field and option lists as prose;
+// grid and simple tables as one line per row; tabs and other containers
+// by their bodies; toctrees as a list of the documents they link (their
+// titles when given, else their paths); comments, targets, substitution
 // definitions, images and raw blocks dropped.
 //
 // What it does not handle:
@@ -47,8 +48,11 @@
 //   - ":ref:" and ":doc:" without a title show the label or document name,
 //     unless the label names a section of the same file;
 //   - substitutions are not expanded: a reference shows its name;
-//   - automatic ids (docutils' "id1"...) count only sections and objects,
-//     not footnotes or anonymous targets, so they may differ from the site;
+//   - automatic ids (docutils' "id1"...) count only sections, not
+//     footnotes or anonymous targets, so they may differ from the site;
+//     object descriptions take none of them (Sphinx numbers a taken id
+//     with a counter of its own), and a :noindex: one, which has no id on
+//     the site, gets an anchor no id of the document has;
 //   - C, C++, JavaScript and HTTP domain ids are approximated by SphinxID
 //     of the name; ".. option::" ids assume the ".. program::" in force;
 //   - cells spanning columns in grid tables, and rows of simple tables
@@ -57,7 +61,7 @@
 //   - autodoc directives read no docstring and make no heading or id;
 //   - sections and lines of an included file all point at the include's
 //     line; an absolute include path is tried against each folder of the
-//     including file (Sphinx's source directory is not known);
+//     document (Sphinx's source directory is not known);
 //   - csv-table rows are kept as written (quotes and commas), and its
 //     :file: is not read;
 //   - Python ids follow Sphinx's rule literally: a signature that repeats
@@ -149,6 +153,7 @@ func Split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.D
 	c := newConverter(p, repo)
 	c.prescan(lines)
 	c.blocks(lines, true, 0)
+	c.anchorNoindex()
 	text, lineMap := c.w.finish()
 	doc, err := markdown.Split(p, []byte(text), opts)
 	if err != nil {
@@ -247,6 +252,16 @@ type writer struct {
 	prefixLine int
 	// blank tells that the last line written is blank (or nothing is).
 	blank bool
+	// late are the anchors of headings written before their anchor is
+	// known (lateHeading), in order; finish writes them in.
+	late []lateAnchor
+}
+
+// lateAnchor is an anchor finish writes (" {#id}") at byte at of the
+// markdown.
+type lateAnchor struct {
+	at int
+	id string
 }
 
 func (w *writer) line(s string, n int) {
@@ -326,6 +341,15 @@ func (w *writer) heading(level int, title, anchor string, n int) {
 	w.line("", n)
 }
 
+// lateHeading writes a heading whose anchor is chosen later: want until
+// then (see lateAnchor).
+func (w *writer) lateHeading(level int, title, want string, n int) {
+	w.heading(level, title, "", n)
+	// The heading's line and a blank line end the markdown: the anchor
+	// goes before the former's line break.
+	w.late = append(w.late, lateAnchor{at: w.b.Len() - len("\n\n"), id: want})
+}
+
 // code writes a fenced code block.
 func (w *writer) code(lang string, body []string, ns []int, n int) {
 	w.flushPrefix()
@@ -357,7 +381,19 @@ func (w *writer) finish() (string, []int) {
 	if len(w.lines) > 0 {
 		first = w.lines[0]
 	}
-	return "\n" + w.b.String(), append([]int{first}, w.lines...)
+	md := w.b.String()
+	if len(w.late) > 0 {
+		var b strings.Builder
+		prev := 0
+		for _, a := range w.late {
+			b.WriteString(md[prev:a.at])
+			b.WriteString(" {#" + a.id + "}")
+			prev = a.at
+		}
+		b.WriteString(md[prev:])
+		md = b.String()
+	}
+	return "\n" + md, append([]int{first}, w.lines...)
 }
 
 // fenceLang keeps the first word of a language, without characters a

@@ -247,3 +247,106 @@ func TestLinkTargetsWithSpaces(t *testing.T) {
 		t.Errorf("links\n got %q\nwant %q\n(text %q)", got, want, doc.Sections[0].Text)
 	}
 }
+
+// TestListItemIndent checks that bullet and enumerated items strip the
+// lines after their first by the column where the first line's text
+// starts, as docutils does (get_known_indented from the marker's end):
+// a "::" block indented deeper, as Flask's config.rst lists the instance
+// folder's locations, stays a literal block, where stripping the
+// smallest indentation made it option-list noise; a line indented less
+// than the text ends the item (docutils 0.19 reads it as a block quote).
+func TestListItemIndent(t *testing.T) {
+	src := "Instance Folders\n================\n\n" +
+		"-   Uninstalled module::\n\n        /myapp.py\n        /instance\n\n" +
+		"-   Uninstalled package::\n\n        /myapp\n            /__init__.py\n        /instance\n\n" +
+		"10. Ten::\n\n        --flag  value\n\n    after\n\n" +
+		"-  foo\n  bar\n"
+	doc, err := Split("docs/config.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sections[len(doc.Sections)-1]
+	var code []string
+	for _, c := range s.Code {
+		code = append(code, c.Code)
+	}
+	want := []string{"/myapp.py\n/instance", "/myapp\n    /__init__.py\n/instance", "--flag  value"}
+	if !slices.Equal(code, want) {
+		t.Errorf("code blocks %q, want %q\n(text %q)", code, want, s.Text)
+	}
+	if !strings.Contains(s.Text, "- foo\n\nbar") {
+		t.Errorf("\"bar\", indented less than \"foo\", is in its item: %q", s.Text)
+	}
+}
+
+// TestObjectIDs checks the ids of object descriptions against Sphinx
+// 5.3 (docutils 0.19): one with :noindex: has no id on the site and
+// takes no docutils "idN", so a repeated section title after it is
+// "id1" (Flask's templating.rst describes six such objects); a repeated
+// indexed object gets a number of Sphinx's own counter ("id0",
+// "envvar-0"), not docutils'. The :noindex: headings still get anchors
+// of their own that no id of the document has, those that come after
+// them included.
+func TestObjectIDs(t *testing.T) {
+	src := "Templates\n=========\n\nStandard Context\n----------------\n\n" +
+		".. data:: config\n   :noindex:\n\n   The current configuration object.\n\n" +
+		".. function:: url_for\n   :no-index:\n\n   The url_for function.\n\n" +
+		".. function:: dup\n\n   one\n\n.. function:: dup\n\n   two\n\n" +
+		".. envvar:: FOO\n\n   a\n\n.. envvar:: FOO\n\n   b\n\n" +
+		"Example\n-------\n\nOne.\n\nNotes\n-----\n\nExample\n-------\n\nTwo.\n\n" +
+		".. data:: config\n\n   The indexed one.\n\nNoindex 1\n---------\n\nA title like a fallback.\n"
+	doc, err := Split("docs/templating.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, s := range doc.Sections {
+		got = append(got, s.Title+" #"+s.Anchor)
+	}
+	want := []string{
+		"Templates #templates", "Standard Context #standard-context",
+		"config #noindex-2", "url_for #url_for", "dup #dup", "dup #id0",
+		"FOO #envvar-FOO", "FOO #envvar-0", "Example #example", "Notes #notes", "Example #id1",
+		"config #config", "Noindex 1 #noindex-1",
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("sections\n got %q\nwant %q", got, want)
+	}
+}
+
+// TestNestedInclude checks an include inside an included file: Sphinx's
+// include and literalinclude resolve a relative path from the folder of
+// the document being built (env.relfn2path; sphinx-doc/sphinx#6345),
+// not of the included file, so projects write nested paths from the
+// document. Cycles and paths outside the repository are still refused.
+func TestNestedInclude(t *testing.T) {
+	repo := fstest.MapFS{
+		"docs/guide.rst": {Data: []byte("Guide\n=====\n\n.. include:: parts/intro.rst\n")},
+		"docs/parts/intro.rst": {Data: []byte("Intro text.\n\n.. include:: parts/shared.rst\n\n" +
+			".. literalinclude:: examples/app.py\n\n.. include:: parts/intro.rst\n\n.. include:: ../../x.rst\n")},
+		"docs/parts/shared.rst":       {Data: []byte("Shared text.\n")},
+		"docs/examples/app.py":        {Data: []byte("app = Flask(__name__)\n")},
+		"docs/parts/parts/shared.rst": {Data: []byte("Wrong shared text.\n")},
+	}
+	doc, err := Split("docs/guide.rst", repo["docs/guide.rst"].Data, repo, markdown.DefaultOptions())
+	var de *DroppedError
+	if !errors.As(err, &de) {
+		t.Fatalf("got %v, want a *DroppedError", err)
+	}
+	var reasons []string
+	for _, d := range de.Includes {
+		reasons = append(reasons, d.Target+": "+d.Reason)
+	}
+	if want := []string{"parts/intro.rst: an include cycle", "../../x.rst: outside the repository"}; !slices.Equal(reasons, want) {
+		t.Errorf("dropped %q, want %q", reasons, want)
+	}
+	text := doc.Sections[len(doc.Sections)-1].Text
+	for _, want := range []string{"Intro text.", "\nShared text.", "app = Flask(__name__)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("%q missing from %q", want, text)
+		}
+	}
+	if strings.Contains(text, "Wrong") {
+		t.Errorf("an include was read from the included file's folder: %q", text)
+	}
+}
