@@ -51,6 +51,8 @@ type Mirror struct {
 
 	mu     sync.Mutex
 	status MirrorStatus
+	// kick makes Run ask the registry at once (Poll).
+	kick chan struct{}
 }
 
 // MirrorStatus says what a mirror serves and how its registry fares.
@@ -79,7 +81,7 @@ func NewMirror(ref Reference, cacheDir string, interval time.Duration, opts Pull
 		log = slog.New(slog.DiscardHandler)
 	}
 	return &Mirror{ref: ref, dir: filepath.Join(cacheDir, "oci", ref.CacheName()), opts: opts, interval: interval, log: log,
-		now: time.Now, resolveTimeout: ResolveTimeout, status: MirrorStatus{Ref: ref.String()}}
+		now: time.Now, resolveTimeout: ResolveTimeout, status: MirrorStatus{Ref: ref.String()}, kick: make(chan struct{}, 1)}
 }
 
 // Dir returns the directory the mirror keeps.
@@ -157,16 +159,30 @@ func (m *Mirror) Run(ctx context.Context, changed func()) {
 			m.mu.Unlock()
 		} else {
 			backoff = minBackoff
-			if m.interval == 0 || m.ref.IsDigest() {
+			if m.ref.IsDigest() {
 				<-ctx.Done()
 				return
 			}
 		}
+		var tick <-chan time.Time
+		if wait > 0 {
+			tick = time.After(wait)
+		}
 		select {
 		case <-ctx.Done():
 			return
-		case <-time.After(wait):
+		case <-tick:
+		case <-m.kick:
 		}
+	}
+}
+
+// Poll makes Run ask the registry now instead of at its next interval
+// (SIGHUP). It never blocks.
+func (m *Mirror) Poll() {
+	select {
+	case m.kick <- struct{}{}:
+	default:
 	}
 }
 

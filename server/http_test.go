@@ -21,6 +21,7 @@ import (
 	"github.com/prometheus/common/expfmt"
 	"github.com/prometheus/common/model"
 
+	"github.com/codex7/codex7/context7"
 	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/metrics"
 )
@@ -470,7 +471,9 @@ func TestToolTimeout(t *testing.T) {
 // TestKnownToolsMatchServer keeps knownTools in step with the tools New
 // registers: a tool missing from it would be counted as "other".
 func TestKnownToolsMatchServer(t *testing.T) {
-	res, err := connect(t, nil).ListTools(context.Background(), nil)
+	// With Context7 configured, the server has every tool it can have.
+	cs := connectWith(t, fixtureEngine(t), WithContext7(c7client(remoteFixture(t), context7.Options{})))
+	res, err := cs.ListTools(context.Background(), nil)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -14,8 +14,6 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/modelcontextprotocol/go-sdk/mcp"
-
 	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
@@ -103,6 +101,12 @@ two of them is an error, never a silent pick.
 		fmt.Fprintln(stderr, "indexer serve: --auth applies to --http only: over stdio the local user is trusted")
 		return exitUsage
 	}
+	// SIGHUP reloads; caught from here on, so that one sent while the
+	// server starts (a registry's first answer may take a minute) is
+	// handled once it serves instead of killing it.
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
 	log := newLogger(stderr, *verbose, isTerminal(stderr))
 	var policy atomic.Pointer[access.Policy]
 	if *authFile != "" {
@@ -179,9 +183,6 @@ two of them is an error, never a silent pick.
 	if *interval > 0 {
 		go engine.Watch(ctx, *interval)
 	}
-	hup := make(chan os.Signal, 1)
-	signal.Notify(hup, syscall.SIGHUP)
-	defer signal.Stop(hup)
 	go func() {
 		for {
 			select {
@@ -190,6 +191,9 @@ two of them is an error, never a silent pick.
 			case <-hup:
 				log.Info("SIGHUP: reloading the catalog")
 				engine.Reload(ctx)
+				for _, m := range feeds.mirrors {
+					m.Poll()
+				}
 				if *authFile != "" {
 					if p, err := access.LoadFile(*authFile); err != nil {
 						log.Error("access policy not reloaded: the previous one stays in force", "err", err)
@@ -215,7 +219,7 @@ two of them is an error, never a silent pick.
 		}
 	}()
 	if *stdio {
-		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, &mcp.StdioTransport{})
+		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, drainingStdio(os.Stdin, os.Stdout))
 	} else {
 		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, Feeds: feeds.status}
 		if *authFile != "" {
