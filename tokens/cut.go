@@ -20,19 +20,35 @@ func Cut(text string, budget int) (head, tail string) {
 	para, line := 0, 0
 	used, off := 0, 0
 	inFence, fence, fenceAtLine := false, "", ""
+	marker := ""   // the open fence's run of backticks or tildes
 	fenceBody := 0 // where the open fence's content starts
+	trail := 0     // the whitespace bytes text[:off] ends with
 	for _, l := range strings.SplitAfter(text, "\n") {
-		c := Count(l)
+		// Count charges a run of whitespace as a whole, and a line's
+		// newline runs into the next line's indentation or blank lines:
+		// l costs what it adds to the run before it.
+		lead := spaceRun(l)
+		var c int
+		if lead == len(l) {
+			c = spaceCost(trail+lead) - spaceCost(trail)
+		} else {
+			c = Count(l) - spaceCost(lead) + spaceCost(trail+lead) - spaceCost(trail)
+		}
 		if used+c > budget {
 			break
 		}
 		used += c
 		off += len(l)
+		if lead == len(l) {
+			trail += lead
+		} else {
+			trail = len(l) - len(strings.TrimRight(l, spaceBytes))
+		}
 		t := strings.TrimSpace(l)
-		if strings.HasPrefix(t, "```") || strings.HasPrefix(t, "~~~") {
+		if m := fenceRun(t); m != "" {
 			if !inFence {
-				inFence, fence, fenceBody = true, t, off
-			} else if strings.HasPrefix(t, fence[:3]) && strings.Trim(t, fence[:1]) == "" {
+				inFence, fence, marker, fenceBody = true, t, m, off
+			} else if m[0] == marker[0] && len(m) >= len(marker) && m == t {
 				inFence = false
 			}
 		}
@@ -45,7 +61,7 @@ func Cut(text string, budget int) (head, tail string) {
 		// back whole, and a reader of pages would never get past it.
 		if !inFence {
 			line, fenceAtLine = off, ""
-		} else if off > fenceBody && used+Count("\n"+fence[:3]) <= budget {
+		} else if off > fenceBody && used+Count("\n"+marker) <= budget {
 			line, fenceAtLine = off, fence
 		}
 	}
@@ -55,7 +71,7 @@ func Cut(text string, budget int) (head, tail string) {
 	case line > 0 && strings.TrimSpace(text[:line]) != "":
 		head, tail = strings.TrimRight(text[:line], "\n"), text[line:]
 		if fenceAtLine != "" {
-			head += "\n" + fenceAtLine[:3]
+			head += "\n" + fenceRun(fenceAtLine)
 			tail = fenceAtLine + "\n" + tail
 		}
 		return head, tail
@@ -64,16 +80,43 @@ func Cut(text string, budget int) (head, tail string) {
 	// line is the first of a code fence the text opens with, the fence is
 	// kept around the cut, closed in the head and reopened in the tail.
 	if first, rest, ok := strings.Cut(text, "\n"); ok {
-		if f := strings.TrimSpace(first); (strings.HasPrefix(f, "```") || strings.HasPrefix(f, "~~~")) && rest != "" {
-			room := budget - Count(first+"\n") - Count("\n"+f[:3])
+		if f := strings.TrimSpace(first); fenceRun(f) != "" && rest != "" {
+			m := fenceRun(f)
+			room := budget - Count(first+"\n") - Count("\n"+m)
 			if room > 0 {
 				n := fitRunes(rest, room)
-				return first + "\n" + rest[:n] + "\n" + f[:3], f + "\n" + rest[n:]
+				return first + "\n" + rest[:n] + "\n" + m, f + "\n" + rest[n:]
 			}
 		}
 	}
 	n := fitRunes(text, budget)
 	return text[:n], text[n:]
+}
+
+// spaceBytes are the bytes Count takes for whitespace.
+const spaceBytes = " \t\n\r\f\v"
+
+// spaceRun returns how many whitespace bytes (spaceBytes) s starts with.
+func spaceRun(s string) int { return len(s) - len(strings.TrimLeft(s, spaceBytes)) }
+
+// spaceCost is what Count charges a run of n whitespace bytes: the first
+// is free, then a token for every four.
+func spaceCost(n int) int {
+	if n > 1 {
+		return (n + 2) / 4
+	}
+	return 0
+}
+
+// fenceRun returns the run of three or more backticks or tildes a
+// trimmed line opens with, or "".
+func fenceRun(t string) string {
+	for _, c := range []string{"`", "~"} {
+		if n := len(t) - len(strings.TrimLeft(t, c)); n >= 3 {
+			return t[:n]
+		}
+	}
+	return ""
 }
 
 // fitRunes returns the length of the longest prefix of s, ending at a rune

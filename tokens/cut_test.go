@@ -37,14 +37,14 @@ func TestCut(t *testing.T) {
 			}
 			// Nothing is lost: head and tail hold the text, give or take
 			// whitespace and the fence lines a cut inside a fence adds.
-			if got, want := squeeze(head+tail), squeeze(tt.text); got != want {
+			if got, want := squeeze(head+"\n"+tail), squeeze(tt.text); got != want && squeeze(head+tail) != want {
 				t.Errorf("head+tail = %q, want %q", got, want)
 			}
 		})
 	}
 }
 
-var fences = regexp.MustCompile("```[a-z]*")
+var fences = regexp.MustCompile("(`{3,}|~{3,})[^\n]*")
 
 // squeeze drops whitespace and fence markers.
 func squeeze(s string) string {
@@ -53,7 +53,8 @@ func squeeze(s string) string {
 
 // FuzzCut checks Cut on any text and budget: the head is
 // never empty, the tail is always shorter than the text (a caller cutting
-// again and again ends), and nothing is lost.
+// again and again ends), nothing is lost, and the head is within the
+// budget unless it is the one rune progress takes.
 func FuzzCut(f *testing.F) {
 	f.Add("## H\n\nFirst paragraph.\n\n```go\nfunc a() {}\n```\n", 5)
 	f.Add("```json\n"+strings.Repeat(`{"k":"v"},`, 80)+"\n```\n", 100)
@@ -70,8 +71,14 @@ func FuzzCut(f *testing.F) {
 		if utf8.ValidString(text) && (!utf8.ValidString(head) || !utf8.ValidString(tail)) {
 			t.Fatalf("cut inside a rune: %q | %q", head, tail)
 		}
-		if got, want := squeeze(head+tail), squeeze(text); got != want {
+		// A cut at a line end drops the newline, one inside a line does
+		// not: either way the text is all there.
+		if got, want := squeeze(head+"\n"+tail), squeeze(text); got != want && squeeze(head+tail) != want {
 			t.Fatalf("Cut(%q, %d) lost text: %q | %q", text, budget, head, tail)
+		}
+		// Over the budget only when even one rune is: the head is never empty.
+		if n := Count(head); n > budget && utf8.RuneCountInString(head) > 1 {
+			t.Fatalf("Cut(%q, %d): head %q is %d tokens", text, budget, head, n)
 		}
 	})
 }
