@@ -114,6 +114,10 @@ type Resolver struct {
 	// bySite maps a document's whole site path to it (the shortest path,
 	// then the first, when two documents are served at the same path).
 	bySite map[string]int
+	// byFile maps a document's repository path to it: a link that names
+	// a file (api/README.md) means that file, though api.md beside it is
+	// served at the same site path.
+	byFile map[string]int
 	// byName maps the last part of documents' site paths to them, in
 	// shorter order, for loose.
 	byName map[string][]int
@@ -139,12 +143,13 @@ type ref struct{ doc, section int }
 // NewResolver indexes pages for Resolve. It keeps pages, which must not
 // change afterwards.
 func NewResolver(docs []Page) *Resolver {
-	r := &Resolver{docs: docs, byPath: map[string][]int{}, bySite: map[string]int{}, byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
+	r := &Resolver{docs: docs, byPath: map[string][]int{}, bySite: map[string]int{}, byFile: make(map[string]int, len(docs)), byName: map[string][]int{}, unique: map[string]ref{}, exts: map[string]bool{".html": true, ".htm": true}, anchors: make([]map[string]int, len(docs)), folded: make([]map[string]int, len(docs))}
 	// Shorter order: the shorter path, then the first in byte order.
 	shorter := func(a, b int) int {
 		return cmp.Or(cmp.Compare(len(docs[a].Path), len(docs[b].Path)), strings.Compare(docs[a].Path, docs[b].Path))
 	}
 	for i, d := range docs {
+		r.byFile[d.Path] = i
 		r.exts[strings.ToLower(path.Ext(d.Path))] = true
 		p := sitePath(d.Path)
 		if j, ok := r.bySite[p]; !ok || shorter(i, j) < 0 {
@@ -212,6 +217,9 @@ func (r *Resolver) Resolve(from int, target string) (doc, section int, ok bool) 
 			return 0, 0, false
 		}
 	case strings.HasPrefix(u.Path, "/"):
+		if doc, ok = r.byFile[strings.TrimPrefix(path.Clean(u.Path), "/")]; ok {
+			break // the repository's own path of a file (GitHub renders it so)
+		}
 		if doc, ok = r.nearest(from, r.byPath[r.linkPath(u.Path)]); !ok {
 			if doc, ok = r.loose(from, r.linkPath(u.Path)); !ok {
 				return 0, 0, false
@@ -239,13 +247,17 @@ func (r *Resolver) Resolve(from int, target string) (doc, section int, ok bool) 
 	return 0, 0, false
 }
 
-// relative resolves a path relative to document from: to the file beside
-// it ("options.md", "../config/" from guide/build.md is config), or, as a
+// relative resolves a path relative to document from: to the file it
+// names, else the page beside it ("options.md", "../config/" from
+// guide/build.md is config), or, as a
 // site serves each page as a folder (guide/build.md at /guide/build/), to
 // the page beside it there ("../config/" from guide/build.md is then
 // guide/config).
 func (r *Resolver) relative(from int, p string) (int, bool) {
 	src := r.docs[from].Path
+	if d, ok := r.byFile[path.Join(path.Dir(src), p)]; ok {
+		return d, true // the file the link names
+	}
 	if d, ok := r.exact(path.Join(path.Dir(src), p)); ok {
 		return d, true
 	}

@@ -280,3 +280,17 @@ func BenchmarkNewResolver(b *testing.B) {
 		NewResolver(pages)
 	}
 }
+
+// TestInboundExplicitIndexFile: a link that names a file reaches it, though
+// another document is served at the same site path (api.md, api/README.md).
+func TestInboundExplicitIndexFile(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "docs/api.md", "# API summary\n\ntext\n"),
+		doc(t, "docs/api/README.md", "# API reference\n\ntext\n"),
+		doc(t, "docs/start.md", "# Start\n\n[the reference](api/README.md) and [the summary](api.md).\n"),
+	}
+	checkInbound(t, docs, []inboundCase{
+		{"docs/api/README.md", "API reference", "the reference"},
+		{"docs/api.md", "API summary", "the summary"},
+	})
+}
