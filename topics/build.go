@@ -66,6 +66,9 @@ const otherCategory = "other"
 // rootCategory holds the documents at the top of the docs tree.
 const rootCategory = "overview"
 
+// overrideCategory lists the config's topics that name no category.
+const overrideCategory = "guides"
+
 // genericHeadings are headings too common to name a topic.
 var genericHeadings = map[string]bool{
 	"overview": true, "introduction": true, "intro": true, "example": true, "examples": true,
@@ -106,7 +109,8 @@ func (c *candidate) covers(doc, sec int, headingSlugs [][][]string) bool {
 }
 
 // Build derives the topic tree of docs (in path order) and tags every
-// section. It fails only on an override glob that cannot be parsed.
+// section. It fails only on a config override it cannot honour: a path
+// glob that cannot be parsed, or a topic whose slug is a category's.
 func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 	if opts.MaxCategories <= 0 {
 		opts.MaxCategories = DefaultOptions().MaxCategories
@@ -197,10 +201,10 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 		isCat[c] = true
 	}
 
-	headingSlugs := sectionHeadingSlugs(docs)
-	cands := candidates(docs, rel, locale, primary, catOf, headingSlugs, isCat)
-	picked := pick(cands, cats, opts.MaxTopics)
-
+	// Overrides come first: a category one names is a category like the
+	// folders', so no generated topic may take its slug either, and a slug
+	// names one entry of the tree (a filter by it cannot mean two).
+	folderCat := maps.Clone(isCat)
 	var overrides []*candidate
 	for _, o := range opts.Overrides {
 		c, err := overrideCandidate(o, docs)
@@ -208,16 +212,27 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 			return nil, nil, err
 		}
 		overrides = append(overrides, c)
+		if !isCat[c.category] {
+			isCat[c.category] = true
+			cats = append(cats, c.category)
+			catName[c.category], catKey[c.category] = humanize(c.category), c.category
+		}
 	}
+	for _, o := range overrides {
+		if isCat[o.slug] {
+			return nil, nil, fmt.Errorf("topic %q has the slug %q of the category %q, and a slug names one entry of the topic tree (agents filter by it): %s",
+				o.name, o.slug, catName[o.slug], categoryClashFix(overrides, o.slug, folderCat[o.slug]))
+		}
+	}
+
+	headingSlugs := sectionHeadingSlugs(docs)
+	cands := candidates(docs, rel, locale, primary, catOf, headingSlugs, isCat)
+	picked := pick(cands, cats, opts.MaxTopics)
+
 	if len(overrides) > 0 {
 		replaced := map[string]bool{}
 		for _, o := range overrides {
 			replaced[o.slug] = true
-			if !isCat[o.category] {
-				isCat[o.category] = true
-				cats = append(cats, o.category)
-				catName[o.category], catKey[o.category] = humanize(o.category), o.category
-			}
 		}
 		kept := picked[:0]
 		for _, c := range picked {
@@ -482,6 +497,23 @@ func pick(cands []*candidate, cats []string, max int) []*candidate {
 	return out
 }
 
+// categoryClashFix says how to fix a config whose topic has the slug of
+// the category cat: rename the topic, or, when only topics name cat (it
+// is no folder's category), set another category for them. A folder's
+// category already selects its sections by that slug.
+func categoryClashFix(overrides []*candidate, cat string, folderCat bool) string {
+	if folderCat {
+		return "rename the topic in the config's topics: (the category already selects its own sections by that slug)"
+	}
+	var naming []string
+	for _, o := range overrides {
+		if o.category == cat {
+			naming = append(naming, fmt.Sprintf("%q", o.name))
+		}
+	}
+	return fmt.Sprintf("rename the topic in the config's topics:, or set another category: for %s", strings.Join(naming, ", "))
+}
+
 func overrideCandidate(o config.TopicOverride, docs []*markdown.Document) (*candidate, error) {
 	for _, g := range o.Paths {
 		if !doublestar.ValidatePattern(g) {
@@ -490,7 +522,7 @@ func overrideCandidate(o config.TopicOverride, docs []*markdown.Document) (*cand
 	}
 	cat := Slug(o.Category)
 	if cat == "" {
-		cat = "guides"
+		cat = overrideCategory
 	}
 	var words []string
 	for _, h := range o.Headings {

@@ -171,6 +171,72 @@ func TestOverrides(t *testing.T) {
 	}
 }
 
+// TestOverrideCategoryIsNoGeneratedTopic checks that a category only an
+// override names is one like the folders': no generated topic takes its
+// slug (the routing folder's topic did, and topics=routing then meant the
+// folder's sections though the category held only the override's).
+func TestOverrideCategoryIsNoGeneratedTopic(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Overrides = []config.TopicOverride{{Name: "Middleware", Category: "Routing", Paths: []string{"docs/2.guide/routing/middleware.md"}}}
+	tree, tags, err := Build(testDocs(), opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]bool{}
+	for _, s := range tree.Slugs() {
+		if seen[s] {
+			t.Errorf("slug %q names two entries of the tree %+v", s, tree.Categories)
+		}
+		seen[s] = true
+	}
+	var routing []string
+	for _, c := range tree.Categories {
+		for _, tp := range c.Topics {
+			if c.Slug == "routing" {
+				routing = append(routing, tp.Slug)
+			}
+		}
+	}
+	if want := []string{"middleware"}; !reflect.DeepEqual(routing, want) {
+		t.Errorf("category routing holds %v, want %v", routing, want)
+	}
+	if slices.Contains(tags[3][0], "routing") {
+		t.Errorf("dynamic.md tagged %v: a generated topic took the override's category's slug", tags[3][0])
+	}
+}
+
+// TestOverrideNamedLikeCategory checks that a config topic whose slug is
+// a category's fails the build with the topic, the category and the fix,
+// as a bad glob does: the slug would name two entries of the tree.
+func TestOverrideNamedLikeCategory(t *testing.T) {
+	for _, tt := range []struct {
+		name      string
+		overrides []config.TopicOverride
+		want      []string
+	}{
+		{"a folder's category", []config.TopicOverride{{Name: "API", Headings: []string{"params"}}},
+			[]string{`topic "API"`, `"api"`, "rename the topic", "already selects"}},
+		{"another topic's category", []config.TopicOverride{{Name: "Env", Category: "Core", Headings: []string{"environment"}}, {Name: "Core", Paths: []string{"docs/index.md"}}},
+			[]string{`topic "Core"`, `"core"`, `another category: for "Env"`}},
+		{"its own default category", []config.TopicOverride{{Name: "Guides", Paths: []string{"docs/index.md"}}},
+			[]string{`topic "Guides"`, `"guides"`, `another category: for "Guides"`}},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			opts := DefaultOptions()
+			opts.Overrides = tt.overrides
+			_, _, err := Build(testDocs(), opts)
+			if err == nil {
+				t.Fatal("no error")
+			}
+			for _, w := range tt.want {
+				if !strings.Contains(err.Error(), w) {
+					t.Errorf("error %q does not say %s", err, w)
+				}
+			}
+		})
+	}
+}
+
 func TestSlugAndStripOrder(t *testing.T) {
 	for in, want := range map[string]string{
 		"Environment Variables": "environment-variables", "useFetch()": "usefetch",

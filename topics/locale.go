@@ -1,6 +1,7 @@
 package topics
 
 import (
+	"path"
 	"slices"
 	"strings"
 
@@ -92,12 +93,14 @@ func Translations(docs []*markdown.Document) []bool {
 // and its path below that folder (below the plugin, and the docs' version,
 // for Docusaurus) ends the path of a page under no such folder. The mirror is
 // what makes it a translation: a folder named "it" or "id" that mirrors
-// nothing is left alone.
+// nothing is left alone. An index page (index.md, README.md) mirrors some
+// page in every tree, the root's README at least, so it counts only in a
+// language folder that a page other than an index mirrors.
 func mirrored(docs []*markdown.Document, out []bool) {
 	tails := map[string]bool{} // every path, and its ends at folder boundaries, of the pages under no language folder
 	type candidate struct {
-		doc  int
-		rest string
+		doc          int
+		folder, rest string
 	}
 	var candidates []candidate
 	for i, d := range docs {
@@ -119,13 +122,27 @@ func mirrored(docs []*markdown.Document, out []bool) {
 		case len(rest) > 1 && strings.HasPrefix(rest[0], "docusaurus-plugin-content-"):
 			rest = rest[1:] // the blog's or pages' plugin
 		}
-		candidates = append(candidates, candidate{i, strings.Join(rest, "/")})
+		candidates = append(candidates, candidate{i, strings.Join(segs[:k+1], "/"), strings.Join(rest, "/")})
+	}
+	translated := map[string]bool{} // language folders a page other than an index mirrors
+	for _, c := range candidates {
+		if tails[c.rest] && !isIndex(path.Base(c.rest)) {
+			translated[c.folder] = true
+		}
 	}
 	for _, c := range candidates {
-		if tails[c.rest] {
+		if tails[c.rest] && translated[c.folder] {
 			out[c.doc] = true
 		}
 	}
+}
+
+// isIndex reports whether a file name is a folder's index page, which
+// every folder of a documentation tree may have: index, _index (Hugo) or
+// README, in any case and format.
+func isIndex(name string) bool {
+	stem, _, _ := strings.Cut(strings.ToLower(name), ".")
+	return stem == "index" || stem == "_index" || stem == "readme"
 }
 
 // isEnglish reports whether a locale is English: en, en-us, pages.en.

@@ -58,6 +58,14 @@ func TestTranslations(t *testing.T) {
 			want:  []bool{false, false, false},
 		},
 		{
+			// Every folder has an index page, and the root's README is not
+			// what docs/id/README.md translates: an index mirrors only in a
+			// folder that another page mirrors.
+			name:  "a folder named like a language whose index pages are all that mirror",
+			paths: []string{"README.md", "docs/guide/a.md", "docs/guide/index.md", "docs/id/README.md", "docs/id/identifiers.md", "docs/id/guide/_index.mdx"},
+			want:  []bool{false, false, false, false, false, false},
+		},
+		{
 			name:  "no translations",
 			paths: []string{"docs/guide/a.md", "docs/api/b.md"},
 			want:  []bool{false, false},

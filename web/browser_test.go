@@ -279,7 +279,7 @@ func TestBrowser(t *testing.T) {
 		tb.t = t
 		tb.open("/acme/widgets")
 		href := eval[string](tb, "document.querySelector('.tree a').getAttribute('href')")
-		tb.do(chromedp.Click(chromedp.CSS(".tree a")), chromedp.WaitVisible(chromedp.CSS("#outline-h")))
+		tb.do(chromedp.Click(chromedp.CSS(".tree a")), chromedp.WaitVisible(chromedp.CSS(`#c7\:outline-h`)))
 		if loc := eval[string](tb, "location.pathname"); loc != href {
 			t.Errorf("at %s, want %s", loc, href)
 		}
@@ -287,9 +287,13 @@ func TestBrowser(t *testing.T) {
 		if n == 0 {
 			t.Fatal("no outline")
 		}
-		// Every outline entry leads to a part of the document.
-		if missing := eval[[]string](tb, "[...document.querySelectorAll('.outline a')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(decodeURIComponent(id)))"); len(missing) > 0 {
-			t.Errorf("outline entries lead nowhere: %v", missing)
+		// Every outline entry leads to a part of the document (not to the
+		// page's own element of the same id), and the skip link to <main>.
+		if missing := eval[[]string](tb, "[...document.querySelectorAll('.outline a')].map(a => a.getAttribute('href').slice(1)).filter(id => !document.getElementById(decodeURIComponent(id))?.matches('section.part'))"); len(missing) > 0 {
+			t.Errorf("outline entries lead to no part of the document: %v", missing)
+		}
+		if tag := eval[string](tb, "document.getElementById(decodeURIComponent(document.querySelector('a.skip').hash.slice(1)))?.tagName ?? 'nothing'"); tag != "MAIN" {
+			t.Errorf("the skip link leads to %s, want MAIN", tag)
 		}
 		screenshots(tb, shots, "document")
 		tb.clean("document")

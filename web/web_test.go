@@ -22,6 +22,9 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/artifacts"
+	"github.com/codex7/codex7/config"
+	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/web"
 )
@@ -189,6 +192,52 @@ func TestHostileDocumentHTML(t *testing.T) {
 		}
 		if !strings.Contains(main, "&lt;script&gt;this is code, shown as text&lt;/script&gt;") {
 			t.Errorf("%s: the code block is not shown as text", path)
+		}
+	}
+}
+
+// TestDocumentIDsUnique checks that the document view's ids are unique:
+// each part has its section's anchor as id, which the outline and other
+// pages link to, and a heading "Main" or "Outline h" is anchored like the
+// page's own <main> and outline heading were, which came first, so the
+// link led to the top of the page. The part before any heading has no
+// anchor, and no id.
+func TestDocumentIDsUnique(t *testing.T) {
+	repo := gittest.New(t, "main")
+	repo.Write(map[string]string{"docs/cli.md": "Text before any heading.\n\n# CLI\n\nIntro.\n\n## Main\n\nThe main command.\n\n## Outline h\n\nText.\n\n## C7:main\n\nA colon.\n"})
+	repo.Commit("docs")
+	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: /acme/ids\n    repo: "+repo.Dir+"\n"), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Allow.LocalRoots = append(cfg.Allow.LocalRoots, repo.Dir)
+	out := t.TempDir()
+	buildtest.BuildConfig(t, out, cfg)
+	ts := serve(t, handler(openEngine(t, out), nil))
+	resp, body := get(t, noRedirects(nil), ts.URL, "/acme/ids/-/doc/docs/cli.md")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d\n%s", resp.StatusCode, body)
+	}
+	count := map[string]int{}
+	for _, m := range regexp.MustCompile(`\sid="([^"]*)"`).FindAllStringSubmatch(body, -1) {
+		count[m[1]]++
+	}
+	for id, n := range count {
+		if n > 1 {
+			t.Errorf("%d elements have id %q", n, id)
+		}
+	}
+	if count[""] > 0 {
+		t.Error(`the part with no anchor has id=""`)
+	}
+	for _, id := range []string{"cli", "main", "outline-h", "c7main"} {
+		if !strings.Contains(body, `href="#`+id+`"`) || count[id] != 1 {
+			t.Errorf("the outline's link to #%s leads to %d elements", id, count[id])
+		}
+	}
+	for _, m := range regexp.MustCompile(`(?:href="#|aria-labelledby=")([^"]+)"`).FindAllStringSubmatch(body, -1) {
+		if count[m[1]] != 1 {
+			t.Errorf("%s refers to %d elements", m[0], count[m[1]])
 		}
 	}
 }
