@@ -70,7 +70,9 @@ func knownRoutes() []string { return []string{"/mcp", "/api", "/healthz", "/read
 
 // knownTools are the tools New registers, each with series of its own.
 // TestKnownToolsMatchServer fails when New gains a tool not listed here.
-func knownTools() []string { return []string{"resolve-library-id", "get-library-docs", "get-context7-docs"} }
+func knownTools() []string {
+	return []string{"resolve-library-id", "get-library-docs", "get-context7-docs"}
+}
 
 // latencyBuckets are the upper bounds, in seconds, of the latency
 // histograms: fine around the 3 ms a tool call should take, coarse up to
