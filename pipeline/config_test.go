@@ -34,13 +34,9 @@ func TestCommentAtTopDoesNotRebuild(t *testing.T) {
 	out := t.TempDir()
 	build := func(src string) *Result {
 		t.Helper()
-		cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(context.Background(), cfg, Options{Out: out})
-		if err != nil || res.Err() != nil {
-			t.Fatal(err, res.Err())
+		res := buildYAML(t, src, Options{Out: out})
+		if res.Err() != nil {
+			t.Fatal(res.Err())
 		}
 		return res
 	}
@@ -62,13 +58,9 @@ func TestNewVersionDoesNotRebuildOthers(t *testing.T) {
 	build := func(versions string) *Result {
 		t.Helper()
 		src := "libraries:\n  - id: /acme/widgets\n    repo: " + widgets.Dir + "\n    versions: " + versions + "\n"
-		cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(context.Background(), cfg, Options{Out: out})
-		if err != nil || res.Err() != nil {
-			t.Fatal(err, res.Err())
+		res := buildYAML(t, src, Options{Out: out})
+		if res.Err() != nil {
+			t.Fatal(res.Err())
 		}
 		return res
 	}
@@ -84,14 +76,7 @@ func TestNewVersionDoesNotRebuildOthers(t *testing.T) {
 func TestDocsGlobMatchingNothingFails(t *testing.T) {
 	widgets, _ := fixtureRepos(t)
 	src := "libraries:\n  - id: /acme/widgets\n    repo: " + widgets.Dir + "\n    versions: [{ref: v1.0.0}]\n    docs: [\"doc/**\"]\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(context.Background(), cfg, Options{Out: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildYAML(t, src, Options{Out: t.TempDir()})
 	for _, v := range res.Versions {
 		if v.Stage != StageFailed || !strings.Contains(v.Err.Error(), "doc/**") {
 			t.Errorf("%s@%s: %s with %d documents, err %v; want failed naming the docs: glob that matches nothing", v.Library, v.Version, v.Stage, v.Documents, v.Err)
@@ -109,14 +94,7 @@ func TestRemovedFromConfigNotServed(t *testing.T) {
 	out := t.TempDir()
 	build := func(src string, libs ...string) *Result {
 		t.Helper()
-		cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-		if err != nil {
-			t.Fatal(err)
-		}
-		res, err := Build(context.Background(), cfg, Options{Out: out, Libraries: libs})
-		if err != nil {
-			t.Fatal(err)
-		}
+		res := buildYAML(t, src, Options{Out: out, Libraries: libs})
 		return res
 	}
 	listed := func(cat *artifacts.Catalog) string {
@@ -235,13 +213,9 @@ func TestEveryBuiltVersionCanBeNamed(t *testing.T) {
 	widgets.Git("tag", "widgets@1.0.0", "v1.0.0")
 	widgets.Git("tag", "v1.1.0+docs", "v1.1.0")
 	src := "libraries:\n  - id: /acme/widgets\n    repo: " + widgets.Dir + "\n    versions: [{ref: widgets@1.0.0}, {ref: v1.1.0+docs}]\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(context.Background(), cfg, Options{Out: t.TempDir()})
-	if err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
+	res := buildYAML(t, src, Options{Out: t.TempDir()})
+	if res.Err() != nil {
+		t.Fatal(res.Err())
 	}
 	for _, l := range res.Catalog.Libraries {
 		for _, v := range l.Versions {
@@ -262,14 +236,7 @@ func TestEveryBuiltVersionCanBeNamed(t *testing.T) {
 func TestLatestNamingNoVersionIsReported(t *testing.T) {
 	_, cli := fixtureRepos(t) // trunk, and v0.9.0 from context7.json
 	src := "libraries:\n  - id: /acme/cli\n    repo: " + cli.Dir + "\n    latest: v1.0\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	res, err := Build(context.Background(), cfg, Options{Out: t.TempDir()})
-	if err != nil {
-		t.Fatal(err)
-	}
+	res := buildYAML(t, src, Options{Out: t.TempDir()})
 	if res.Err() == nil || !strings.Contains(res.Err().Error(), "v1.0") {
 		t.Errorf("latest: v1.0 names no version of /acme/cli (trunk, v0.9.0), yet the build succeeded (err %v) with latest %q",
 			res.Err(), res.Catalog.Library("/acme/cli").Latest)
@@ -287,15 +254,10 @@ func TestTopicOverrideMatchingNothingIsReported(t *testing.T) {
 	widgets, _ := fixtureRepos(t)
 	src := "libraries:\n  - id: /acme/widgets\n    repo: " + widgets.Dir + "\n    versions: [{ref: v1.0.0}]\n" +
 		"    topics:\n      - name: Widget API\n        paths: [\"doc/api/**\"]\n"
-	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
 	var logs bytes.Buffer
 	out := t.TempDir()
-	res, err := Build(context.Background(), cfg, Options{Out: out, Logger: slog.New(slog.NewTextHandler(&logs, nil))})
-	if err != nil || res.Err() != nil {
-		t.Fatal(err, res.Err())
+	if res := buildYAML(t, src, Options{Out: out, Logger: slog.New(slog.NewTextHandler(&logs, nil))}); res.Err() != nil {
+		t.Fatal(res.Err())
 	}
 	tree, err := artifacts.ReadTopics(artifacts.Dir(out, "/acme/widgets", "v1.0.0"))
 	if err != nil {
@@ -327,4 +289,20 @@ func TestLibraryNamedTwiceBuiltOnce(t *testing.T) {
 		}
 		t.Errorf("widgets has 3 versions, but the build reports %d: %v", len(res.Versions), got)
 	}
+}
+
+// buildYAML builds the config src into opts.Out, failing the test when the
+// build cannot start (a config error, a locked output); per-version
+// failures are in the result.
+func buildYAML(t *testing.T, src string, opts Options) *Result {
+	t.Helper()
+	cfg, err := config.Parse(strings.NewReader(src), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := Build(context.Background(), cfg, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return res
 }
