@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
@@ -37,13 +36,7 @@ func TestTrimmedSectionWithLongHeadFitsBudget(t *testing.T) {
 			}
 			w.Write(map[string]string{tt.path: big.String()})
 			w.Commit("zebras")
-			out := t.TempDir()
-			buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
-			e, err := Open(out)
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer e.Close()
+			e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
 			for _, asked := range []int{request.MinTokens, 1, 400} {
 				a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Query: "zebra stripes", Tokens: asked})
 				if err != nil {
@@ -73,13 +66,7 @@ func TestDocumentPageWithLongTitleFitsBudget(t *testing.T) {
 	path := "docs/zebras.md"
 	w.Write(map[string]string{path: "# " + title + "\n\nZebras have stripes.\n\n## Herds\n\nA herd is a few zebras.\n"})
 	w.Commit("zebras")
-	out := t.TempDir()
-	buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
-	e, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
 	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Path: path, Tokens: request.MinTokens})
 	if err != nil {
 		t.Fatal(err)

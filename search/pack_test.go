@@ -9,7 +9,6 @@ import (
 
 	"github.com/codex7/codex7/catalog"
 	"github.com/codex7/codex7/index"
-	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/tokens"
@@ -360,13 +359,7 @@ func TestSearchTokensWithTrimmedSections(t *testing.T) {
 		"docs/herd.md":   "# Herd\n\n## Herd size\n\nA zebra herd is a few zebras.\n\n```js\nherd.count(zebra)\n```\n",
 	})
 	w.Commit("zebras")
-	out := t.TempDir()
-	buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
-	e, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
 	trimmed := 0
 	for _, budget := range []int{request.MinTokens, 300, 700} {
 		for _, mode := range []string{"", request.ModeCode} {

@@ -6,7 +6,6 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/request"
 )
@@ -31,13 +30,7 @@ func TestNextPageAnnouncedPastMaxCandidatesExists(t *testing.T) {
 	}
 	w.Write(files)
 	w.Commit("zebras")
-	out := t.TempDir()
-	buildtest.Build(t, out, "libraries:\n  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
-	e, err := Open(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer e.Close()
+	e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
 	req := DocsRequest{Library: "/acme/zoo", Query: "zebra", Tokens: request.MaxTokens}
 	for page := 1; ; page++ {
 		req.Page = page
