@@ -106,25 +106,15 @@ func TestPullMissingBlob(t *testing.T) {
 // as it was; before, the version was refused as content that "does not
 // match its digest" and the rest installed.
 func TestPullConnectionReset(t *testing.T) {
-	reg, s, _, dst := published(t)
-	s.change("beta")
-	res := push(t, s.out, mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1"), Options{})
-	cut := res.Pushed[0]
-	blob := readFile(t, reg.BlobPath(cut.Digest))
-	f := newFaultyRegistry(t, reg)
-	f.set(func(w http.ResponseWriter, r *http.Request) bool {
-		if !blobGet(r, cut.Digest) {
-			return false
-		}
+	f, dst, cut := faultyLayer(t, func(_ *faultyRegistry, w http.ResponseWriter, _ *http.Request, blob []byte) {
 		startBlob(w, blob, len(blob)/2)
 		conn, _, err := http.NewResponseController(w).Hijack()
 		if err != nil {
 			t.Error(err)
-			return true
+			return
 		}
 		conn.(*net.TCPConn).SetLinger(0) // close with a RST
 		conn.Close()
-		return true
 	})
 	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
 	got, err := Pull(context.Background(), f.ref(t, "v1"), dst, PullOptions{})

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"encoding/base64"
-	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -25,7 +24,6 @@ import (
 
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
-	"oras.land/oras-go/v2/content"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/buildtest"
@@ -389,24 +387,8 @@ func TestPullRefusesHostileManifests(t *testing.T) {
 	_, _, ref, dst := published(t)
 	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
 
-	repo, err := Options{}.repository(ref)
-	if err != nil {
-		t.Fatal(err)
-	}
+	repo, good := tagManifest(t, ref)
 	ctx := context.Background()
-	desc, rc, err := repo.FetchReference(ctx, "v1")
-	if err != nil {
-		t.Fatal(err)
-	}
-	data, err := content.ReadAll(rc, desc)
-	rc.Close()
-	if err != nil {
-		t.Fatal(err)
-	}
-	var good ocispec.Manifest
-	if err := json.Unmarshal(data, &good); err != nil {
-		t.Fatal(err)
-	}
 	withLayer := func(i int, edit func(d *ocispec.Descriptor)) []ocispec.Descriptor {
 		layers := slices.Clone(good.Layers)
 		d := layers[i]
@@ -547,6 +529,28 @@ func (f *faultyRegistry) hold(r *http.Request) {
 	case <-r.Context().Done():
 	case <-f.done:
 	}
+}
+
+// faultyLayer publishes a dist (see published), changes one version and
+// pushes it, and puts a faulty registry in front whose answer to the
+// download of that version's layer is onLayer's (blob is the layer's
+// bytes). It returns the faulty registry, the directory pulled into before
+// the change, and the changed version.
+func faultyLayer(t *testing.T, onLayer func(f *faultyRegistry, w http.ResponseWriter, r *http.Request, blob []byte)) (f *faultyRegistry, dst string, changed PushedVersion) {
+	t.Helper()
+	reg, s, ref, dst := published(t)
+	s.change("beta")
+	changed = push(t, s.out, ref, Options{}).Pushed[0]
+	blob := readFile(t, reg.BlobPath(changed.Digest))
+	f = newFaultyRegistry(t, reg)
+	f.set(func(w http.ResponseWriter, r *http.Request) bool {
+		if !blobGet(r, changed.Digest) {
+			return false
+		}
+		onLayer(f, w, r, blob)
+		return true
+	})
+	return f, dst, changed
 }
 
 // blobGet reports whether r downloads the blob dgst.

@@ -90,19 +90,9 @@ func TestMirrorSyncStalledRegistry(t *testing.T) {
 // IdleTimeout (set short), refusing nothing and leaving the dist as it
 // was; without the idle timeout it waited forever.
 func TestPullStalledBody(t *testing.T) {
-	reg, s, _, dst := published(t)
-	s.change("beta")
-	res := push(t, s.out, mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1"), Options{})
-	stalled := res.Pushed[0]
-	blob := readFile(t, reg.BlobPath(stalled.Digest))
-	f := newFaultyRegistry(t, reg)
-	f.set(func(w http.ResponseWriter, r *http.Request) bool {
-		if !blobGet(r, stalled.Digest) {
-			return false
-		}
+	f, dst, _ := faultyLayer(t, func(f *faultyRegistry, w http.ResponseWriter, r *http.Request, blob []byte) {
 		startBlob(w, blob, len(blob)/2)
 		f.hold(r)
-		return true
 	})
 	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
 	err := returns(t, "a pull whose layer stalled", func() error {
@@ -123,24 +113,14 @@ func TestPullStalledBody(t *testing.T) {
 // the download: a layer that comes slowly, in small pieces, over several
 // times IdleTimeout, is pulled.
 func TestPullSlowBody(t *testing.T) {
-	reg, s, _, dst := published(t)
-	s.change("beta")
-	res := push(t, s.out, mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1"), Options{})
-	slow := res.Pushed[0]
-	blob := readFile(t, reg.BlobPath(slow.Digest))
 	const idle, pieces, gap = 500 * time.Millisecond, 40, 50 * time.Millisecond // 2 s in all
-	f := newFaultyRegistry(t, reg)
-	f.set(func(w http.ResponseWriter, r *http.Request) bool {
-		if !blobGet(r, slow.Digest) {
-			return false
-		}
+	f, dst, slow := faultyLayer(t, func(_ *faultyRegistry, w http.ResponseWriter, _ *http.Request, blob []byte) {
 		startBlob(w, blob, 0)
 		for i := range pieces {
 			time.Sleep(gap)
 			w.Write(blob[i*len(blob)/pieces : (i+1)*len(blob)/pieces])
 			w.(http.Flusher).Flush()
 		}
-		return true
 	})
 	got, err := Pull(context.Background(), f.ref(t, "v1"), dst, PullOptions{Options: Options{IdleTimeout: idle}})
 	if err != nil {
