@@ -3,7 +3,6 @@ package index
 import (
 	"context"
 	"fmt"
-	"math"
 	"math/rand/v2"
 	"strings"
 	"testing"
@@ -24,28 +23,7 @@ func TestRankerMatchesBlugeOnSmallCorpora(t *testing.T) {
 	inboundOnly := []string{"victor", "uniform"}
 	compare := func(r *Reader, q Query) {
 		t.Helper()
-		want, wantN, err := oracleSearch(ctx, r, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		got, gotN, err := r.SearchCount(ctx, q)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if gotN != wantN {
-			t.Errorf("%+v: %d match, want %d", q, gotN, wantN)
-		}
-		if len(got) != len(want) {
-			t.Errorf("%+v: %d hits, want %d", q, len(got), len(want))
-			return
-		}
-		for j := range want {
-			g, w := got[j], want[j]
-			if g.ID != w.ID || math.Abs(g.Score-w.Score) > 1e-12*math.Abs(w.Score) {
-				t.Errorf("%+v: hit %d is %s (score %v), want %s (score %v)", q, j, g.ID, g.Score, w.ID, w.Score)
-				return
-			}
-		}
+		compareWithOracle(t, ctx, r, q)
 	}
 	for c := range 40 {
 		n := 3 + rng.IntN(60)
