@@ -243,7 +243,11 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 		picked = append(kept, overrides...)
 	}
 
-	// Tag every section: its category, then every picked topic covering it.
+	// Tag every section: its category, then every picked topic covering it
+	// and, for a config topic, the category it is listed under, so that a
+	// category holds (and a filter by its slug finds) the sections of every
+	// topic it lists, also when no folder makes it (a config topic's
+	// category may name none).
 	tags := make(Tags, len(docs))
 	type count struct{ sections, tokens int }
 	catCount := map[string]*count{}
@@ -261,18 +265,26 @@ func Build(docs []*markdown.Document, opts Options) (*Tree, Tags, error) {
 		for j := range d.Sections {
 			s := &d.Sections[j]
 			set := []string{catOf[i]}
-			catCount[catOf[i]].sections++
-			catCount[catOf[i]].tokens += s.Tokens
 			for _, c := range picked {
 				if c.covers(i, j, headingSlugs) {
 					set = append(set, c.slug)
+					if c.source == SourceConfig {
+						set = append(set, c.category)
+					}
 					topicCount[c].sections++
 					topicCount[c].tokens += s.Tokens
 					topicCatTokens[c][catOf[i]] += s.Tokens + 1
 				}
 			}
 			sort.Strings(set)
-			tags[i][j] = slices.Compact(set)
+			set = slices.Compact(set)
+			for _, tag := range set {
+				if n := catCount[tag]; n != nil {
+					n.sections++
+					n.tokens += s.Tokens
+				}
+			}
+			tags[i][j] = set
 		}
 	}
 

@@ -205,6 +205,50 @@ func TestOverrideCategoryIsNoGeneratedTopic(t *testing.T) {
 	}
 }
 
+// TestConfigCategoryHoldsItsTopics checks that a category a config topic
+// names holds that topic's sections: its count is theirs and a filter by
+// its slug finds them. A category no folder makes showed 0 sections (and
+// found none) while listing a topic that had some.
+func TestConfigCategoryHoldsItsTopics(t *testing.T) {
+	opts := DefaultOptions()
+	opts.Overrides = []config.TopicOverride{
+		{Name: "Env", Category: "Setup", Headings: []string{"environment"}},
+		{Name: "Routing", Category: "Core", Paths: []string{"docs/2.guide/routing/middleware.md"}},
+	}
+	docs := testDocs()
+	tree, tags, err := Build(docs, opts)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, slug := range []string{"setup", "core"} {
+		var cat *Category
+		for i := range tree.Categories {
+			if tree.Categories[i].Slug == slug {
+				cat = &tree.Categories[i]
+			}
+		}
+		if cat == nil || len(cat.Topics) != 1 {
+			t.Fatalf("category %s = %+v, want it with its one config topic", slug, cat)
+		}
+		topic := cat.Topics[0]
+		tagged := 0
+		for i := range tags {
+			for j := range tags[i] {
+				if slices.Contains(tags[i][j], topic.Slug) != slices.Contains(tags[i][j], slug) {
+					t.Errorf("%s section %d tagged %v: the topic %s and its category %s go together", docs[i].Path, j, tags[i][j], topic.Slug, slug)
+				}
+				if slices.Contains(tags[i][j], slug) {
+					tagged++
+				}
+			}
+		}
+		if topic.Sections == 0 || cat.Sections != topic.Sections || cat.Sections != tagged || cat.Tokens != topic.Tokens {
+			t.Errorf("category %s: %d sections (%d tokens), %d tagged, its topic %d (%d tokens); want the topic's, all tagged",
+				slug, cat.Sections, cat.Tokens, tagged, topic.Sections, topic.Tokens)
+		}
+	}
+}
+
 // TestOverrideNamedLikeCategory checks that a config topic whose slug is
 // a category's fails the build with the topic, the category and the fix,
 // as a bad glob does: the slug would name two entries of the tree.
