@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/internal/waitfor"
 )
 
@@ -78,15 +77,8 @@ func TestServeAuth(t *testing.T) {
 		}
 	}
 
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--auth", authFile, "--audit-log", auditFile)
-	var logs syncbuf.Buffer
-	cmd.Stderr = &logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := "http://" + addr
+	srv := startServer(t, bin, out, "--auth", authFile, "--audit-log", auditFile)
+	cmd, base, logs := srv.cmd, srv.base, srv.stderr
 	waitReady(t, base)
 	get := func(path, token string) (int, string) {
 		t.Helper()

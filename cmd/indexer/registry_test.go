@@ -8,14 +8,12 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/registrytest"
-	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/oci"
 )
@@ -215,16 +213,9 @@ func TestServeFromRegistry(t *testing.T) {
 	if code, out, errOut := cli(t, bin, nil, "push", "--artifacts", site.out, ref); code != 0 {
 		t.Fatalf("push: %d %s%s", code, out, errOut)
 	}
-	addr := freeAddr(t)
 	cacheDir := t.TempDir()
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", ref, "--cache-dir", cacheDir, "--reload-interval", "100ms")
-	logs := &syncbuf.Buffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := "http://" + addr
+	srv := startServer(t, bin, ref, "--cache-dir", cacheDir, "--reload-interval", "100ms")
+	base, logs := srv.base, srv.stderr
 	waitReady(t, base)
 	for _, lib := range []string{"/acme/site", "/acme/other"} {
 		if m, err := marker(t, base, lib); m != "marker1" {
@@ -282,8 +273,7 @@ func TestServeFromRegistry(t *testing.T) {
 		return nil
 	})
 	// Wait for the server's exit, which ends its writes to logs.
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
+	srv.stop(t)
 	if strings.Count(logs.String(), "registry not pulled") > 2 {
 		t.Errorf("the failing registry was logged more than once per kind of failure:\n%s", logs)
 	}
@@ -303,20 +293,15 @@ func TestServeSources(t *testing.T) {
 		t.Fatalf("push: %d %s%s", code, out, errOut)
 	}
 	cacheDir := t.TempDir()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", local.out, "--artifacts", ref, "--cache-dir", cacheDir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	base := "http://" + addr
+	srv := startServer(t, bin, local.out, "--artifacts", ref, "--cache-dir", cacheDir)
+	base := srv.base
 	waitReady(t, base)
 	for _, lib := range []string{"/acme/local", "/acme/remote"} {
 		if m, err := marker(t, base, lib); m != "marker1" {
 			t.Errorf("%s: %q %v, want marker1", lib, m, err)
 		}
 	}
-	cmd.Process.Signal(syscall.SIGTERM)
-	cmd.Wait()
+	srv.stop(t)
 
 	// The same library from two sources.
 	if code, out, errOut := cli(t, bin, nil, "push", "--artifacts", local.out, "oci://"+reg.Host+"/codex7/local:v1"); code != 0 {
@@ -334,13 +319,7 @@ func TestServeSources(t *testing.T) {
 	if code != exitFailed || !strings.Contains(errOut, "registry unreachable") {
 		t.Errorf("registry down, nothing cached: exit %d %q; want 1 naming the unreachable registry", code, errOut)
 	}
-	addr = freeAddr(t)
-	cmd = exec.Command(bin, "serve", "--http", addr, "--artifacts", ref, "--cache-dir", cacheDir)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base = "http://" + addr
+	base = startServer(t, bin, ref, "--cache-dir", cacheDir).base
 	waitfor.Nil(t, 10*time.Second, "an earlier pull to be served while the registry is down", func() error {
 		if m, err := marker(t, base, "/acme/remote"); m != "marker1" {
 			return fmt.Errorf("answer from %q (%v), want marker1", m, err)

@@ -1,12 +1,10 @@
 package main
 
 import (
-	"bytes"
 	"context"
 	"flag"
 	"fmt"
 	"log/slog"
-	"net"
 	"net/http"
 	"net/http/httptest"
 	"os"
@@ -15,7 +13,6 @@ import (
 	"slices"
 	"strings"
 	"sync"
-	"syscall"
 	"testing"
 	"time"
 
@@ -554,35 +551,6 @@ func largestLibrary(b *testing.B, dir string) string {
 	return best
 }
 
-// serverProc is a running `indexer serve --http` on a free loopback port.
-type serverProc struct {
-	cmd     *exec.Cmd
-	dir     string // the artifacts served
-	base    string // http://127.0.0.1:port
-	started time.Time
-	stderr  bytes.Buffer
-}
-
-// startServer starts bin serve --http on a free loopback port over dir,
-// with extra flags appended.
-func startServer(b *testing.B, bin, dir string, extra ...string) *serverProc {
-	b.Helper()
-	ln, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		b.Fatal(err)
-	}
-	addr := ln.Addr().String()
-	ln.Close()
-	s := &serverProc{dir: dir, base: "http://" + addr}
-	s.cmd = exec.Command(bin, append([]string{"serve", "--http", addr, "--artifacts", dir}, extra...)...)
-	s.cmd.Stderr = &s.stderr
-	s.started = time.Now()
-	if err := s.cmd.Start(); err != nil {
-		b.Fatal(err)
-	}
-	return s
-}
-
 func (s *serverProc) endpoint() string { return s.base + "/mcp" }
 
 func (s *serverProc) pid() int { return s.cmd.Process.Pid }
@@ -624,26 +592,4 @@ func (s *serverProc) plan(b *testing.B) []loadgen.Call {
 		b.Fatal(err)
 	}
 	return discoverPlan(b, cs, cat)
-}
-
-// stop ends the server with SIGTERM and fails if it does not exit cleanly
-// within 15 seconds.
-func (s *serverProc) stop(b *testing.B) {
-	b.Helper()
-	if s.cmd.ProcessState != nil {
-		return
-	}
-	s.cmd.Process.Signal(syscall.SIGTERM)
-	done := make(chan error, 1)
-	go func() { done <- s.cmd.Wait() }()
-	select {
-	case err := <-done:
-		if err != nil {
-			b.Fatalf("server exited with %v after SIGTERM:\n%s", err, s.stderr.String())
-		}
-	case <-time.After(15 * time.Second):
-		s.cmd.Process.Kill()
-		<-done
-		b.Fatalf("server did not stop within 15 s of SIGTERM")
-	}
 }

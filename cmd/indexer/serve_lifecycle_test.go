@@ -13,7 +13,6 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/internal/registrytest"
-	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/internal/waitfor"
 )
 
@@ -66,15 +65,8 @@ func TestServeSIGHUPAsksRegistry(t *testing.T) {
 	if code, o, e := cli(t, bin, nil, "push", "--artifacts", site.out, ref); code != 0 {
 		t.Fatalf("push: %d %s%s", code, o, e)
 	}
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", ref, "--cache-dir", t.TempDir(), "--reload-interval", "0")
-	logs := &syncbuf.Buffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := "http://" + addr
+	srv := startServer(t, bin, ref, "--cache-dir", t.TempDir(), "--reload-interval", "0")
+	cmd, base, logs := srv.cmd, srv.base, srv.stderr
 	waitReady(t, base)
 	if m, err := marker(t, base, "/acme/site"); m != "marker1" {
 		t.Fatalf("first answer %q %v, want marker1", m, err)
@@ -115,13 +107,8 @@ func TestServeSIGHUPDuringStart(t *testing.T) {
 	defer stall.Close()
 	defer close(release)
 	ref := "oci://" + strings.TrimPrefix(stall.URL, "http://") + "/codex7/docs:live"
-	cmd := exec.Command(bin, "serve", "--http", freeAddr(t), "--artifacts", ref, "--cache-dir", t.TempDir())
-	logs := &syncbuf.Buffer{}
-	cmd.Stderr = logs
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
+	srv := startServer(t, bin, ref, "--cache-dir", t.TempDir())
+	cmd, logs := srv.cmd, srv.stderr
 	done := make(chan error, 1)
 	go func() { done <- cmd.Wait() }()
 	select {

@@ -60,15 +60,10 @@ func serveFixtures(t *testing.T) (bin, out string) {
 // drives it with the SDK's client, then stops it with SIGTERM.
 func TestServeHTTP(t *testing.T) {
 	bin, out := serveFixtures(t)
-	addr := freeAddr(t)
 	profiles := t.TempDir()
 	cpuProf, memProf := filepath.Join(profiles, "cpu.prof"), filepath.Join(profiles, "mem.prof")
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--cpuprofile", cpuProf, "--memprofile", memProf)
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := "http://" + addr
+	srv := startServer(t, bin, out, "--cpuprofile", cpuProf, "--memprofile", memProf)
+	cmd, base := srv.cmd, srv.base
 	waitReady(t, base)
 	ctx := context.Background()
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "http-test", Version: "1"}, nil).Connect(ctx, &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
@@ -107,13 +102,7 @@ func TestServeHTTP(t *testing.T) {
 // TestServeNoUI: with --no-ui, / is not served, and the rest is.
 func TestServeNoUI(t *testing.T) {
 	bin, out := serveFixtures(t)
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--no-ui")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := "http://" + addr
+	base := startServer(t, bin, out, "--no-ui").base
 	waitReady(t, base)
 	for path, want := range map[string]int{"/": http.StatusNotFound, "/acme/widgets": http.StatusNotFound, "/healthz": http.StatusOK, "/api/v1/search?query=widgets": http.StatusOK} {
 		if code, body := httpGet(t, base+path); code != want {
@@ -148,13 +137,8 @@ func TestServeReloadsOnSIGHUP(t *testing.T) {
 		}
 	}
 	build()
-	addr := freeAddr(t)
-	cmd := exec.Command(bin, "serve", "--http", addr, "--artifacts", out, "--reload-interval", "0")
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	base := "http://" + addr
+	srv := startServer(t, bin, out, "--reload-interval", "0")
+	cmd, base := srv.cmd, srv.base
 	waitReady(t, base)
 	cs, err := mcp.NewClient(&mcp.Implementation{Name: "hup-test", Version: "1"}, nil).Connect(context.Background(), &mcp.StreamableClientTransport{Endpoint: base + "/mcp"}, nil)
 	if err != nil {
