@@ -3,10 +3,11 @@
 // makes, and reads Antora navigation files for document order and titles.
 //
 // Split translates the AsciiDoc into markdown (headings, fenced code with
-// its language, bold labels for admonitions and block titles, GFM tables),
-// keeping for every generated line the line of the file it came from; it
-// then splits that markdown with markdown.Split and sets each section's
-// line and anchor from what it recorded: anchors are the ids Asciidoctor
+// its language, bold lines for admonitions' labels, block titles and
+// discrete headings, which start no section, GFM tables), keeping for
+// every generated line the line of the file it came from; it then
+// splits that markdown with markdown.Split and sets each section's line
+// and anchor from what it recorded: anchors are the ids Asciidoctor
 // gives sections, so links into the published site resolve.
 //
 // Section levels follow the published HTML: the document title ("= ")

@@ -189,8 +189,7 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 		}
 		return i + 1
 	}
-	if strings.HasPrefix(t, "[[") && strings.HasSuffix(t, "]]") && !strings.ContainsAny(t[2:len(t)-2], " []") {
-		id, _, _ := strings.Cut(t[2:len(t)-2], ",")
+	if id, ok := blockAnchor(t); ok {
 		pend.id = id
 		pend.set = true
 		p.c.ids.register(id)
@@ -218,9 +217,9 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 	}
 	defer func() { *pend = blockAttrs{} }()
 	if pend.style == "discrete" || pend.style == "float" {
-		if level, title, ok := sectionTitle(t); ok {
+		if _, title, ok := sectionTitle(t); ok {
 			p.title(pend, prefix)
-			p.heading(level+l.levelOffset, title, l.src, prefix, pend)
+			p.discrete(title, l.src, prefix, pend)
 			return i + 1
 		}
 	}
@@ -265,31 +264,6 @@ func isAttrLine(t string) bool {
 	}
 	c := in[0]
 	return isWordByte(c) || c == '.' || c == '#' || c == '%' || c == ',' || c == '"' || c == '\''
-}
-
-// sectionTitle reads "== Title" (or "## Title") and returns its level
-// (0 for "=").
-func sectionTitle(t string) (int, string, bool) {
-	if t == "" || (t[0] != '=' && t[0] != '#') {
-		return 0, "", false
-	}
-	ch := t[0]
-	n := 0
-	for n < len(t) && t[n] == ch {
-		n++
-	}
-	if n > 6 || n >= len(t) || (t[n] != ' ' && t[n] != '\t') {
-		return 0, "", false
-	}
-	title := strings.TrimSpace(t[n:])
-	if title == "" {
-		return 0, "", false
-	}
-	// A symmetric closing sequence.
-	if suf := " " + t[:n]; strings.HasSuffix(title, suf) {
-		title = strings.TrimSpace(strings.TrimSuffix(title, suf))
-	}
-	return n - 1, title, true
 }
 
 // delimiter returns the kind of delimited block a line opens ("----",
@@ -360,38 +334,6 @@ func stem(p string) string {
 		p = p[:i]
 	}
 	return p
-}
-
-// heading writes a section title as a markdown heading and records its id.
-func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
-	level = max(0, min(level, 5))
-	// A trailing inline anchor gives the section its id: "== Title [[id]]".
-	if strings.HasSuffix(title, "]]") && pend.id == "" {
-		if k := strings.LastIndex(title, "[["); k > 0 {
-			if id, _, _ := strings.Cut(title[k+2:len(title)-2], ","); id != "" && !strings.ContainsAny(id, " []") {
-				pend.id = id
-				title = strings.TrimSpace(title[:k])
-			}
-		}
-	}
-	plain := strings.TrimSpace(p.c.inlinePlain(title, p.attrs))
-	id := strings.TrimSpace(pend.id)
-	if id == "" {
-		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
-	}
-	p.c.titles[id] = plain
-	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
-	if strings.HasSuffix(md, "#") {
-		md = md[:len(md)-1] + `\#`
-	}
-	md = strings.ReplaceAll(md, "{", `\{`)
-	if md == "" {
-		md = `\-`
-	}
-	p.blank(prefix, src)
-	p.c.heads[len(p.c.out)] = id
-	p.emit(prefix, strings.Repeat("#", level+1)+" "+md, src)
-	p.blank(prefix, src)
 }
 
 // title writes a block title as a bold line.

@@ -38,6 +38,7 @@ func FuzzSplit(f *testing.F) {
 		f.Add([]byte(c.gen(30)), uint16(40))
 	}
 	f.Add([]byte("include::partial$self.adoc[]\n== A\n[cols=3*]\n|===\n|a|b\n2+|c\n|===\n"), uint16(5))
+	f.Add([]byte("[discrete]\n== pass:[<b>x</b>] [[id]]\n\n[format=csv]\n|===\n\"a,\"\"b\",c\n\n|===\n:===\na\\:b:c\n:===\n|===\n|a 0*|b\n|===\n"), uint16(20))
 	f.Fuzz(func(t *testing.T, src []byte, max uint16) {
 		const p = "docs/modules/ROOT/pages/page.adoc"
 		opts := markdown.Options{MaxSectionTokens: int(max)}

@@ -337,3 +337,88 @@ func isWordClass(r rune) bool {
 // isAlpha and isAlnum are Onigmo's \p{Alpha} and \p{Alnum}, near enough.
 func isAlpha(r rune) bool { return unicode.IsLetter(r) || unicode.In(r, unicode.Nl, unicode.M) }
 func isAlnum(r rune) bool { return isAlpha(r) || unicode.Is(unicode.Nd, r) }
+
+// keepRawPass writes the text of a raw passthrough (+++x+++, pass:[x])
+// to a section id's text: its HTML tags ("<" and ">" with something
+// between) and character references become tagMarks, as
+// InvalidSectionIdCharsRx deletes them from the converted title, where
+// a raw passthrough's text is as written; the rest is kept from
+// replacements. So "pass:[<b>Bold</b>] title" gives "_bold_title".
+// A tag is looked for within the passthrough only.
+func keepRawPass(b *strings.Builder, s string) {
+	seg := 0 // start of the text to keep
+	noTag := false
+	for i := 0; i < len(s); {
+		n := 0
+		switch s[i] {
+		case '<':
+			if !noTag {
+				j := strings.IndexByte(s[i+1:], '>')
+				noTag = j < 0 // no '>' after this '<', nor after a later one
+				if j > 0 {
+					n = j + 2
+				}
+			}
+		case '&':
+			n = entityLen(s[i:])
+		}
+		if n == 0 {
+			i++
+			continue
+		}
+		if i > seg {
+			b.WriteByte(keepMark)
+			b.WriteString(s[seg:i])
+			b.WriteByte(keepMark)
+		}
+		b.WriteByte(tagMark)
+		i += n
+		seg = i
+	}
+	if seg < len(s) {
+		b.WriteByte(keepMark)
+		b.WriteString(s[seg:])
+		b.WriteByte(keepMark)
+	}
+}
+
+// escapesSpecialChars reports whether a pass macro's substitutions
+// ("c", "q,a", "normal"; none for pass:[x]) escape "<", ">" and "&",
+// which then reach the converted title as entities, not as HTML.
+func escapesSpecialChars(subs string) bool {
+	for _, s := range strings.Split(subs, ",") {
+		switch strings.TrimSpace(s) {
+		case "c", "specialcharacters", "specialchars", "n", "normal", "v", "verbatim":
+			return true
+		}
+	}
+	return false
+}
+
+// isAnchorID reports whether s can be the id of an anchor ([[id]]), as
+// Asciidoctor's anchor patterns read one: a letter, "_" or ":", then
+// word characters, "-", ":" and ".". "[[000]]" is text.
+func isAnchorID(s string) bool {
+	for i, r := range s {
+		switch {
+		case r == '_' || r == ':':
+		case i == 0:
+			if !isAlpha(r) {
+				return false
+			}
+		case !isWordClass(r) && r != '-' && r != '.':
+			return false
+		}
+	}
+	return s != ""
+}
+
+// blockAnchor reads a line that is a block anchor ("[[id]]",
+// "[[id,reftext]]") and returns its id.
+func blockAnchor(t string) (string, bool) {
+	if !strings.HasPrefix(t, "[[") || !strings.HasSuffix(t, "]]") || strings.ContainsAny(t[2:len(t)-2], " []") {
+		return "", false
+	}
+	id, _, _ := strings.Cut(t[2:len(t)-2], ",")
+	return id, isAnchorID(id)
+}

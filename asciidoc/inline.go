@@ -43,7 +43,10 @@ type inliner struct {
 	// passthroughs, escapes and tags marked.
 	id     bool
 	passes []string
-	depth  int
+	// rawPass[n] tells that passthrough n escapes no special characters
+	// (+++x+++, pass:[x]): its HTML is the converted title's.
+	rawPass []bool
+	depth   int
 	// fail[k] is a position from which a search for closer k found none:
 	// later searches from at or after it fail too.
 	fail map[string]int
@@ -112,7 +115,8 @@ func (in *inliner) extractPasses(s string) string {
 		}
 		if strings.HasPrefix(s[i:], "pass:") {
 			if content, end := passMacro(s, i, &noClose); end > 0 {
-				b.WriteString(in.pass(strings.ReplaceAll(content, `\]`, "]")))
+				subs := s[i+len("pass:") : i+strings.IndexByte(s[i:], '[')]
+				b.WriteString(in.pass(strings.ReplaceAll(content, `\]`, "]"), !escapesSpecialChars(subs)))
 				i = end
 				continue
 			}
@@ -141,7 +145,7 @@ func (in *inliner) extractPasses(s string) string {
 						!strings.Contains(content, "\n\n")
 				}
 				if ok {
-					b.WriteString(in.pass(content))
+					b.WriteString(in.pass(content, n == 3))
 					i = end
 					continue
 				}
@@ -195,8 +199,11 @@ func passMacro(s string, i int, noClose *int) (string, int) {
 	return "", 0
 }
 
-func (in *inliner) pass(content string) string {
+// pass records a passthrough's text, raw when it escapes no special
+// characters, and returns its placeholder.
+func (in *inliner) pass(content string, raw bool) string {
 	in.passes = append(in.passes, content)
+	in.rawPass = append(in.rawPass, raw)
 	return string(passMark) + itoa(len(in.passes)-1) + string(passMark)
 }
 
@@ -323,7 +330,11 @@ func (in *inliner) restorePasses(s string) string {
 		for _, d := range inner {
 			n = n*10 + int(d-'0')
 		}
-		if n < len(in.passes) {
+		switch {
+		case n >= len(in.passes):
+		case in.id && in.rawPass[n]:
+			keepRawPass(b, in.passes[n])
+		default:
 			in.keep(b, in.passes[n])
 		}
 	})
@@ -677,11 +688,11 @@ func (in *inliner) bracket(b *strings.Builder, s string, i int, prevWord bool, f
 			closeDelim, start = "]]]", i+3
 		}
 		j := strings.Index(s[start:], closeDelim)
-		if j <= 0 || j > 256 || strings.ContainsAny(s[start:start+j], " \n[") {
+		id, reftext, _ := strings.Cut(s[start:start+max(j, 0)], ",")
+		if j <= 0 || j > 256 || strings.ContainsAny(s[start:start+j], " \n[") || !isAnchorID(id) {
 			return i
 		}
 		flush(i)
-		id, reftext, _ := strings.Cut(s[start:start+j], ",")
 		in.c.ids.register(id)
 		if three {
 			in.lit(b, "["+firstNonEmpty(reftext, id)+"]")

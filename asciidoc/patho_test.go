@@ -39,6 +39,12 @@ func pathoCases() []pathoCase {
 			return b.String()
 		}},
 		{"table cells", 100_000, func(n int) string { return "|===\n" + rep("|a ", n) + "\n|===\n" }},
+		{"zero cells", 100_000, func(n int) string { return "|===\n" + rep("|a 0*|b ", n) + "\n|===\n" }},
+		{"csv quoted cell", 100_000, func(n int) string { return "[format=csv]\n|===\n\"" + rep("a,", n) + "\n|===\n" }},
+		{"csv quoted lines", 100_000, func(n int) string { return "[format=csv]\n|===\n\"" + rep("a\n", n) + "|===\n" }},
+		{"tsv tabs", 100_000, func(n int) string { return "[format=tsv]\n|===\n\"a" + rep("\t", n) + "\n|===\n" }},
+		{"dsv escapes", 100_000, func(n int) string { return ":===\n" + rep(`a\:`, n) + "\n:===\n" }},
+		{"raw pass tags", 100_000, func(n int) string { return "== +++" + rep("<a &amp;", n) + "+++\n\n== pass:[" + rep("<>", n) + "]\n" }},
 		{"self includes", 10, func(n int) string { return rep("include::partial$self.adoc[]\n", n) }},
 		{"conditionals", 100_000, func(n int) string { return rep("ifdef::x[]\n", n) + "text\n" }},
 	}

@@ -28,7 +28,7 @@ func TestSectionIDs(t *testing.T) {
 		{":idprefix:\n:idseparator: -\n", []string{"Install the Gem", "install-the-gem"}, []string{"install-the-gem", "install-the-gem-2"}},
 		{":idprefix: id_\n", []string{"A  B"}, []string{"id_a_b"}},
 		{"", []string{"!"}, []string{"_"}},
-		{"", []string{"Legacy anchor [[legacy]]"}, []string{"legacy"}},
+		{"", []string{"Legacy anchor [[legacy]]", "Not an anchor [[1a]]"}, []string{"legacy", "_not_an_anchor_1a"}},
 		{"", []string{"xref:other.adoc[Other page] and https://example.org[a link]"}, []string{"_other_page_and_a_link"}},
 		{"", []string{"Foo -- bar", "A & B (C) ...", "x->y => z <= w", "Tom's...stuff", "Before--after", "a--b--c"},
 			[]string{"_foobar", "_a_b", "_xy_z_w", "_tomsstuff", "_beforeafter", "_abc"}},
@@ -41,6 +41,14 @@ func TestSectionIDs(t *testing.T) {
 		{"", []string{"Entity &copy; here", "Entity &#8212; dec", "Entity &#x2014; hex", `Escaped \&copy; entity`, "Rock 'n' roll", "The `'90s"},
 			[]string{"_entity_here", "_entity_dec", "_entity_hex", "_escaped_copy_entity", "_rock_n_roll", "_the_90s"}},
 		{":idseparator: -\n", []string{"Foo -- bar", "Mixed... and more..."}, []string{"_foobar", "_mixed-and-more"}},
+		// A raw passthrough's HTML tags and entities are gone from the
+		// id (InvalidSectionIdCharsRx deletes them from the converted
+		// title); one that escapes special characters (++x++, +x+,
+		// pass:c[x]) leaves the tags' letters, as entities were deleted.
+		{"", []string{"pass:[<b>Bold</b>] title", "+++<i>x</i>+++ y", "pass:[a &amp; b]", "pass:[<br>]Line", "pass:q[*s* <u>t</u>]", "pass:[a < b]"},
+			[]string{"_bold_title", "_x_y", "_a_b", "_line", "_s_t", "_a_b_2"}},
+		{"", []string{"++<b>x</b>++ y", "pass:c[<b>x</b>] y", "+<b>x</b>+ z", "Code `+++<b>c</b>+++`"},
+			[]string{"_bxb_y", "_bxb_y_2", "_bxb_z", "_code_c"}},
 	}
 	for _, tt := range tests {
 		var src strings.Builder
@@ -153,6 +161,9 @@ func TestInline(t *testing.T) {
 		{`pass:[[role\]#text#] and pass:[a\\]b] c`, `[role]#text# and a\\]b c`},
 		{"a pass:[] b pass:q,a[x]", "a  b x"},
 		{`\pass:[x] and pass:a,[y]`, "pass:[x] and pass:a,[y]"},
+		// An anchor's id starts with a letter, "_" or ":" (fuzzing found
+		// "[[]000]]" read as one).
+		{"0[[]000]] and [[9x]] and [[ok]]here", "0[[]000]] and [[9x]] and here"},
 		// {blank} is an intrinsic attribute: nothing, as {empty}.
 		{"Use{blank} {cpp} here.", "Use C++ here."},
 	}

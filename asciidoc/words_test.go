@@ -35,7 +35,8 @@ func lostWords(src []byte, doc *markdown.Document) []string {
 	all := hay.String()
 	var lost []string
 	comment := false
-	header := -1 // lines left in the header's author and revision lines
+	dropCell := false // in the text of a cell repeated 0 times
+	header := -1      // lines left in the header's author and revision lines
 	for n, l := range strings.Split(string(src), "\n") {
 		t := strings.TrimSpace(l)
 		if strings.HasPrefix(t, "////") && strings.Trim(t, "/") == "" {
@@ -55,6 +56,14 @@ func lostWords(src []byte, doc *markdown.Document) []string {
 			header = 0
 		}
 		_ = n
+		if dropCell {
+			if k := strings.IndexByte(t, '|'); k >= 0 {
+				t, dropCell = t[k:], false
+			} else {
+				continue
+			}
+		}
+		t, dropCell = dropZeroCells(t)
 		if comment || !textLine(t) {
 			continue
 		}
@@ -87,6 +96,33 @@ func textLine(t string) bool {
 // ("00*a|", "2+^.>m|"): markup, not words.
 var cellSpecRx = regexp.MustCompile(`(^|\s)(\d+\*)?(\d+(\.\d+)?\+)?[<^>]?(\.[<^>])?[a-z]?\|`)
 
+// zeroSpecRx matches the specifier of a cell repeated 0 times ("0*|",
+// "00*a|", "0.5*|"), which the site drops with its text.
+var zeroSpecRx = regexp.MustCompile(`(^|[ \t])0+(\.\d*)?\*([<^>](\.[<^>]?)?|([<^>]?\.)?[<^>])?[a-z]?\|`)
+
+// dropZeroCells removes from a table line the text of the cells
+// repeated 0 times, and reports whether the last one's text runs on
+// past the line.
+func dropZeroCells(t string) (string, bool) {
+	for {
+		loc := zeroSpecRx.FindStringIndex(t)
+		if loc == nil {
+			return t, false
+		}
+		end := strings.IndexByte(t[loc[1]:], '|')
+		if end < 0 {
+			return t[:loc[0]], true
+		}
+		// The last word before the next '|' may be its specifier.
+		text := t[loc[1] : loc[1]+end]
+		spec := ""
+		if k := strings.LastIndexAny(text, " \t"); k >= 0 {
+			spec = text[k+1:]
+		}
+		t = t[:loc[0]] + " " + spec + t[loc[1]+end:]
+	}
+}
+
 // stripMarkup removes the parts of a line that are markup: bracketed
 // attributes of macros and tags.
 func stripMarkup(t string) string {
@@ -109,6 +145,7 @@ func stripMarkup(t string) string {
 		}
 	}
 	t = anchorRx.ReplaceAllString(b.String(), " ")
+	t = entityRx.ReplaceAllString(t, " ")
 	t = cellSpecRx.ReplaceAllString(t, "$1 ")
 	// Attribute references: their values are what the site shows.
 	for {
@@ -135,6 +172,10 @@ func stripMarkup(t string) string {
 	}
 	return t
 }
+
+// entityRx matches character references ("&ac;", "&#8212;"), which the
+// site shows as the character, as Asciidoctor's replacements read them.
+var entityRx = regexp.MustCompile(`&(?:[a-zA-Z][a-zA-Z]+\d{0,2}|#\d\d\d{0,4}|#x[\da-fA-F][\da-fA-F][\da-fA-F]{0,3});`)
 
 // anchorRx matches inline anchors, whose ids the site does not show.
 var anchorRx = regexp.MustCompile(`\[\[[^\]\[ ]*\]\]`)

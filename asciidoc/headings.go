@@ -1,0 +1,91 @@
+package asciidoc
+
+import "strings"
+
+// sectionTitle reads "== Title" (or "## Title") and returns its level
+// (0 for "=").
+func sectionTitle(t string) (int, string, bool) {
+	if t == "" || (t[0] != '=' && t[0] != '#') {
+		return 0, "", false
+	}
+	ch := t[0]
+	n := 0
+	for n < len(t) && t[n] == ch {
+		n++
+	}
+	if n > 6 || n >= len(t) || (t[n] != ' ' && t[n] != '\t') {
+		return 0, "", false
+	}
+	title := strings.TrimSpace(t[n:])
+	if title == "" {
+		return 0, "", false
+	}
+	// A symmetric closing sequence.
+	if suf := " " + t[:n]; strings.HasSuffix(title, suf) {
+		title = strings.TrimSpace(strings.TrimSuffix(title, suf))
+	}
+	return n - 1, title, true
+}
+
+// headingID returns the id of a section or discrete heading titled
+// title, and the title without the inline anchor that may end it: the
+// attributes' id, else the anchor's ("== Title [[id]]"), else one
+// generated from the title. The id is recorded as used, and the title
+// as the one <<id>> shows.
+func (p *parser) headingID(title string, pend *blockAttrs) (id, rest string) {
+	id = strings.TrimSpace(pend.id)
+	if strings.HasSuffix(title, "]]") && id == "" {
+		if k := strings.LastIndex(title, "[["); k > 0 {
+			if a, _, _ := strings.Cut(title[k+2:len(title)-2], ","); isAnchorID(a) {
+				id = a
+				title = strings.TrimSpace(title[:k])
+			}
+		}
+	}
+	if id == "" {
+		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
+	} else {
+		p.c.ids.register(id)
+	}
+	p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(title, p.attrs))
+	return id, title
+}
+
+// heading writes a section title as a markdown heading and records its id.
+func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
+	level = max(0, min(level, 5))
+	id, title := p.headingID(title, pend)
+	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
+	if strings.HasSuffix(md, "#") {
+		md = md[:len(md)-1] + `\#`
+	}
+	md = strings.ReplaceAll(md, "{", `\{`)
+	if md == "" {
+		md = `\-`
+	}
+	p.blank(prefix, src)
+	p.c.heads[len(p.c.out)] = id
+	p.emit(prefix, strings.Repeat("#", level+1)+" "+md, src)
+	p.blank(prefix, src)
+}
+
+// discrete writes a discrete (or float) heading: a heading Asciidoctor
+// gives an id but that starts no section, its content staying in the
+// enclosing section (or the text before the first). It is written as a
+// bold line, as block titles are: package markdown makes a section of
+// every markdown heading, nested in quotes and lists too, and of HTML
+// headings, so no heading syntax keeps the text where the site shows
+// it; the bold line keeps the title readable in that text. Its id stays
+// taken, so later ids are numbered as the site's, and <<id>> shows its
+// title; the id names no section of the Document, whose anchors are
+// its sections'.
+func (p *parser) discrete(title string, src int, prefix string, pend *blockAttrs) {
+	_, title = p.headingID(title, pend)
+	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
+	if md == "" {
+		return // "****" would be a thematic break
+	}
+	p.blank(prefix, src)
+	p.emit(prefix, "**"+md+"**", src)
+	p.blank(prefix, src)
+}
