@@ -57,6 +57,10 @@ type converter struct {
 	// labelTitles maps the file's explicit targets to the titles of the
 	// sections they precede, for :ref: without a title.
 	labelTitles map[string]string
+	// subs are the file's substitution definitions, by normalized name;
+	// subBudget is what references may still show of them.
+	subs      map[string]substitution
+	subBudget int
 
 	dropped []DroppedInclude
 	// including is the stack of included paths (cycle check); included
@@ -74,17 +78,23 @@ func newConverter(p string, repo fs.FS) *converter {
 		ids:         map[string]bool{},
 		serial:      map[string]int{},
 		labelTitles: map[string]string{},
+		subs:        map[string]substitution{},
+		subBudget:   substitutionBudget,
 		including:   []string{p},
 	}
 }
 
-// prescan records which explicit targets precede section titles.
+// prescan records which explicit targets precede section titles, and
+// the substitution definitions.
 func (c *converter) prescan(ls []srcLine) {
 	var pending []string
 	for i := 0; i < len(ls); i++ {
 		t := ls[i].text
 		if t == "" {
 			continue
+		}
+		if strings.HasPrefix(t, ".. |") {
+			c.defineSubstitution(ls, i)
 		}
 		if label, ok := internalTarget(t); ok {
 			pending = append(pending, label)
@@ -438,6 +448,27 @@ func itoa(n int) string {
 // item writes a list item (bullet, enumerated, field, option, footnote):
 // its first line starts n bytes into ls[i], its body goes on with the
 // indented lines after it. label goes before its first paragraph.
+// known tells that the item is a bullet or enumerated list item, whose
+// label is a list marker (see writer.setMarker) and whose body is read
+// as itemBody's known says.
+func (c *converter) item(ls []srcLine, i, n int, label string, depth int, known bool) int {
+	body, j := itemBody(ls, i, n, known)
+	if known {
+		c.w.setMarker(label, ls[i].n)
+	} else {
+		c.w.setPrefix(label, ls[i].n)
+	}
+	c.blocks(body, false, depth+1)
+	if known {
+		c.w.endItem()
+	} else {
+		c.w.flushPrefix()
+	}
+	return j
+}
+
+// itemBody returns the body of the list item whose first line starts n
+// bytes into ls[i], and the index after the item.
 //
 // known tells that the body is indented as far as the first line's text,
 // as docutils reads bullet and enumerated items (get_known_indented from
@@ -447,7 +478,7 @@ func itoa(n int) string {
 // items whose first line holds only the marker, are stripped by the
 // smallest indentation of their lines, as docutils strips them
 // (get_first_known_indented).
-func (c *converter) item(ls []srcLine, i, n int, label string, depth int, known bool) int {
+func itemBody(ls []srcLine, i, n int, known bool) ([]srcLine, int) {
 	first := srcLine{text: strings.TrimLeft(ls[i].text[min(n, len(ls[i].text)):], " "), n: ls[i].n}
 	var body []srcLine
 	j := indentedEnd(ls, i+1)
@@ -461,10 +492,7 @@ func (c *converter) item(ls []srcLine, i, n int, label string, depth int, known 
 	if first.text == "" {
 		body = body[1:]
 	}
-	c.w.setPrefix(label, ls[i].n)
-	c.blocks(body, false, depth+1)
-	c.w.flushPrefix()
-	return j
+	return body, j
 }
 
 // bulletLen returns the length of a bullet list marker starting t.
@@ -580,27 +608,36 @@ func optionLen(t string) (int, string) {
 	return len(t), t
 }
 
-// lineBlock writes a line block ("| text") as a paragraph, one line each.
+// lineBlock writes a line block ("| text") as a paragraph, one line each,
+// converting each line's inline markup (with the lines that continue it)
+// as docutils does.
 func (c *converter) lineBlock(ls []srcLine, i int) int {
-	var md []string
-	var ns []int
+	var md, cur []string
+	var ns, curN []int
+	flush := func() {
+		if len(cur) == 0 {
+			return
+		}
+		out := strings.Split(c.inline(strings.Join(cur, "\n")), "\n")
+		if len(out) != len(cur) {
+			out, curN = []string{strings.Join(out, " ")}, curN[:1]
+		}
+		md, ns = append(md, out...), append(ns, curN...)
+		cur, curN = nil, nil
+	}
 	j := i
 	for j < len(ls) && ls[j].text != "" {
 		t := ls[j].text
-		switch {
-		case t == "|":
-			t = ""
-		case strings.HasPrefix(t, "| "):
-			t = strings.TrimSpace(t[2:])
-		default:
-			t = strings.TrimSpace(t)
+		if t == "|" || strings.HasPrefix(t, "| ") {
+			flush()
+			t = t[1:]
 		}
-		if t != "" {
-			md = append(md, t)
-			ns = append(ns, ls[j].n)
+		if t = strings.TrimSpace(t); t != "" {
+			cur, curN = append(cur, t), append(curN, ls[j].n)
 		}
 		j++
 	}
+	flush()
 	c.writePara(md, ns)
 	return j
 }
@@ -656,6 +693,17 @@ func (c *converter) paragraph(ls []srcLine, i, depth int) int {
 	if k < len(ls) && indentOf(ls[k].text) > 0 {
 		e := indentedEnd(ls, k)
 		c.codeLines(c.highlight, dedent(ls[k:e]), ls[k].n)
+		return e
+	}
+	if k < len(ls) && isAdornChar(ls[k].text[0]) {
+		// A quoted literal block: docutils takes the unindented lines
+		// that start with the first one's punctuation character ("> "),
+		// up to a blank line or a line that does not.
+		q, e := ls[k].text[0], k
+		for e < len(ls) && ls[e].text != "" && ls[e].text[0] == q {
+			e++
+		}
+		c.codeLines(c.highlight, ls[k:e], ls[k].n)
 		return e
 	}
 	return j

@@ -77,8 +77,14 @@ func (c *converter) explicit(ls []srcLine, i int, top bool, depth int) int {
 		return j
 	}
 	switch {
-	case strings.HasPrefix(first, "_"), strings.HasPrefix(first, "|"):
-		return j // external targets and substitution definitions
+	case strings.HasPrefix(first, "|"):
+		// A substitution definition shows nothing where it stands; one
+		// in an included file or an indented block, which prescan does
+		// not see, applies from here on.
+		c.defineSubstitution(ls, i)
+		return j
+	case strings.HasPrefix(first, "_"):
+		return j // external targets
 	case strings.HasPrefix(first, "["):
 		if k := strings.IndexByte(first, ']'); k > 1 {
 			c.labels = nil
@@ -184,7 +190,7 @@ var containers = map[string]bool{
 	"pull-quote": false, "glossary": false, "grid": false, "grid-item": false,
 	"grid-item-card": true, "card": true, "tab": true, "group-tab": true, "tab-item": true,
 	"dropdown": true, "topic": true, "sidebar": true, "figure": false, "table": true,
-	"list-table": true, "csv-table": true, "rubric": true, "centered": true, "class-list": false,
+	"csv-table": true, "rubric": true, "centered": true, "class-list": false,
 }
 
 // autodoc maps autodoc directives to the kind of object they document.
@@ -260,6 +266,9 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 		return
 	case "toctree":
 		c.toctree(d)
+		return
+	case "list-table":
+		c.listTable(d, depth)
 		return
 	case "csv-table":
 		c.titled(d)
@@ -342,7 +351,34 @@ func (c *converter) codeDirective(d *directive, lang string) {
 		lines = append(lines, srcLine{n: d.body[0].n})
 	}
 	lines = append(lines, d.body...)
+	if d.name == "parsed-literal" {
+		c.parsedLiteral(dedent(lines), d.n)
+		return
+	}
 	c.codeLines(normalizeLang(lang), dedent(lines), d.n)
+}
+
+// parsedLiteral writes a parsed-literal block. docutils parses its
+// inline markup and shows the result preformatted; a markdown code block
+// holds no markup, so it holds the text the markup renders (strong text
+// and references as their text, roles as Sphinx shows them), with the
+// block's line breaks and indentation. Markup that spans lines may join
+// them ("`text\n<url>`_" is "text"), as in docutils; each line of the
+// block then stands for the source line of its index.
+func (c *converter) parsedLiteral(ls []srcLine, n int) {
+	if len(ls) == 0 {
+		return
+	}
+	raw := make([]string, len(ls))
+	for i, l := range ls {
+		raw[i] = l.text
+	}
+	body := strings.Split(c.renderedText(strings.Join(raw, "\n")), "\n")
+	ns := make([]int, len(body))
+	for i := range body {
+		ns[i] = ls[min(i, len(ls)-1)].n
+	}
+	c.w.code("text", body, ns, n)
 }
 
 // normalizeLang maps Sphinx's highlight names to fence languages.

@@ -28,6 +28,8 @@ func FuzzSplit(f *testing.F) {
 		f.Add([]byte(c.gen(20)), uint16(50))
 	}
 	f.Add([]byte("T\n=\n\n.. include:: inc.rst\n\n.. code-block::\n\n   x\n"), uint16(5))
+	f.Add([]byte(".. |s| replace:: **s** |u|\n.. |u| unicode:: U+2610\n\n.. parsed-literal::\n\n   |s| `a\n   <u>`_\n\n"+
+		".. list-table::\n\n   * -\n     - - x\n   * - |u|\n     -\n\n1. - a\n\n| b::\n\n> q\n"), uint16(50))
 	repo := fstest.MapFS{
 		"docs/inc.rst": {Data: []byte("Inc\n---\n\ntext ``code``\n\n.. include:: inc.rst\n")},
 		"docs/app.py":  {Data: []byte("class A:\n    def f(self):\n        pass\n")},

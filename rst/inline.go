@@ -44,13 +44,31 @@ func isCodeRole(role string) bool {
 // inline converts a paragraph's inline markup to markdown; newlines are
 // kept.
 func (c *converter) inline(s string) string {
-	return convertInline(s, true, c.labelTitles, c.defaultRole)
+	return c.convertInline(s, true)
 }
 
 // plainInline returns the text of inline markup without markup, as
-// docutils sees a title when it makes its id.
+// docutils sees a title when it makes its id (substitution references
+// are not resolved yet: they show their name).
 func plainInline(s string) string {
-	return convertInline(s, false, nil, "")
+	v := newInl(s, false)
+	v.run()
+	return v.out.String()
+}
+
+// renderedText returns the text inline markup renders, without markup
+// or markdown escapes: roles as Sphinx shows them (with the file's
+// section titles for :ref:), references as their text. Line breaks and
+// spaces outside markup are kept.
+func (c *converter) renderedText(s string) string {
+	return c.convertInline(s, false)
+}
+
+func (c *converter) convertInline(s string, md bool) string {
+	v := newInl(s, md)
+	v.labels, v.defaultRole, v.subs, v.budget = c.labelTitles, c.defaultRole, c.subs, &c.subBudget
+	v.run()
+	return v.out.String()
 }
 
 // inl is one conversion of inline markup.
@@ -61,16 +79,41 @@ type inl struct {
 	// defaultRole is the role of `text` without one (".. default-role::"),
 	// "" for docutils' title reference.
 	defaultRole string
-	out         strings.Builder
+	// subs are the file's substitutions (defineSubstitution); budget is
+	// what references may still show of them (substitutionBudget), in
+	// bytes. inSub tells that s is a replace:: definition's text.
+	subs   map[string]substitution
+	budget *int
+	inSub  bool
+	out    strings.Builder
 	// noClose remembers, per closing delimiter, a position after which it
 	// has no valid occurrence, so that unclosed openers stay linear.
 	noClose map[string]int
 }
 
-func convertInline(s string, md bool, labels map[string]string, defaultRole string) string {
-	v := &inl{s: s, md: md, labels: labels, defaultRole: defaultRole, noClose: map[string]int{}}
-	v.run()
-	return v.out.String()
+func newInl(s string, md bool) *inl {
+	return &inl{s: s, md: md, noClose: map[string]int{}}
+}
+
+// substitution writes what the substitution reference |name| shows: the
+// text of its definition, else its name. In a replace:: definition's text
+// only unicode:: references are replaced, which keeps expansion to one
+// level (docutils resolves any depth).
+func (v *inl) substitution(name string) {
+	sub, ok := v.subs[normalizeName(name)]
+	if !ok || (v.inSub && !sub.literal) || *v.budget < len(sub.text) {
+		v.text(name)
+		return
+	}
+	*v.budget -= len(sub.text)
+	if sub.literal {
+		v.text(sub.text)
+		return
+	}
+	w := newInl(sub.text, v.md)
+	w.labels, w.defaultRole, w.subs, w.budget, w.inSub = v.labels, v.defaultRole, v.subs, v.budget, true
+	w.run()
+	v.out.WriteString(w.out.String())
 }
 
 // text writes plain text, escaped for markdown when converting.
@@ -82,6 +125,8 @@ func (v *inl) text(t string) {
 	}
 }
 
+// code writes an inline literal: a code span when converting (on one
+// line), else its text as written, line breaks kept.
 func (v *inl) code(t string) {
 	if v.md {
 		v.out.WriteString(codeSpan(t))
@@ -208,7 +253,7 @@ func (v *inl) run() {
 		case ch == '`' && strings.HasPrefix(s[i:], "``") && v.startOK(i, 2):
 			if j := v.find("``", i+2, false); j >= 0 {
 				flush(i)
-				v.code(strings.ReplaceAll(s[i+2:j], "\n", " "))
+				v.code(s[i+2 : j])
 				i = j + 2
 				plainStart = i
 				continue
@@ -248,7 +293,7 @@ func (v *inl) run() {
 		case ch == '|' && v.startOK(i, 1):
 			if j := v.find("|", i+1, true); j >= 0 {
 				flush(i)
-				v.text(unescapeRST(s[i+1 : j]))
+				v.substitution(unescapeRST(s[i+1 : j]))
 				i = v.skipRefSuffix(j + 1)
 				plainStart = i
 				continue
@@ -398,6 +443,8 @@ func (v *inl) interpreted(role string, a, b int) int {
 			}
 		}
 	}
+	// docutils looks roles up by their name lower-cased (":RFC:").
+	role = strings.ToLower(role)
 	body := strings.ReplaceAll(s[a:b], "\n", " ")
 	title, target, explicit := splitTitle(body)
 	switch {

@@ -56,6 +56,11 @@ func pathoCases() []pathoCase {
 		{"noindex objects", 20_000, func(n int) string { return rep(".. function:: f(x)\n   :noindex:\n\n   Body.\n\n", n) }},
 		{"definition lists", 100_000, func(n int) string { return rep("term\n   def\n", n) }},
 		{"fields", 100_000, func(n int) string { return rep(":a: b\n", n) }},
+		{"substitutions", 200_000, func(n int) string {
+			return ".. |s| replace:: " + rep("*w* |u| ", 100) + "\n.. |u| unicode:: U+2610\n\n" + rep("|s| ", n) + "\n"
+		}},
+		{"list tables", 50_000, func(n int) string { return ".. list-table::\n\n" + rep("   * - a\n     -\n     - - b\n", n) }},
+		{"quoted literal blocks", 100_000, func(n int) string { return rep("a::\n\n> b\n", n) }},
 	}
 }
 

@@ -15,12 +15,15 @@
 // (emphasis, strong, literals, roles as their text; hyperlink references
 // to a URL or file (`text <target>`_), :ref: and :doc: as markdown links,
 // to the label's id and the document's path, so that package links can
-// give their targets the text; substitution and footnote references kept
-// as text);
-// literal blocks ("::" paragraphs, with the file's ".. highlight::"
-// language, python by default) and code directives (code-block, code,
-// sourcecode, code-tab, testcode, doctest...) as fenced code with their
-// language, options dropped; doctest blocks; admonitions and version
+// give their targets the text; substitution references as the text of
+// the file's replace:: and unicode:: definitions; footnote references
+// kept as text);
+// literal blocks ("::" paragraphs, indented or quoted, with the file's
+// ".. highlight::" language, python by default) and code directives
+// (code-block, code, sourcecode, code-tab, testcode, doctest...) as
+// fenced code with their language, options dropped; parsed-literal
+// blocks as fenced code holding the text their inline markup renders;
+// doctest blocks; admonitions and version
 // notes as labelled prose ("**Note:** ..."); include and literalinclude
 // resolved inside the repository, a relative path from the document's
 // folder even in an included file, as Sphinx does (literalinclude with
@@ -28,8 +31,10 @@
 // :pyobject: for top-level and Class.method objects, :dedent:); autodoc
 // directives as a line naming the object; object descriptions as
 // headings one level below their section (see objectDirectives to add
-// one); bullet, enumerated, definition, field and option lists as prose;
-// grid and simple tables as one line per row; tabs and other containers
+// one); bullet, enumerated, definition, field and option lists as prose
+// (an empty item shows nothing); grid, simple and list tables as one
+// line per row (a list-table row with a cell that holds more than a
+// paragraph as its cells, one after the other); tabs and other containers
 // by their bodies; toctrees as a list of the documents they link (their
 // titles when given, else their paths); comments, targets, substitution
 // definitions, images and raw blocks dropped.
@@ -37,7 +42,6 @@
 // What it does not handle:
 //   - section titles inside directive bodies or block quotes (docutils
 //     refuses them too), and titles of more than one line;
-//   - quoted (unindented) literal blocks, which read as paragraphs;
 //   - nested lists keep their text but are flattened: markdown sees one
 //     level of items, and an item's later paragraphs leave the list;
 //   - an object description's section runs to the next heading, so text
@@ -47,7 +51,11 @@
 //     always kept;
 //   - ":ref:" and ":doc:" without a title show the label or document name,
 //     unless the label names a section of the same file;
-//   - substitutions are not expanded: a reference shows its name;
+//   - substitutions other than the file's replace:: and unicode:: ones
+//     (image::, Sphinx's |version|, rst_prolog's) are not expanded, nor
+//     are an included file's before the include: a reference shows its
+//     name, as does a replace:: text's reference to another replace::
+//     substitution;
 //   - automatic ids (docutils' "id1"...) count only sections, not
 //     footnotes or anonymous targets, so they may differ from the site;
 //     object descriptions take none of them (Sphinx numbers a taken id
@@ -250,6 +258,12 @@ type writer struct {
 	// code comes first.
 	prefix     string
 	prefixLine int
+	// marker tells that prefix is only list markers (bullets and
+	// enumerators, see setMarker), which carry no text of their own;
+	// marks holds, for each list item being written, the length of
+	// prefix before its marker.
+	marker bool
+	marks  []int
 	// blank tells that the last line written is blank (or nothing is).
 	blank bool
 	// late are the anchors of headings written before their anchor is
@@ -278,20 +292,77 @@ func (w *writer) sep(n int) {
 	}
 }
 
-// setPrefix sets the label for the next paragraph, flushing one that is
-// still pending.
+// setPrefix sets the label for the next paragraph. A pending label is
+// written as a paragraph of its own first, unless it is only list
+// markers: a list item that opens with a labelled block ("- .. note::")
+// keeps its marker before the label.
 func (w *writer) setPrefix(p string, n int) {
+	if w.marker {
+		w.prefix, w.marker = w.prefix+p, false
+		return
+	}
 	w.flushPrefix()
 	w.prefix, w.prefixLine = p, n
 }
 
-// flushPrefix writes a pending label as a paragraph of its own.
+// setMarker sets a list item's marker ("- ", "1. ") as the label for the
+// next paragraph; endItem ends the item. A pending bullet (an item that
+// opens with a nested list) is replaced by the marker, as nested lists
+// are flattened; a pending enumerator is joined by it, without its
+// bullet: "* P. L. Lim", which docutils reads as items in items, is
+// "- P. L. Lim".
+func (w *writer) setMarker(p string, n int) {
+	switch {
+	case w.marker && strings.Trim(w.prefix, "- ") == "":
+		w.marks = append(w.marks, 0)
+		w.prefix = p
+	case w.marker:
+		w.marks = append(w.marks, len(w.prefix))
+		w.prefix += strings.TrimPrefix(p, "- ")
+	default:
+		w.flushPrefix()
+		w.marks = append(w.marks, 0)
+		w.prefix, w.prefixLine = p, n
+	}
+	w.marker = true
+}
+
+// endItem ends the list item setMarker began. Its marker, still pending
+// when the item wrote nothing (an empty item, or one that holds only
+// markup that shows no text), is dropped if it is a bullet, as docutils
+// shows an empty item: written alone it would be a stray "\-". An
+// enumerator is written, as its number shows; so is any other pending
+// label.
+func (w *writer) endItem() {
+	at := w.marks[len(w.marks)-1]
+	w.marks = w.marks[:len(w.marks)-1]
+	if w.marker && at <= len(w.prefix) && strings.Trim(w.prefix[at:], "- ") == "" {
+		w.prefix = w.prefix[:at]
+		w.marker = at > 0
+		return
+	}
+	w.flushPrefix()
+}
+
+// flushPrefix writes a pending label as a paragraph of its own. Of a
+// pending marker only enumerators are written, before the block that
+// opens their item (a code block, a heading): bullets alone would be
+// stray "\-" paragraphs.
 func (w *writer) flushPrefix() {
 	if w.prefix == "" {
 		return
 	}
 	p, n := w.prefix, w.prefixLine
 	w.prefix = ""
+	if w.marker {
+		w.marker = false
+		for strings.HasSuffix(p, "- ") {
+			p = p[:len(p)-2]
+		}
+		if strings.TrimSpace(p) == "" {
+			return
+		}
+	}
 	w.sep(n)
 	w.line(escapeLineStart(strings.TrimRight(p, " ")), n)
 	w.line("", n)
@@ -308,7 +379,7 @@ func (w *writer) para(md []string, ns []int) {
 		l = escapeLineStart(l)
 		if i == 0 && w.prefix != "" {
 			l = w.prefix + l
-			w.prefix = ""
+			w.prefix, w.marker = "", false
 		}
 		w.line(l, ns[i])
 	}

@@ -1,6 +1,7 @@
 package rst
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -171,4 +172,122 @@ func (c *converter) simpleTable(ls []srcLine, i int, noClose *int) int {
 	}
 	c.w.para(md, ns)
 	return end + 1
+}
+
+// listTable writes a list-table. docutils reads its body as a two-level
+// bullet list: each item of the outer list is a row, each item of the
+// row's list a cell, and an item with nothing after its bullet ("* -",
+// "-") an empty cell. A row whose cells are each one paragraph or empty
+// is written as grid tables' rows are, on a line of its own, the cells
+// that hold text separated by " | "; a row with a cell that holds more (a
+// code block, a list) has its cells written as list items, one after the
+// other. A body that is no such list, which docutils refuses, is read as
+// blocks.
+func (c *converter) listTable(d *directive, depth int) {
+	c.titled(d)
+	rows, ok := bulletItems(d.body)
+	cells := make([][]listItem, len(rows))
+	for i, r := range rows {
+		if cells[i], ok = bulletItems(r.body); !ok {
+			break
+		}
+	}
+	if !ok {
+		c.blocks(d.body, false, depth+1)
+		return
+	}
+	var md []string
+	var ns []int
+	for i, r := range rows {
+		if !slices.ContainsFunc(cells[i], func(cell listItem) bool { return !paragraphOnly(cell.body) }) {
+			var parts []string
+			for _, cell := range cells[i] {
+				if len(cell.body) > 0 {
+					parts = append(parts, c.inline(joinTrimmed(cell.body)))
+				}
+			}
+			if len(parts) > 0 {
+				md = append(md, strings.Join(parts, " | "))
+				ns = append(ns, r.n)
+			}
+			continue
+		}
+		c.w.para(md, ns)
+		md, ns = nil, nil
+		for _, cell := range cells[i] {
+			c.w.setMarker("- ", cell.n)
+			c.blocks(cell.body, false, depth+1)
+			c.w.endItem()
+		}
+	}
+	c.w.para(md, ns)
+}
+
+// listItem is one item of a bullet list: its body, read as item reads a
+// bullet item's, and the line of its bullet.
+type listItem struct {
+	body []srcLine
+	n    int
+}
+
+// bulletItems returns the items of lines that are one bullet list and
+// nothing else (blank lines aside), or false: docutils starts a new list
+// at a different bullet character.
+func bulletItems(ls []srcLine) ([]listItem, bool) {
+	var items []listItem
+	bullet := ""
+	for i := 0; i < len(ls); {
+		t := ls[i].text
+		if t == "" {
+			i++
+			continue
+		}
+		n := bulletLen(t)
+		if n == 0 || (bullet != "" && strings.TrimSpace(t[:n]) != bullet) {
+			return nil, false
+		}
+		bullet = strings.TrimSpace(t[:n])
+		body, j := itemBody(ls, i, n, true)
+		items = append(items, listItem{body: body, n: ls[i].n})
+		i = j
+	}
+	return items, len(items) > 0
+}
+
+// paragraphOnly reports whether lines are one paragraph or nothing: no
+// blank or indented line, no line ending in "::", and a first line that
+// starts no other block (a list, explicit markup, a table...). An option
+// without a description ("-1", "--verbose") is a paragraph to docutils.
+func paragraphOnly(ls []srcLine) bool {
+	for _, l := range ls {
+		if l.text == "" || indentOf(l.text) > 0 {
+			return false
+		}
+	}
+	if len(ls) == 0 {
+		return true
+	}
+	t := ls[0].text
+	if strings.HasSuffix(ls[len(ls)-1].text, "::") || t == ".." || strings.HasPrefix(t, ".. ") ||
+		t == "__" || strings.HasPrefix(t, "__ ") || strings.HasPrefix(t, ">>>") || t == "|" || strings.HasPrefix(t, "| ") ||
+		(isAdornment(t) && len(t) >= 4) || isGridBorder(t) || isSimpleBorder(t) || bulletLen(t) > 0 {
+		return false
+	}
+	if n, _ := enumLen(t); n > 0 {
+		return false
+	}
+	if n, _ := fieldLen(t); n > 0 {
+		return false
+	}
+	n, _ := optionLen(t)
+	return n == 0 || n == len(t)
+}
+
+// joinTrimmed joins lines' text, trimmed, with spaces.
+func joinTrimmed(ls []srcLine) string {
+	parts := make([]string, len(ls))
+	for i, l := range ls {
+		parts[i] = strings.TrimSpace(l.text)
+	}
+	return strings.Join(parts, " ")
 }
