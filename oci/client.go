@@ -58,9 +58,10 @@ type Options struct {
 	// never answers otherwise holds a pull, or a mirror's poll, forever.
 	ResponseTimeout time.Duration
 	// IdleTimeout fails a download when the registry sends no byte of
-	// the body for that long; 0 means DefaultIdleTimeout. It is no
+	// the body for that long, and an upload when the registry takes no
+	// byte of it for that long; 0 means DefaultIdleTimeout. It is no
 	// overall deadline: a large layer takes as long as it needs while
-	// bytes keep coming.
+	// bytes keep moving.
 	IdleTimeout time.Duration
 }
 
@@ -149,7 +150,7 @@ func (o Options) authClient(ref Reference) (*auth.Client, error) {
 		return nil, err
 	}
 	c := &auth.Client{
-		Client:     &http.Client{Transport: retry.NewTransport(&idleTransport{base: base, idle: idle})},
+		Client:     &http.Client{Transport: retry.NewTransport(&idleTransport{base: base, idle: idle, response: response})},
 		Credential: cred,
 		Cache:      auth.NewCache(),
 	}
@@ -248,8 +249,8 @@ func classify(ref Reference, op string, err error) error {
 		// answer.
 		return fmt.Errorf("%s %s: %w: %v", op, ref, ErrUnreachable, uerr.Err)
 	case errors.As(err, &nerr), errors.Is(err, io.ErrUnexpectedEOF):
-		// The answer began and the connection then failed: reset, cut
-		// short, or stalled (stallError).
+		// The transfer began and the connection then failed: reset, cut
+		// short, or stalled either way (stallError).
 		return fmt.Errorf("%s %s: %w: the connection failed during the transfer (try again): %v", op, ref, ErrUnreachable, err)
 	}
 	return fmt.Errorf("%s %s: %w", op, ref, err)

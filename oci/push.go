@@ -168,7 +168,7 @@ func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*Pu
 		ManifestAnnotations: manifestAnnotations(cat),
 	})
 	if err != nil {
-		return nil, classify(ref, "push", err)
+		return nil, classify(ref, "push", uploadError("manifest", err))
 	}
 	res.BytesSent += manDesc.Size
 	res.Digest = manDesc.Digest.String()
@@ -301,7 +301,7 @@ func pushVersion(ctx context.Context, repo *remote.Repository, vdir string, prev
 	if errors.Is(err, errdef.ErrAlreadyExists) {
 		return desc, false, nil
 	}
-	return desc, err == nil, err
+	return desc, err == nil, uploadError("layer "+desc.Digest.String(), err)
 }
 
 // pushIfAbsent uploads r as desc unless the registry has the blob.
@@ -315,9 +315,22 @@ func pushIfAbsent(ctx context.Context, repo *remote.Repository, desc ocispec.Des
 		if errors.Is(err, errdef.ErrAlreadyExists) {
 			return false, nil
 		}
-		return false, err
+		return false, uploadError(desc.Annotations[ocispec.AnnotationTitle]+" "+desc.Digest.String(), err)
 	}
 	return true, nil
+}
+
+// uploadError names the blob (what) of an upload the registry stopped
+// taking (a stallError). The HTTP client wraps the stallError in a
+// url.Error naming the upload's URL, an opaque session of the registry's,
+// of which classify keeps only the cause, losing whatever names the blob
+// around it; here the url.Error is replaced by the blob's name.
+func uploadError(what string, err error) error {
+	var stall *stallError
+	if errors.As(err, &stall) && stall.upload {
+		return fmt.Errorf("upload %s: %w", what, stall)
+	}
+	return err
 }
 
 func sortVersions(vs []PushedVersion) {

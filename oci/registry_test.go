@@ -9,6 +9,7 @@ import (
 	"io"
 	"log"
 	"maps"
+	"net"
 	"net/http"
 	"net/http/httptest"
 	"net/http/httputil"
@@ -479,13 +480,20 @@ func TestMirrorLogsInOnce(t *testing.T) {
 
 // faultyRegistry passes requests on to a test registry, except those its
 // fault takes: a registry, or a network to it, that fails in the middle of
-// an answer.
+// an answer, or stops reading an upload.
 type faultyRegistry struct {
 	host  string
+	proxy http.Handler  // passes a request on to the registry
 	done  chan struct{} // closed as the test ends: held requests return
 	mu    sync.Mutex
 	fault func(w http.ResponseWriter, r *http.Request) bool
 }
+
+// faultyReadBuffer is the receive buffer of the faulty registry's
+// connections: an upload it stops reading then fills the client's send
+// buffer (at most the system's, 4 MiB on Linux) and no more before the
+// client's writes wait, whatever the system lets receive buffers grow to.
+const faultyReadBuffer = 64 << 10
 
 func newFaultyRegistry(t *testing.T, reg *registrytest.Registry) *faultyRegistry {
 	t.Helper()
@@ -495,8 +503,8 @@ func newFaultyRegistry(t *testing.T, reg *registrytest.Registry) *faultyRegistry
 	}
 	rp := httputil.NewSingleHostReverseProxy(upstream)
 	rp.ErrorLog = log.New(io.Discard, "", 0) // requests the client gave up on
-	f := &faultyRegistry{done: make(chan struct{})}
-	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	f := &faultyRegistry{proxy: rp, done: make(chan struct{})}
+	srv := httptest.NewUnstartedServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		f.mu.Lock()
 		fault := f.fault
 		f.mu.Unlock()
@@ -504,6 +512,8 @@ func newFaultyRegistry(t *testing.T, reg *registrytest.Registry) *faultyRegistry
 			rp.ServeHTTP(w, r)
 		}
 	}))
+	srv.Listener = smallReadBuffer{srv.Listener}
+	srv.Start()
 	t.Cleanup(srv.Close)
 	t.Cleanup(func() { close(f.done) })
 	f.host = strings.TrimPrefix(srv.URL, "http://")
@@ -522,6 +532,11 @@ func (f *faultyRegistry) set(fault func(w http.ResponseWriter, r *http.Request) 
 	f.fault = fault
 }
 
+// forward passes r on to the registry, as when no fault takes it.
+func (f *faultyRegistry) forward(w http.ResponseWriter, r *http.Request) {
+	f.proxy.ServeHTTP(w, r)
+}
+
 // hold keeps a request without answering further until the client gives
 // up on it or the test ends.
 func (f *faultyRegistry) hold(r *http.Request) {
@@ -529,6 +544,18 @@ func (f *faultyRegistry) hold(r *http.Request) {
 	case <-r.Context().Done():
 	case <-f.done:
 	}
+}
+
+// smallReadBuffer is a listener whose connections receive into
+// faultyReadBuffer bytes.
+type smallReadBuffer struct{ net.Listener }
+
+func (l smallReadBuffer) Accept() (net.Conn, error) {
+	c, err := l.Listener.Accept()
+	if tc, ok := c.(*net.TCPConn); ok {
+		tc.SetReadBuffer(faultyReadBuffer)
+	}
+	return c, err
 }
 
 // faultyLayer publishes a dist (see published), changes one version and
@@ -556,6 +583,12 @@ func faultyLayer(t *testing.T, onLayer func(f *faultyRegistry, w http.ResponseWr
 // blobGet reports whether r downloads the blob dgst.
 func blobGet(r *http.Request, dgst string) bool {
 	return r.Method == http.MethodGet && strings.HasSuffix(r.URL.Path, "/blobs/"+dgst)
+}
+
+// blobPut reports whether r is the upload of the blob dgst (oras uploads
+// a blob whole, with a PUT that names its digest).
+func blobPut(r *http.Request, dgst string) bool {
+	return r.Method == http.MethodPut && strings.Contains(r.URL.Path, "/blobs/uploads/") && r.URL.Query().Get("digest") == dgst
 }
 
 // startBlob answers a download of blob with its headers and its first n

@@ -3,12 +3,21 @@ package oci
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
+	"fmt"
+	"io"
+	"math/rand/v2"
 	"net/http"
+	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/internal/registrytest"
@@ -130,4 +139,223 @@ func TestPullSlowBody(t *testing.T) {
 		t.Errorf("downloaded %v, want %s", got.Downloaded, slow.Digest)
 	}
 	verified(t, dst)
+}
+
+// TestPushStalledUpload: the registry (here a proxy in front of it) takes
+// the upload of a layer and its first MiB, then reads no more of it,
+// holding the connection open, as a registry or a proxy that stalls. The
+// push fails with ErrUnreachable naming the registry and the layer and
+// saying to try again, once the connection took no byte of the layer for
+// IdleTimeout (set short); without it the push waited forever, since an
+// answer is only waited for once the request is sent. Nothing is
+// published (the tag stays where an earlier push set it, the registry has
+// no such blob), and the push tried again once the registry reads
+// succeeds and pulls whole.
+func TestPushStalledUpload(t *testing.T) {
+	reg := registrytest.Start(t, registrytest.Options{})
+	s := newSite(t)
+	direct := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
+	before := push(t, s.out, direct, Options{})
+	fat := s.fatten("beta", fatSize)
+	f := newFaultyRegistry(t, reg)
+	cut := make(chan struct{}) // closed: the proxy gives the upload up
+	f.set(func(w http.ResponseWriter, r *http.Request) bool {
+		if !blobPut(r, fat.Digest.String()) {
+			return false
+		}
+		r.Body = &stallingBody{ReadCloser: r.Body, n: 1 << 20, cut: cut, done: f.done}
+		f.forward(w, r)
+		return true
+	})
+	ref := f.ref(t, "v1")
+	err := returns(t, "a push whose upload stalled", func() error {
+		_, err := Push(context.Background(), s.out, ref, PushOptions{Options: Options{IdleTimeout: 200 * time.Millisecond}})
+		return err
+	})
+	close(cut)
+	t.Logf("push: %v", err)
+	if msg := fmt.Sprint(err); !errors.Is(err, ErrUnreachable) || !strings.Contains(msg, ref.String()) ||
+		!strings.Contains(msg, "/acme/beta@main: upload layer "+fat.Digest.String()) || !strings.Contains(msg, "took no byte") || !strings.Contains(msg, "try again") {
+		t.Errorf("push of a layer the registry stopped reading: %v; want ErrUnreachable naming %s and the layer %s, saying the registry took no byte and to try again", err, ref, fat.Digest)
+	}
+
+	if got, err := Resolve(context.Background(), direct, Options{}); err != nil || got != before.Digest {
+		t.Errorf("tag after the stalled push: %s (%v), want %s, where the earlier push set it", got, err, before.Digest)
+	}
+	repo, err := Options{}.repository(direct)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ok, err := repo.Exists(context.Background(), fat); ok || err != nil {
+		t.Errorf("the registry has the layer whose upload stalled: %v (%v)", ok, err)
+	}
+
+	// Tried again with the default timeouts: the test is of what the
+	// stalled push left, not of timing.
+	f.set(nil)
+	res, err := Push(context.Background(), s.out, ref, PushOptions{})
+	if err != nil {
+		t.Fatalf("push again once the registry reads: %v", err)
+	}
+	if !slices.ContainsFunc(res.Pushed, func(v PushedVersion) bool { return v.Digest == fat.Digest.String() }) {
+		t.Errorf("push again: pushed %v, want the layer %s among them", res.Pushed, fat.Digest)
+	}
+	dst := t.TempDir()
+	if got := pull(t, direct, dst, Options{}); len(got.Downloaded) != 3 || got.Digest != res.Digest {
+		t.Errorf("pull of the pushed %s: downloaded %d, digest %s; want 3, %s", res.Digest, len(got.Downloaded), got.Digest, res.Digest)
+	}
+	verified(t, dst)
+}
+
+// TestPushSlowUpload: the idle timeout bounds each wait of an upload for
+// the registry to take more of it, not the upload, nor the wait for the
+// answer once the registry took it all (ResponseTimeout's): a layer the
+// registry reads slowly, in pieces 50 ms apart over several times
+// IdleTimeout, is pushed, and so is one the registry answers only twice
+// IdleTimeout after it read it (as a registry moving a large blob into
+// its storage). IdleTimeout is 40 times the gaps: on a loaded machine (CI
+// runs packages side by side on two cores) a test process may go without
+// the CPU for a second.
+func TestPushSlowUpload(t *testing.T) {
+	const idle = 2 * time.Second
+	s := newSite(t)
+	fat := s.fatten("beta", fatSize)
+	for _, c := range []struct {
+		name   string
+		upload func(f *faultyRegistry, w http.ResponseWriter, r *http.Request)
+	}{
+		{"read slowly", func(f *faultyRegistry, w http.ResponseWriter, r *http.Request) {
+			r.Body = &slowBody{ReadCloser: r.Body, piece: 128 << 10, gap: 50 * time.Millisecond} // 128 pieces, 6.4 s
+			f.forward(w, r)
+		}},
+		{"answered slowly", func(f *faultyRegistry, w http.ResponseWriter, r *http.Request) {
+			f.forward(slowAnswer{ResponseWriter: w, delay: 2 * idle}, r)
+		}},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reg := registrytest.Start(t, registrytest.Options{})
+			f := newFaultyRegistry(t, reg)
+			f.set(func(w http.ResponseWriter, r *http.Request) bool {
+				if !blobPut(r, fat.Digest.String()) {
+					return false
+				}
+				c.upload(f, w, r)
+				return true
+			})
+			ref := f.ref(t, "v1")
+			res, err := Push(context.Background(), s.out, ref, PushOptions{Options: Options{IdleTimeout: idle}})
+			if err != nil {
+				t.Fatalf("push, idle timeout %v: %v", idle, err)
+			}
+			if !slices.ContainsFunc(res.Pushed, func(v PushedVersion) bool { return v.Digest == fat.Digest.String() }) {
+				t.Errorf("pushed %v, want the layer %s among them", res.Pushed, fat.Digest)
+			}
+			dst := t.TempDir()
+			if got := pull(t, ref, dst, Options{}); len(got.Downloaded) != 3 {
+				t.Errorf("pull of the pushed %s: downloaded %d, want 3", res.Digest, len(got.Downloaded))
+			}
+			verified(t, dst)
+		})
+	}
+}
+
+// fatSize is the size of the file fatten adds: four times the most a
+// connection's buffers hold before the client's writes wait (the client's
+// send buffer, 4 MiB at most on Linux, and faultyReadBuffer), so that an
+// upload the registry stops reading, or reads slowly, waits on it.
+const fatSize = 16 << 20
+
+// fatten adds a file of size random bytes (which gzip cannot shrink) to
+// the version main of library name, lists it in the version's
+// manifest.json and rewrites catalog.json, and returns the descriptor of
+// the version's layer.
+func (s *site) fatten(name string, size int) ocispec.Descriptor {
+	s.t.Helper()
+	release, err := artifacts.Lock(s.out)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	defer release()
+	dir := artifacts.Dir(s.out, "/acme/"+name, "main")
+	data := make([]byte, size)
+	rand.NewChaCha8([32]byte{}).Read(data)
+	if err := os.WriteFile(filepath.Join(dir, "fat.bin"), data, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	m, err := artifacts.ReadManifest(dir)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	sum := sha256.Sum256(data)
+	m.Files["fat.bin"] = hex.EncodeToString(sum[:])
+	enc, err := artifacts.EncodeManifest(m)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(dir, artifacts.ManifestFile), enc, 0o644); err != nil {
+		s.t.Fatal(err)
+	}
+	if _, err := artifacts.WriteCatalog(s.out, nil); err != nil {
+		s.t.Fatal(err)
+	}
+	desc, err := writeLayer(dir, io.Discard)
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return desc
+}
+
+// stallingBody is a request body of which the server reads n bytes, then
+// nothing until cut or done is closed, and then fails: a registry that
+// stopped reading an upload.
+type stallingBody struct {
+	io.ReadCloser
+	n         int
+	cut, done <-chan struct{}
+}
+
+func (b *stallingBody) Read(p []byte) (int, error) {
+	if b.n <= 0 {
+		select {
+		case <-b.cut:
+		case <-b.done:
+		}
+		return 0, errors.New("upload given up by the test")
+	}
+	n, err := b.ReadCloser.Read(p[:min(len(p), b.n)])
+	b.n -= n
+	return n, err
+}
+
+// slowAnswer is a response writer that sends the answer's status delay
+// after it is given: the registry's answer comes late.
+type slowAnswer struct {
+	http.ResponseWriter
+	delay time.Duration
+}
+
+func (w slowAnswer) WriteHeader(code int) {
+	time.Sleep(w.delay)
+	w.ResponseWriter.WriteHeader(code)
+}
+
+// Unwrap gives http.ResponseController the writer wrapped.
+func (w slowAnswer) Unwrap() http.ResponseWriter { return w.ResponseWriter }
+
+// slowBody is a request body the server reads piece bytes at a time, gap
+// apart.
+type slowBody struct {
+	io.ReadCloser
+	piece, left int
+	gap         time.Duration
+}
+
+func (b *slowBody) Read(p []byte) (int, error) {
+	if b.left == 0 {
+		time.Sleep(b.gap)
+		b.left = b.piece
+	}
+	n, err := b.ReadCloser.Read(p[:min(len(p), b.left)])
+	b.left -= n
+	return n, err
 }
