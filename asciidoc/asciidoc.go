@@ -61,6 +61,20 @@ type converter struct {
 	// pageTitles caches the titles of pages that xrefs name.
 	pageTitles  map[string]string
 	description string
+	// unidentified are the section headings Asciidoctor gives no id
+	// (sectids unset), anchored once the page is read.
+	unidentified []unidentified
+	// hidden is the text Asciidoctor drops and the page does not show
+	// (a block title above a discrete heading, the cells of a table's
+	// unfinished last row), for tests to tell it from text lost.
+	hidden []string
+}
+
+// hide records text the page does not show (see converter.hidden).
+func (c *converter) hide(text string) {
+	if text != "" {
+		c.hidden = append(c.hidden, text)
+	}
 }
 
 // Split reads one AsciiDoc file of a repository into the same Document
@@ -78,6 +92,16 @@ func Split(path string, src []byte, repo fs.FS, opts markdown.Options) (*markdow
 // markdown.ErrInvalidUTF8 (wrapped) for a file that is not UTF-8, or an
 // error reading the component's antora.yml.
 func SplitReport(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, []DroppedInclude, error) {
+	doc, c, err := split(p, src, repo, opts)
+	if err != nil {
+		return nil, nil, err
+	}
+	return doc, c.dropped, nil
+}
+
+// split is SplitReport returning the converter, which knows what it
+// dropped.
+func split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, *converter, error) {
 	if !utf8.Valid(src) {
 		return nil, nil, fmt.Errorf("split %s: %w", p, markdown.ErrInvalidUTF8)
 	}
@@ -90,7 +114,7 @@ func SplitReport(p string, src []byte, repo fs.FS, opts markdown.Options) (*mark
 		return nil, nil, fmt.Errorf("split %s: %w", p, err)
 	}
 	c.fixSections(doc, front)
-	return doc, c.dropped, nil
+	return doc, c, nil
 }
 
 // toMarkdown translates the file into markdown. It returns the converter
@@ -123,6 +147,7 @@ func toMarkdown(p string, src []byte, repo fs.FS) (*converter, string, int, erro
 	pr := &parser{c: c, attrs: c.attrs.clone()}
 	title, body := pr.header(lines)
 	pr.blocks(body, "", true)
+	c.anchorUnidentified()
 	c.resolveRefs()
 
 	// The generated markdown: front matter with the title, then the body.

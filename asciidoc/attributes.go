@@ -12,7 +12,9 @@ import (
 
 // builtinAttributes are the character replacement attributes Asciidoctor
 // defines in every document: its INTRINSIC_ATTRIBUTES (2.0.18), each
-// as the text it renders ("&#43;" as "+").
+// as the text it renders ("&#43;" as "+"); and sectids, set by default
+// (DEFAULT_ATTRIBUTES), which a document unsets to have sections
+// without generated ids.
 var builtinAttributes = map[string]string{
 	"blank": "", "empty": "", "sp": " ", "nbsp": "\u00a0", "zwsp": "\u200b", "wj": "\u2060",
 	"apos": "'", "quot": `"`, "lsquo": "\u2018", "rsquo": "\u2019",
@@ -21,6 +23,7 @@ var builtinAttributes = map[string]string{
 	"startsb": "[", "endsb": "]", "caret": "^", "asterisk": "*",
 	"tilde": "~", "backslash": `\`, "backtick": "`", "two-colons": "::",
 	"two-semicolons": ";;", "cpp": "C++", "pp": "++",
+	"sectids": "",
 }
 
 // attributes are a document's attributes at one point of the document.

@@ -15,7 +15,10 @@ type blockAttrs struct {
 	named      map[string]string
 	title      string
 	titleSrc   int
-	set        bool
+	// reftext is the text <<id>> shows for the block: a block anchor's
+	// ([[id,reftext]]) or the reftext attribute.
+	reftext string
+	set     bool
 }
 
 // parseAttrList parses the inside of an attribute list.
@@ -30,6 +33,8 @@ func parseAttrList(s string) blockAttrs {
 			switch k {
 			case "id":
 				a.id = v
+			case "reftext":
+				a.reftext = v
 			case "options", "opts":
 				a.options = append(a.options, strings.Split(v, ",")...)
 			}
@@ -116,6 +121,9 @@ func (a *blockAttrs) merge(b blockAttrs) {
 	if b.id != "" {
 		a.id = b.id
 	}
+	if b.reftext != "" {
+		a.reftext = b.reftext
+	}
 	a.options = append(a.options, b.options...)
 	if len(b.positional) > 0 {
 		a.positional = b.positional
@@ -189,8 +197,8 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 		}
 		return i + 1
 	}
-	if id, ok := blockAnchor(t); ok {
-		pend.id = id
+	if id, reftext, ok := blockAnchor(t); ok {
+		pend.id, pend.reftext = id, reftext
 		pend.set = true
 		p.c.ids.register(id)
 		return i + 1
@@ -209,16 +217,19 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 	}
 	if sections && pend.style != "discrete" && pend.style != "float" {
 		if level, title, ok := sectionTitle(t); ok {
-			p.title(pend, prefix)
 			p.heading(level+l.levelOffset, title, l.src, prefix, pend)
-			*pend = blockAttrs{}
+			// A block title above a section title is the title of the
+			// section's first block, as Asciidoctor carries it over; it
+			// is written after the heading, so at the heading's line.
+			*pend = blockAttrs{title: pend.title, titleSrc: l.src, set: pend.title != ""}
 			return i + 1
 		}
 	}
 	defer func() { *pend = blockAttrs{} }()
 	if pend.style == "discrete" || pend.style == "float" {
 		if _, title, ok := sectionTitle(t); ok {
-			p.title(pend, prefix)
+			// Asciidoctor drops a block title above a discrete heading.
+			p.c.hide(pend.title)
 			p.discrete(title, l.src, prefix, pend)
 			return i + 1
 		}
@@ -341,9 +352,9 @@ func (p *parser) title(pend *blockAttrs, prefix string) {
 	if pend.title == "" {
 		return
 	}
-	md := strings.TrimSpace(p.c.inlineMD(pend.title, p.attrs))
+	md := strings.TrimSpace(p.c.inlineTitle(pend.title, p.attrs))
 	if pend.id != "" {
-		p.c.titles[pend.id] = strings.TrimSpace(p.c.inlinePlain(pend.title, p.attrs))
+		p.c.titles[pend.id] = strings.TrimSpace(p.c.inlinePlain(firstNonEmpty(pend.reftext, pend.title), p.attrs))
 	}
 	p.blank(prefix, pend.titleSrc)
 	p.emit(prefix, "**"+md+"**", pend.titleSrc)
@@ -448,7 +459,7 @@ func (p *parser) attribution(pend *blockAttrs, prefix string, src int) {
 func (p *parser) admonition(label string, content []line, open line, prefix string, pend *blockAttrs) {
 	head := "**" + label + ":**"
 	if pend.title != "" {
-		head += " **" + strings.TrimSpace(p.c.inlineMD(pend.title, p.attrs)) + "**"
+		head += " **" + strings.TrimSpace(p.c.inlineTitle(pend.title, p.attrs)) + "**"
 	}
 	p.blank(prefix, open.src)
 	p.emit(prefix, head, open.src)
@@ -559,12 +570,16 @@ func (p *parser) paragraph(ls []line, i int, prefix string, pend *blockAttrs) in
 }
 
 // endsParagraph reports whether a line ends the paragraph before it: a
-// blank line, a block attribute line, a delimiter or a list continuation.
+// blank line, a block attribute line or anchor, a delimiter or a list
+// continuation.
 func endsParagraph(t string) bool {
 	if strings.TrimSpace(t) == "" || t == "+" {
 		return true
 	}
 	if delimiter(t) != "" {
+		return true
+	}
+	if _, _, ok := blockAnchor(t); ok {
 		return true
 	}
 	return strings.HasPrefix(t, "[") && strings.HasSuffix(t, "]") && !strings.HasPrefix(t, "[[") && isAttrLine(t)

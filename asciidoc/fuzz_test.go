@@ -39,10 +39,11 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Add([]byte("include::partial$self.adoc[]\n== A\n[cols=3*]\n|===\n|a|b\n2+|c\n|===\n"), uint16(5))
 	f.Add([]byte("[discrete]\n== pass:[<b>x</b>] [[id]]\n\n[format=csv]\n|===\n\"a,\"\"b\",c\n\n|===\n:===\na\\:b:c\n:===\n|===\n|a 0*|b\n|===\n"), uint16(20))
+	f.Add([]byte(":sectids!:\n.T\n== pass:[<b>B</b> <code>c</code>][[x]]\n[[]]\n[[a, b c]]\n== T [[y,r]]\n.D\n[discrete]\n=== D\n|===\n|a .2+|b 0*|c\n2.2+|d\n|e\n|===\n"), uint16(30))
 	f.Fuzz(func(t *testing.T, src []byte, max uint16) {
 		const p = "docs/modules/ROOT/pages/page.adoc"
 		opts := markdown.Options{MaxSectionTokens: int(max)}
-		doc, _, err := SplitReport(p, src, fuzzRepo(src), opts)
+		doc, c, err := split(p, src, fuzzRepo(src), opts)
 		if !utf8.Valid(src) {
 			if !errors.Is(err, markdown.ErrInvalidUTF8) || doc != nil {
 				t.Fatalf("got %v, %v for invalid UTF-8, want nil, ErrInvalidUTF8", doc, err)
@@ -57,7 +58,7 @@ func FuzzSplit(f *testing.F) {
 		if strings.Contains(string(src), "if") || strings.Contains(string(src), "include::") {
 			return
 		}
-		if lost := lostWords(src, doc); len(lost) > 0 {
+		if lost := lostWords(src, doc, c.hidden); len(lost) > 0 {
 			t.Errorf("words lost: %q", lost)
 		}
 	})

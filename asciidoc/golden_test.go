@@ -60,7 +60,7 @@ func TestGolden(t *testing.T) {
 			}
 			checkDocument(t, in, doc)
 			checkHeadingLines(t, in, src, doc)
-			checkWords(t, in, src, doc)
+			checkWords(t, in, src, doc, nil)
 			golden.JSON(t, filepath.Join("testdata", strings.TrimSuffix(in, filepath.Ext(in))+".golden.json"), "SplitReport("+in+")", goldenResult{doc, dropped}, *update)
 		})
 	}

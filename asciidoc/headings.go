@@ -28,34 +28,41 @@ func sectionTitle(t string) (int, string, bool) {
 }
 
 // headingID returns the id of a section or discrete heading titled
-// title, and the title without the inline anchor that may end it: the
-// attributes' id, else the anchor's ("== Title [[id]]"), else one
-// generated from the title. The id is recorded as used, and the title
-// as the one <<id>> shows.
+// title, and the title without the anchor that may end it: the
+// attributes' id, else the anchor's ("== Title [[id]]", see
+// sectionAnchor), else one generated from the title. The id is recorded
+// as used, and the title (or the reftext) as the one <<id>> shows. With
+// sectids unset Asciidoctor generates no id: the heading has none, and
+// the id returned is "".
 func (p *parser) headingID(title string, pend *blockAttrs) (id, rest string) {
-	id = strings.TrimSpace(pend.id)
-	if strings.HasSuffix(title, "]]") && id == "" {
-		if k := strings.LastIndex(title, "[["); k > 0 {
-			if a, _, _ := strings.Cut(title[k+2:len(title)-2], ","); isAnchorID(a) {
-				id = a
-				title = strings.TrimSpace(title[:k])
-			}
+	id, reftext := strings.TrimSpace(pend.id), pend.reftext
+	if id == "" {
+		if a, ref, t, ok := sectionAnchor(title); ok {
+			id, reftext, title = a, ref, t
 		}
 	}
-	if id == "" {
-		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
-	} else {
+	switch {
+	case id != "":
 		p.c.ids.register(id)
+	case !p.attrs.defined("sectids"):
+		return "", title
+	default:
+		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
 	}
-	p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(title, p.attrs))
+	p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(firstNonEmpty(reftext, title), p.attrs))
 	return id, title
 }
 
-// heading writes a section title as a markdown heading and records its id.
+// heading writes a section title as a markdown heading and records its
+// id. A section Asciidoctor gives no id (sectids unset) still needs an
+// anchor in the Document, unique within it: it gets the id Asciidoctor
+// would have generated, numbered past the ids the page does use once
+// they are all known (anchorUnidentified), so that it takes none of
+// theirs; no link into the site reaches such a section but by its page.
 func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
 	level = max(0, min(level, 5))
 	id, title := p.headingID(title, pend)
-	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
+	md := strings.TrimSpace(p.c.inlineTitle(title, p.attrs))
 	if strings.HasSuffix(md, "#") {
 		md = md[:len(md)-1] + `\#`
 	}
@@ -64,9 +71,29 @@ func (p *parser) heading(level int, title string, src int, prefix string, pend *
 		md = `\-`
 	}
 	p.blank(prefix, src)
+	if id == "" {
+		base, sep := p.c.ids.base(p.c.inlineID(title, p.attrs), p.attrs)
+		p.c.unidentified = append(p.c.unidentified, unidentified{len(p.c.out), base, sep})
+	}
 	p.c.heads[len(p.c.out)] = id
 	p.emit(prefix, strings.Repeat("#", level+1)+" "+md, src)
 	p.blank(prefix, src)
+}
+
+// unidentified is a section heading Asciidoctor gives no id: its index
+// in out, the id it would have had and the separator to number it with.
+type unidentified struct {
+	out       int
+	base, sep string
+}
+
+// anchorUnidentified sets the anchors of the sections Asciidoctor gives
+// no id, once every id the page uses is known: each the id it would
+// have had, numbered (as a repeated id is) when that is taken.
+func (c *converter) anchorUnidentified() {
+	for _, u := range c.unidentified {
+		c.heads[u.out] = c.ids.unique(u.base, u.sep)
+	}
 }
 
 // discrete writes a discrete (or float) heading: a heading Asciidoctor
@@ -81,7 +108,7 @@ func (p *parser) heading(level int, title string, src int, prefix string, pend *
 // its sections'.
 func (p *parser) discrete(title string, src int, prefix string, pend *blockAttrs) {
 	_, title = p.headingID(title, pend)
-	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
+	md := strings.TrimSpace(p.c.inlineTitle(title, p.attrs))
 	if md == "" {
 		return // "****" would be a thematic break
 	}

@@ -31,11 +31,17 @@ func (s *ids) register(id string) {
 // idseparator ("_" unless set), a trailing separator removed; a repeat
 // gets the separator and 2, 3, ...
 func (s *ids) generate(plain string, attrs *attributes) string {
+	return s.unique(s.base(plain, attrs))
+}
+
+// base returns the id generate makes of plain before it is numbered,
+// and the separator it numbers it with.
+func (s *ids) base(plain string, attrs *attributes) (id, sep string) {
 	pre, ok := attrs.get("idprefix")
 	if !ok {
 		pre = "_"
 	}
-	sep, ok := attrs.get("idseparator")
+	sep, ok = attrs.get("idseparator")
 	if !ok {
 		sep = "_"
 	}
@@ -68,7 +74,7 @@ func (s *ids) generate(plain string, attrs *attributes) string {
 		}
 		lastSep = false
 	}
-	id := b.String()
+	id = b.String()
 	if sep != "" {
 		id = strings.TrimSuffix(id, sep)
 		if pre == "" {
@@ -79,6 +85,12 @@ func (s *ids) generate(plain string, attrs *attributes) string {
 		// A title with no word character: keep an id the page can link.
 		id = firstNonEmpty(pre, "_")
 	}
+	return id, sep
+}
+
+// unique returns id, or when it is taken id, sep and the first of 2, 3,
+// ... that makes it unused, and records it as used.
+func (s *ids) unique(id, sep string) string {
 	if s.used[id] {
 		if s.next == nil {
 			s.next = map[string]int{}
@@ -399,26 +411,98 @@ func escapesSpecialChars(subs string) bool {
 // Asciidoctor's anchor patterns read one: a letter, "_" or ":", then
 // word characters, "-", ":" and ".". "[[000]]" is text.
 func isAnchorID(s string) bool {
+	return s != "" && anchorIDLen(s) == len(s)
+}
+
+// anchorIDLen returns the length of the anchor id that starts s (see
+// isAnchorID), 0 for none.
+func anchorIDLen(s string) int {
 	for i, r := range s {
 		switch {
 		case r == '_' || r == ':':
 		case i == 0:
 			if !isAlpha(r) {
-				return false
+				return 0
 			}
 		case !isWordClass(r) && r != '-' && r != '.':
-			return false
+			return i
 		}
 	}
-	return s != ""
+	return len(s)
 }
 
-// blockAnchor reads a line that is a block anchor ("[[id]]",
-// "[[id,reftext]]") and returns its id.
-func blockAnchor(t string) (string, bool) {
-	if !strings.HasPrefix(t, "[[") || !strings.HasSuffix(t, "]]") || strings.ContainsAny(t[2:len(t)-2], " []") {
-		return "", false
+// blockAnchor reads a line that is a block anchor, as Asciidoctor's
+// BlockAnchorRx reads one: "[[id]]", "[[id,reftext]]" (any text after
+// the comma and the spaces that follow it, "]]" included) or "[[]]",
+// which sets no id and clears one set above it. It returns the id and
+// the reftext.
+func blockAnchor(t string) (id, reftext string, ok bool) {
+	if len(t) < 4 || !strings.HasPrefix(t, "[[") || !strings.HasSuffix(t, "]]") {
+		return "", "", false
 	}
-	id, _, _ := strings.Cut(t[2:len(t)-2], ",")
-	return id, isAnchorID(id)
+	if t == "[[]]" {
+		return "", "", true
+	}
+	id, reftext, ok = anchorIDRef(t[2 : len(t)-2])
+	return id, reftext, ok
+}
+
+// anchorIDRef reads the inside of an anchor's brackets: an id
+// (isAnchorID), then optionally a comma, spaces and a reftext of at
+// least one character.
+func anchorIDRef(s string) (id, reftext string, ok bool) {
+	i := anchorIDLen(s)
+	id = s[:i]
+	switch {
+	case i == 0:
+		return "", "", false
+	case i == len(s):
+		return id, "", true
+	case s[i] != ',' || i+1 == len(s):
+		return "", "", false
+	}
+	ref := s[i+1:]
+	if r := strings.TrimLeft(ref, " "); r != "" {
+		ref = r
+	} else {
+		ref = ref[len(ref)-1:]
+	}
+	return id, ref, true
+}
+
+// sectionAnchor finds the anchor that ends a section title
+// ("Title [[id]]", "Title [[id,reftext]]") as Asciidoctor's
+// InlineSectionAnchorRx does: the leftmost " [[" whose rest is an id and
+// reftext up to a "]]" ending the title. A space must come before it
+// ("Title[[id]]" is an inline anchor in the title, the section's id
+// generated), and one escaped (" \[[id]]") is text. It returns the
+// title without the anchor.
+func sectionAnchor(title string) (id, reftext, rest string, ok bool) {
+	if !strings.HasSuffix(title, "]]") {
+		return "", "", title, false
+	}
+	for k := 0; k < len(title); {
+		j := strings.Index(title[k:], " ")
+		if j < 0 {
+			break
+		}
+		k += j
+		esc := 0
+		if strings.HasPrefix(title[k+1:], `\`) {
+			esc = 1
+		}
+		start := k + 1 + esc + 2
+		if !strings.HasPrefix(title[k+1+esc:], "[[") || start > len(title)-2 {
+			k++
+			continue
+		}
+		if id, ref, ok := anchorIDRef(title[start : len(title)-2]); ok {
+			if esc == 1 {
+				break // escaped: the title is text
+			}
+			return id, ref, strings.TrimRight(title[:k], " \t"), true
+		}
+		k++
+	}
+	return "", "", title, false
 }

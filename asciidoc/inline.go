@@ -41,7 +41,11 @@ type inliner struct {
 	inLink bool
 	// id is set for the text of a section id (inlineID): plain, with
 	// passthroughs, escapes and tags marked.
-	id     bool
+	id bool
+	// title is set for the text of a title (inlineTitle): a raw
+	// passthrough's HTML is written as the page shows it (passhtml.go),
+	// as it is in plain text.
+	title  bool
 	passes []string
 	// rawPass[n] tells that passthrough n escapes no special characters
 	// (+++x+++, pass:[x]): its HTML is the converted title's.
@@ -57,7 +61,19 @@ func (c *converter) inlineMD(s string, attrs *attributes) string {
 	return c.inline(s, attrs, false)
 }
 
-// inlinePlain converts AsciiDoc inline text to plain text.
+// inlineTitle converts the AsciiDoc inline text of a title (a
+// section's, a discrete heading's, a block's) to markdown: as inlineMD,
+// but a raw passthrough's HTML is written as the page shows it, not as
+// escaped tags.
+func (c *converter) inlineTitle(s string, attrs *attributes) string {
+	in := &inliner{c: c, attrs: attrs, title: true}
+	s = in.extractPasses(s)
+	s = attrs.substitute(s)
+	return in.convert(s)
+}
+
+// inlinePlain converts AsciiDoc inline text to plain text, a raw
+// passthrough's HTML as the text the page shows.
 func (c *converter) inlinePlain(s string, attrs *attributes) string {
 	return c.inline(s, attrs, true)
 }
@@ -323,21 +339,40 @@ func (in *inliner) code(b *strings.Builder, s string) {
 	b.WriteString(fence)
 }
 
-// restorePasses replaces passthrough placeholders with their text.
+// restorePasses replaces passthrough placeholders with their text: a raw
+// passthrough's in a title or plain text as the text its HTML shows.
 func (in *inliner) restorePasses(s string) string {
 	return replaceMarked(s, passMark, func(b *strings.Builder, inner string) {
-		n := 0
-		for _, d := range inner {
-			n = n*10 + int(d-'0')
-		}
+		n, ok := in.passIndex(inner)
 		switch {
-		case n >= len(in.passes):
+		case !ok:
 		case in.id && in.rawPass[n]:
 			keepRawPass(b, in.passes[n])
+		case (in.plain || in.title) && in.rawPass[n]:
+			b.WriteString(htmlText(in.passes[n]))
 		default:
 			in.keep(b, in.passes[n])
 		}
 	})
+}
+
+// passIndex reads the number of a passthrough placeholder (what is
+// between its marks) and reports whether it names one.
+func (in *inliner) passIndex(inner string) (int, bool) {
+	n := 0
+	for _, d := range inner {
+		if d < '0' || d > '9' || n > len(in.passes) {
+			return 0, false
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n, inner != "" && n < len(in.passes)
+}
+
+// rawPassIndex is passIndex for a raw passthrough only.
+func (in *inliner) rawPassIndex(inner string) (int, bool) {
+	n, ok := in.passIndex(inner)
+	return n, ok && in.rawPass[n]
 }
 
 // keep writes text no replacement may touch: marked so in a section id's
@@ -448,7 +483,11 @@ func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool,
 			return i
 		}
 		flush(i)
-		in.lit(b, in.restorePasses(s[i:i+j+2]))
+		if n, ok := in.rawPassIndex(s[i+1 : i+1+j]); ok && (in.plain || in.title) && !in.id {
+			in.passHTML(b, in.passes[n])
+		} else {
+			in.lit(b, in.restorePasses(s[i:i+j+2]))
+		}
 		return i + j + 2
 	case refMark:
 		return i
@@ -687,20 +726,29 @@ func (in *inliner) bracket(b *strings.Builder, s string, i int, prevWord bool, f
 		if three {
 			closeDelim, start = "]]]", i+3
 		}
-		j := strings.Index(s[start:], closeDelim)
-		id, reftext, _ := strings.Cut(s[start:start+max(j, 0)], ",")
-		if j <= 0 || j > 256 || strings.ContainsAny(s[start:start+j], " \n[") || !isAnchorID(id) {
+		// Searched within the longest anchor read, which keeps many
+		// unclosed ones linear.
+		j := strings.Index(s[start:min(len(s), start+256+len(closeDelim))], closeDelim)
+		if j <= 0 || strings.ContainsAny(s[start:start+j], "\n") {
+			return i
+		}
+		// InlineAnchorRx: an id, then optionally a comma, spaces and a
+		// reftext, which may hold spaces (a bibliography anchor's not).
+		id, reftext, ok := anchorIDRef(s[start : start+j])
+		if !ok || three && strings.ContainsAny(s[start:start+j], " [") {
 			return i
 		}
 		flush(i)
 		in.c.ids.register(id)
 		if three {
 			in.lit(b, "["+firstNonEmpty(reftext, id)+"]")
+		} else if reftext = strings.TrimSpace(reftext); reftext != "" {
+			in.c.titles[id] = reftext
 		}
 		return start + j + len(closeDelim)
 	}
-	j := strings.IndexByte(s[i+1:], ']')
-	if j < 0 || j > 128 || strings.ContainsAny(s[i+1:i+1+j], " \n[") {
+	j := strings.IndexByte(s[i+1:min(len(s), i+1+129)], ']')
+	if j < 0 || strings.ContainsAny(s[i+1:i+1+j], " \n[") {
 		return i
 	}
 	end := i + 1 + j + 1

@@ -252,7 +252,10 @@ func humanizeID(id string) string {
 	return strings.TrimSpace(strings.NewReplacer("_", " ", "-", " ").Replace(id))
 }
 
-// decodeEntities decodes character references (&#8217;, &amp;).
+// decodeEntities decodes character references (&#8217;, &amp;) as the
+// page shows them: those Asciidoctor passes through as references
+// (entityLen) as the browser decodes them; any other is text, escaped
+// on the page ("&amp0A;", "&#1;").
 func decodeEntities(s string) string {
 	if strings.IndexByte(s, '&') < 0 {
 		return s
@@ -263,14 +266,12 @@ func decodeEntities(s string) string {
 		if i < 0 {
 			break
 		}
-		j := i + 1
-		for j < len(s) && j-i < 32 && (isWordByte(s[j]) || j == i+1 && s[j] == '#') {
-			j++
-		}
-		if j < len(s) && s[j] == ';' && j > i+1 {
+		if n := entityLen(s[i:]); n > 0 {
+			// As the browser reads it: "&nosuch;" stays, "&ampxx;" is
+			// "&xx;".
 			b.WriteString(s[:i])
-			b.WriteString(html.UnescapeString(s[i : j+1]))
-			s = s[j+1:]
+			b.WriteString(html.UnescapeString(s[i : i+n]))
+			s = s[i+n:]
 			continue
 		}
 		b.WriteString(s[:i+1])

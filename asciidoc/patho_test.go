@@ -45,6 +45,11 @@ func pathoCases() []pathoCase {
 		{"tsv tabs", 100_000, func(n int) string { return "[format=tsv]\n|===\n\"a" + rep("\t", n) + "\n|===\n" }},
 		{"dsv escapes", 100_000, func(n int) string { return ":===\n" + rep(`a\:`, n) + "\n:===\n" }},
 		{"raw pass tags", 100_000, func(n int) string { return "== +++" + rep("<a &amp;", n) + "+++\n\n== pass:[" + rep("<>", n) + "]\n" }},
+		{"raw pass emphasis", 100_000, func(n int) string {
+			return "== +++" + rep("<b><i>", n) + "x" + rep("</i></b>", n) + rep("<code>", n) + "+++\n"
+		}},
+		{"title anchors", 100_000, func(n int) string { return "== " + rep(" [[a \\[[a,", n) + "]]\n" }},
+		{"rowspans", 100_000, func(n int) string { return "|===\n|a |b\n" + rep("|x .64+|y 2.3+|z ", n) + "\n|===\n" }},
 		{"self includes", 10, func(n int) string { return rep("include::partial$self.adoc[]\n", n) }},
 		{"conditionals", 100_000, func(n int) string { return rep("ifdef::x[]\n", n) + "text\n" }},
 	}

@@ -7,10 +7,11 @@ import (
 
 // cell is one table cell.
 type cell struct {
-	text   []string // its lines
-	src    int
-	span   int // columns it spans
-	repeat int // times it is repeated (n* specifier; 0 drops it)
+	text    []string // its lines
+	src     int
+	span    int // columns it spans
+	rowspan int // rows it spans (0 or 1 for one)
+	repeat  int // times it is repeated (n* specifier; 0 drops it)
 	// data is set for a cell of a csv or dsv table, whose lines are all
 	// text: none is an AsciiDoc cell's markup.
 	data bool
@@ -34,61 +35,171 @@ func (p *parser) table(content []line, open line, prefix string, pend *blockAttr
 		return
 	}
 	cols := columnCount(pend.named["cols"])
-	if cols == 0 {
-		for _, c := range cells[:max(firstLineEnd, 1)] {
-			cols += c.span * c.repeat
-		}
+	if cols <= 0 {
+		cols = firstRowColumns(cells, max(firstLineEnd, 1))
 	}
-	cols = max(1, min(cols, 64))
-	// Rows.
-	var rows [][]cell
-	var row []cell
-	width := 0
-	for _, c := range cells {
-		// A cell repeated 0 times (0*) is dropped, as Asciidoctor
-		// drops it, with its text.
-		for r := 0; r < min(c.repeat, cols); r++ {
-			row = append(row, c)
-			width += max(1, c.span)
-			if width >= cols {
-				rows = append(rows, row)
-				row, width = nil, 0
-			}
-		}
+	// The GFM table is at most maxColumns wide.
+	width := max(1, min(cols, maxColumns))
+	rows, dropped := layRows(cells, max(cols, 1), width)
+	for _, c := range dropped {
+		p.c.hide(strings.Join(c.text, "\n"))
 	}
-	if len(row) > 0 {
-		rows = append(rows, row)
+	if len(rows) == 0 {
+		return
 	}
 	header := (implicitHeader || pend.hasOption("header")) && !pend.hasOption("noheader")
 	p.blank(prefix, open.src)
-	delim := "|" + strings.Repeat(" --- |", cols)
+	delim := "|" + strings.Repeat(" --- |", width)
 	if !header {
-		p.emit(prefix, "|"+strings.Repeat("   |", cols), open.src)
+		p.emit(prefix, "|"+strings.Repeat("   |", width), open.src)
 		p.emit(prefix, delim, open.src)
 	}
 	for r, row := range rows {
-		var b strings.Builder
-		b.WriteString("|")
-		n := 0
-		for _, c := range row {
-			b.WriteString(" ")
-			b.WriteString(p.cellText(c))
-			b.WriteString(" |")
-			n++
-			for s := 1; s < c.span; s++ {
-				b.WriteString("   |")
-				n++
+		last := -1 // the row's last cell, which the cells past the width join
+		for k, c := range row.slots {
+			if c != nil {
+				last = k
 			}
 		}
-		for ; n < cols; n++ {
-			b.WriteString("   |")
+		var b strings.Builder
+		b.WriteString("|")
+		src := 0
+		for k, c := range row.slots {
+			if c == nil {
+				b.WriteString("   |")
+				continue
+			}
+			if src == 0 {
+				src = c.src
+			}
+			b.WriteString(" ")
+			b.WriteString(p.cellText(*c))
+			if k == last {
+				for _, m := range row.more {
+					b.WriteString(" ")
+					b.WriteString(p.cellText(*m))
+				}
+			}
+			b.WriteString(" |")
 		}
-		p.emit(prefix, b.String(), row[0].src)
+		p.emit(prefix, b.String(), src)
 		if r == 0 && header {
-			p.emit(prefix, delim, row[0].src)
+			p.emit(prefix, delim, src)
 		}
 	}
 	p.blank(prefix, open.src)
+}
+
+// maxColumns bounds the width of the GFM tables written, which keeps
+// their size in proportion to the table's text however its cells span.
+const maxColumns = 64
+
+// firstRowColumns returns the number of columns of a table without a
+// cols attribute: those its first row spans. As Asciidoctor reads it,
+// that row ends with the cells of the first line (the first lineEnd
+// cells), the last one repeated as its n* says; but a cell repeated 0
+// times (0*) ends no row, so when the line's last cell is one, the row
+// runs on to the first repetition of the next cell repeated at all.
+func firstRowColumns(cells []cell, lineEnd int) int {
+	cols := 0
+	for i, c := range cells {
+		switch {
+		case i < lineEnd-1 || i == lineEnd-1 && c.repeat == 0:
+			cols += c.span * c.repeat
+		case i == lineEnd-1:
+			return cols + c.span*c.repeat
+		case c.repeat > 0:
+			return cols + c.span
+		}
+	}
+	return cols
+}
+
+// tableRow is a row of a table as written: its cells at the columns
+// they start (nil for the others), and the cells that start past the
+// width written, in order.
+type tableRow struct {
+	slots []*cell
+	more  []*cell
+}
+
+// layRows lays a table's cells out in rows of cols columns, as
+// Asciidoctor 2.0.18 does (Table::ParserContext#close_cell): each cell,
+// repeated as its n* says, is added to the current row, which ends when
+// the columns its cells span and those spanned by cells of rows above
+// (n.m+, a rowspan) make cols; a cell that would be the row's
+// cols+1-th is dropped (a row whose spans overshoot cols never ends),
+// and so are the cells of the row left unfinished when the cells run
+// out. A cell stands at the first column no cell of a row above spans
+// and no cell before it in the row takes; the rows returned are width
+// (at most cols) columns wide, those past it in more. It also returns
+// the cells dropped, which the page does not show.
+func layRows(cells []cell, cols, width int) (rows []tableRow, dropped []*cell) {
+	// active[k] is the number of columns that cells of rows above span
+	// in the k-th row from the current one (Asciidoctor's
+	// @active_rowspans); below[c] is the number of rows from the current
+	// one that a cell of a row above spans column c in, and more[c] the
+	// number of rows after the current one that its cell spans it in.
+	active := []int{0}
+	below, more := make([]int, width), make([]int, width)
+	row := tableRow{slots: make([]*cell, width)}
+	taken := make([]bool, width) // by a cell of the current row
+	n, visits := 0, 0            // cells in the row, columns they span
+	for i := range cells {
+		c := &cells[i]
+		// A cell repeated 0 times (0*) is dropped, as Asciidoctor
+		// drops it, with its text.
+		for range c.repeat {
+			if n >= cols {
+				dropped = append(dropped, c)
+				continue
+			}
+			n++
+			span, rowspan := max(1, c.span), max(1, c.rowspan)
+			for k := 1; k < rowspan; k++ {
+				if k == len(active) {
+					active = append(active, 0)
+				}
+				active[k] += span
+			}
+			visits += span
+			// Its place: the first column free in this row.
+			at := 0
+			for at < width && (taken[at] || below[at] > 0) {
+				at++
+			}
+			for k := at; k < min(at+span, width); k++ {
+				taken[k], more[k] = true, rowspan-1
+			}
+			if at < width {
+				row.slots[at] = c
+			} else {
+				row.more = append(row.more, c)
+			}
+			if visits+active[0] != cols {
+				continue
+			}
+			rows = append(rows, row)
+			for k := range width {
+				below[k] = max(below[k]-1, more[k])
+				taken[k], more[k] = false, 0
+			}
+			row = tableRow{slots: make([]*cell, width)}
+			n, visits = 0, 0
+			if active = active[1:]; len(active) == 0 {
+				active = append(active, 0)
+			}
+		}
+	}
+	if n > 0 {
+		for _, c := range row.slots {
+			if c != nil {
+				dropped = append(dropped, c)
+			}
+		}
+		dropped = append(dropped, row.more...)
+	}
+	return rows, dropped
 }
 
 // psvCells reads the cells of a table in the prefix-separated format
@@ -126,8 +237,8 @@ func psvCells(content []line, sep string) ([]cell, int, bool) {
 			} else if strings.TrimSpace(text) != "" {
 				cells = append(cells, cell{text: []string{text}, src: l.src, span: 1, repeat: 1})
 			}
-			span, repeat := specCounts(spec)
-			cells = append(cells, cell{src: l.src, span: span, repeat: repeat})
+			span, rowspan, repeat := specCounts(spec)
+			cells = append(cells, cell{src: l.src, span: span, rowspan: rowspan, repeat: repeat})
 			started = true
 			rest = rest[idx+len(sep):]
 		}
@@ -217,31 +328,34 @@ func cellSpec(before string, lineStart bool) (spec, text string) {
 	return cand, before[:i]
 }
 
-// specCounts reads a cell specifier's column span (n+) and repeat (n*),
-// as Asciidoctor reads them: from the number's integer part ("2.3+"
-// spans 2 columns and 3 rows), 1 when it has none (".3+"), so that
-// "0*" (or "00*", "0.5*") repeats a cell 0 times. Both are at most 64.
-func specCounts(spec string) (span, repeat int) {
-	span, repeat = 1, 1
+// specCounts reads a cell specifier's column span and row span (n.m+)
+// and repeat (n*), as Asciidoctor reads them: from the number's integer
+// parts ("2.3+" spans 2 columns and 3 rows), 1 when one is missing
+// (".3+", "2+"), so that "0*" (or "00*", "0.5*") repeats a cell 0
+// times. Each is at most 64.
+func specCounts(spec string) (span, rowspan, repeat int) {
+	span, rowspan, repeat = 1, 1, 1
 	k := strings.IndexAny(spec, "*+")
 	if k <= 0 {
-		return span, repeat
+		return span, rowspan, repeat
 	}
-	num, _, _ := strings.Cut(spec[:k], ".")
-	n := 1
-	if num != "" {
-		var err error
-		if n, err = strconv.Atoi(num); err != nil {
+	count := func(num string) int {
+		if num == "" {
+			return 1
+		}
+		n, err := strconv.Atoi(num)
+		if err != nil {
 			n = 64 // more digits than an int holds
 		}
-		n = min(n, 64)
+		return min(n, 64)
 	}
+	cs, rs, _ := strings.Cut(spec[:k], ".")
 	if spec[k] == '*' {
-		repeat = n
+		repeat = count(cs)
 	} else {
-		span = max(n, 1)
+		span, rowspan = max(count(cs), 1), max(count(rs), 1)
 	}
-	return span, repeat
+	return span, rowspan, repeat
 }
 
 // columnCount reads a cols attribute ("3", "1,2,3", "3*", "2*,~").

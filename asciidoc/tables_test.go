@@ -17,11 +17,11 @@ func tableRows(t *testing.T, src string) []string {
 	if err != nil {
 		t.Fatal(err)
 	}
-	doc, err := Split("doc.adoc", []byte(src), nil, markdown.DefaultOptions())
+	doc, c, err := split("doc.adoc", []byte(src), nil, markdown.DefaultOptions())
 	if err != nil {
 		t.Fatal(err)
 	}
-	checkWords(t, "doc.adoc", []byte(src), doc)
+	checkWords(t, "doc.adoc", []byte(src), doc, c.hidden)
 	var rows []string
 	for _, l := range strings.Split(md, "\n") {
 		if strings.HasPrefix(l, "|") {
@@ -152,5 +152,48 @@ func TestUnclosedQuote(t *testing.T) {
 				t.Errorf("unclosedQuote(%q added at %d) = %v, want %v", s, cut, got, want)
 			}
 		}
+	}
+}
+
+// TestTableRows checks how cells make rows against Asciidoctor 2.0.18,
+// which ends a row when the columns its cells span, and those cells of
+// rows above span (n.m+), make the table's: the cells of a last row
+// left unfinished are dropped, silently, and so are a row's cells past
+// its column count (a row whose spans overshoot it never ends); a cell
+// stands at the first column no cell above spans, and a line ending in
+// a cell repeated 0 times does not end the first row.
+func TestTableRows(t *testing.T) {
+	const empty2, delim2 = "|   |   |", "| --- | --- |"
+	const empty3, delim3 = "|   |   |   |", "| --- | --- | --- |"
+	tests := []struct {
+		name, src string
+		want      []string
+	}{
+		{"unfinished last row", "|===\n|a |b |c\n|d |e\n|===\n",
+			[]string{empty3, delim3, "| a | b | c |"}},
+		{"unfinished with cols", "[cols=3]\n|===\n|a |b |c |d\n|===\n",
+			[]string{empty3, delim3, "| a | b | c |"}},
+		{"unfinished csv", "[format=csv]\n|===\na,b\nc\n|===\n",
+			[]string{empty2, delim2, "| a | b |"}},
+		{"unfinished header only", "[%header,cols=3]\n|===\n|a |b\n|===\n", nil},
+		{"rowspan", "|===\n|a .2+|b\n|c\n|d |e\n|===\n",
+			[]string{empty2, delim2, "| a | b |", "| c |   |", "| d | e |"}},
+		{"rowspan in the first column", "|===\n.2+|a |b\n|c\n|===\n",
+			[]string{empty2, delim2, "| a | b |", "|   | c |"}},
+		{"rowspan and colspan", "|===\n|a 2.2+|b\n|c\n|d |e |f\n|===\n",
+			[]string{empty3, delim3, "| a | b |   |", "| c |   |   |", "| d | e | f |"}},
+		{"overshooting span", "|===\n|a |b\n3+|c\n|d |e\n|===\n",
+			[]string{empty2, delim2, "| a | b |"}},
+		{"zero repeat ends the first line", "|===\n|a 0*|b\n|c\n|d |e\n|===\n",
+			[]string{empty2, delim2, "| a | c |", "| d | e |"}},
+		{"repeat past the column count", "[cols=2]\n|===\n|a 3*|b\n|===\n",
+			[]string{empty2, delim2, "| a | b |", "| b | b |"}},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			if diff := cmp.Diff(tt.want, tableRows(t, tt.src)); diff != "" {
+				t.Errorf("rows of %q (-want +got):\n%s", tt.src, diff)
+			}
+		})
 	}
 }

@@ -10,17 +10,21 @@ import (
 )
 
 // lostWords returns the words of src's text that reach no section's
-// prose, code or title. Words are runs of letters and digits of the
-// lines that hold text: markup-only lines (attribute entries and lists,
-// comments, directives, block macros, delimiters, anchors, the header's
-// author and revision lines) are not counted, nor are words inside
-// comment blocks, passthrough markup or bracketed macro attributes, which
-// the published site does not show either.
-func lostWords(src []byte, doc *markdown.Document) []string {
+// prose, code or title, nor hidden (the text the converter dropped as
+// the site does: converter.hidden). Words are runs of letters and
+// digits of the lines that hold text: markup-only lines (attribute
+// entries and lists, comments, directives, block macros, delimiters,
+// anchors, the header's author and revision lines) are not counted, nor
+// are words inside comment blocks, passthrough markup or bracketed
+// macro attributes, which the published site does not show either.
+func lostWords(src []byte, doc *markdown.Document, hidden []string) []string {
 	var hay strings.Builder
 	add := func(s string) {
 		hay.WriteString(strings.ToLower(s))
 		hay.WriteByte(' ')
+	}
+	for _, h := range hidden {
+		add(h)
 	}
 	add(doc.Title)
 	add(doc.Description)
@@ -85,20 +89,25 @@ func textLine(t string) bool {
 		strings.HasPrefix(t, "["), strings.HasPrefix(t, "include::"),
 		strings.HasPrefix(t, "if"), strings.HasPrefix(t, "endif::"),
 		strings.HasPrefix(t, "<"), strings.Contains(t, "::") && strings.HasSuffix(t, "]"),
-		strings.HasPrefix(t, "\\"), strings.HasPrefix(t, "|==="):
+		strings.HasPrefix(t, "\\"), strings.HasPrefix(t, "|==="),
+		strings.HasPrefix(t, "```"): // a fence's language is an attribute
 		return false
 	}
 	return true
 }
 
-// cellSpecRx matches a table cell's specifier before its '|': duplication
-// (2*, or 0*, which drops the cell), span (2+, 2.3+), alignment and style
-// ("00*a|", "2+^.>m|"): markup, not words.
-var cellSpecRx = regexp.MustCompile(`(^|\s)(\d+\*)?(\d+(\.\d+)?\+)?[<^>]?(\.[<^>])?[a-z]?\|`)
+// cellSpecRx matches a table cell's specifier before its '|':
+// duplication (2*, or 0*, which drops the cell), span (2+, 2.3+, .3+),
+// alignment and style ("00*a|", "2+^.>m|"): markup, not words.
+var cellSpecRx = regexp.MustCompile(`(^|\s)((\d+(\.\d*)?|(\d*\.)?\d+)\*)?((\d+(\.\d*)?|(\d*\.)?\d+)\+)?[<^>]?(\.[<^>])?[a-z]?\|`)
 
 // zeroSpecRx matches the specifier of a cell repeated 0 times ("0*|",
 // "00*a|", "0.5*|"), which the site drops with its text.
 var zeroSpecRx = regexp.MustCompile(`(^|[ \t])0+(\.\d*)?\*([<^>](\.[<^>]?)?|([<^>]?\.)?[<^>])?[a-z]?\|`)
+
+// specRx matches a whole cell specifier, as Asciidoctor's
+// CellSpecStartRx reads one.
+var specRx = regexp.MustCompile(`^((\d+(\.\d*)?|(\d*\.)?\d+)[*+])?([<^>](\.[<^>]?)?|([<^>]?\.)?[<^>])?[a-z]?$`)
 
 // dropZeroCells removes from a table line the text of the cells
 // repeated 0 times, and reports whether the last one's text runs on
@@ -116,7 +125,7 @@ func dropZeroCells(t string) (string, bool) {
 		// The last word before the next '|' may be its specifier.
 		text := t[loc[1] : loc[1]+end]
 		spec := ""
-		if k := strings.LastIndexAny(text, " \t"); k >= 0 {
+		if k := strings.LastIndexAny(text, " \t"); k >= 0 && specRx.MatchString(text[k+1:]) {
 			spec = text[k+1:]
 		}
 		t = t[:loc[0]] + " " + spec + t[loc[1]+end:]
@@ -177,8 +186,9 @@ func stripMarkup(t string) string {
 // site shows as the character, as Asciidoctor's replacements read them.
 var entityRx = regexp.MustCompile(`&(?:[a-zA-Z][a-zA-Z]+\d{0,2}|#\d\d\d{0,4}|#x[\da-fA-F][\da-fA-F][\da-fA-F]{0,3});`)
 
-// anchorRx matches inline anchors, whose ids the site does not show.
-var anchorRx = regexp.MustCompile(`\[\[[^\]\[ ]*\]\]`)
+// anchorRx matches inline anchors, whose ids and reftexts the site does
+// not show.
+var anchorRx = regexp.MustCompile(`\[\[[^\]\[ ,]*(,[^\n]*?)?\]\]`)
 
 // words splits s into lower-cased runs of letters and digits.
 func words(s string) []string {
@@ -191,10 +201,10 @@ func words(s string) []string {
 // false conditional).
 var hiddenWords = map[string]bool{"hidden": true, "on": true, "published": true, "site": true}
 
-func checkWords(t *testing.T, p string, src []byte, doc *markdown.Document) {
+func checkWords(t *testing.T, p string, src []byte, doc *markdown.Document, hidden []string) {
 	t.Helper()
 	var lost []string
-	for _, w := range lostWords(src, doc) {
+	for _, w := range lostWords(src, doc, hidden) {
 		if !hiddenWords[w] {
 			lost = append(lost, w)
 		}

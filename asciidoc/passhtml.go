@@ -1,0 +1,183 @@
+package asciidoc
+
+import "strings"
+
+// A raw passthrough (+++x+++, pass:[x]) puts its text into the page's
+// HTML as written: "== pass:[<b>Bold</b>] title" is an h2 reading
+// "Bold title", "Bold" in bold. In prose the reader keeps such HTML as
+// escaped text, markup an agent can read; in a title (a section's, a
+// discrete heading's, a block's), where escaped tags would stand in the
+// heading and its plain title, it writes what the page shows: the tags'
+// text, with markdown emphasis for the simple tags (b and strong bold,
+// i and em italic, code, kbd, samp and tt a code span), a space for a
+// tag that breaks the line or starts a block (br, p, div, li…), and
+// character references as their characters. In plain text (titles for
+// <<id>>, the document title, navigation entries) the text alone.
+
+// htmlToken is a tag or a run of text of a raw passthrough s:
+// s[start:end]. It holds no pointer, which keeps many cheap.
+type htmlToken struct {
+	start, end int
+	// pair is, for an opening tag of emphasis or code, the index of the
+	// closing tag that ends it; else -1.
+	pair int
+	// kind is 0 for text; for a tag, its htmlKinds kind, or 't' for
+	// another inline tag, or ' ' for one that leaves a space.
+	kind  byte
+	close bool // a closing tag ("</b>")
+}
+
+// htmlKinds are the tags written as markdown: bold, italic and code.
+var htmlKinds = map[string]byte{
+	"b": 'b', "strong": 'b', "i": 'i', "em": 'i',
+	"code": 'c', "kbd": 'c', "samp": 'c', "tt": 'c',
+}
+
+// inlineTags are the other HTML tags that run within a line of text:
+// dropped without a space. Any other tag (br, p, div, li…) leaves one.
+var inlineTags = map[string]bool{
+	"a": true, "abbr": true, "bdi": true, "bdo": true, "big": true,
+	"cite": true, "data": true, "del": true, "dfn": true,
+	"font": true, "ins": true, "mark": true, "q": true,
+	"s": true, "small": true, "span": true, "strike": true,
+	"sub": true, "sup": true, "time": true,
+	"u": true, "var": true, "wbr": true,
+}
+
+// htmlTokens splits s into tags and text: a tag is "<" then a letter (or
+// "/" and a letter, or "!") up to the next ">". Closing tags are paired
+// with the opening ones of their kind (htmlKinds), innermost first. The
+// cost is linear in s.
+func htmlTokens(s string) []htmlToken {
+	// A tag and the text before it for each '<', and the text after.
+	toks := make([]htmlToken, 0, 2*strings.Count(s, "<")+1)
+	noClose := false // no '>' after the last '<' looked at, nor after a later one
+	text := 0
+	for i := 0; i < len(s); i++ {
+		if s[i] != '<' || noClose || i+1 >= len(s) {
+			continue
+		}
+		k := i + 1
+		end := false
+		if s[k] == '/' {
+			end = true
+			k++
+		}
+		if k >= len(s) || !isASCIILetter(s[k]) && !(s[k] == '!' && !end) {
+			continue
+		}
+		j := strings.IndexByte(s[k:], '>')
+		if j < 0 {
+			noClose = true
+			continue
+		}
+		n := k
+		for n < len(s) && n-k < 16 && (isASCIILetter(s[n]) || s[n] >= '0' && s[n] <= '9') {
+			n++
+		}
+		if i > text {
+			toks = append(toks, htmlToken{start: text, end: i, pair: -1})
+		}
+		name := strings.ToLower(s[k:n])
+		kind := htmlKinds[name]
+		switch {
+		case kind != 0:
+		case inlineTags[name]:
+			kind = 't'
+		default:
+			kind = ' '
+		}
+		toks = append(toks, htmlToken{start: i, end: k + j + 1, pair: -1, kind: kind, close: end})
+		i = k + j
+		text = i + 1
+	}
+	if text < len(s) {
+		toks = append(toks, htmlToken{start: text, end: len(s), pair: -1})
+	}
+	var open [3][]int // bold, italic, code
+	for i, t := range toks {
+		k := strings.IndexByte("bic", t.kind)
+		switch {
+		case t.kind == 0 || k < 0:
+		case !t.close:
+			open[k] = append(open[k], i)
+		case len(open[k]) > 0:
+			o := open[k]
+			toks[o[len(o)-1]].pair = i
+			open[k] = o[:len(o)-1]
+		}
+	}
+	return toks
+}
+
+// passHTML writes the text of a raw passthrough in a title, or in plain
+// text, as the page shows it (see above). Its character references
+// are decoded as in the rest of the text (decodeEntities): one without
+// its ';', which a browser may still read, is text.
+func (in *inliner) passHTML(b *strings.Builder, s string) {
+	in.htmlRange(b, s, htmlTokens(s), 0, -1, 0)
+}
+
+// htmlText returns what a raw passthrough shows as plain text: its text
+// without tags, character references decoded.
+func htmlText(s string) string {
+	var b strings.Builder
+	(&inliner{plain: true}).passHTML(&b, s)
+	return b.String()
+}
+
+// htmlRange writes the tokens toks[lo:hi] of s (hi -1 for all of them);
+// depth counts the emphasis it is nested in, which maxInlineDepth
+// bounds.
+func (in *inliner) htmlRange(b *strings.Builder, s string, toks []htmlToken, lo, hi, depth int) {
+	if hi < 0 {
+		hi = len(toks)
+	}
+	for i := lo; i < hi; i++ {
+		t := toks[i]
+		paired := t.pair > i && t.pair < hi
+		switch {
+		case t.kind == 0:
+			if in.plain {
+				b.WriteString(decodeEntities(s[t.start:t.end]))
+			} else {
+				in.lit(b, decodeEntities(s[t.start:t.end]))
+			}
+		case paired && t.kind == 'c':
+			var code strings.Builder
+			for _, c := range toks[i+1 : t.pair] {
+				if c.kind == 0 {
+					code.WriteString(decodeEntities(s[c.start:c.end]))
+				}
+			}
+			in.code(b, code.String())
+			i = t.pair
+		case paired && depth < maxInlineDepth:
+			delim := "**"
+			if t.kind == 'i' {
+				delim = "*"
+			}
+			var inner strings.Builder
+			in.htmlRange(&inner, s, toks, i+1, t.pair, depth+1)
+			text := inner.String()
+			body := strings.TrimLeft(text, " \t\n")
+			lead := len(text) - len(body)
+			body = strings.TrimRight(body, " \t\n")
+			if body == "" {
+				b.WriteString(text)
+			} else {
+				// Markdown emphasis neither starts nor ends with a space.
+				b.WriteString(text[:lead])
+				in.raw(b, delim)
+				b.WriteString(body)
+				in.raw(b, delim)
+				b.WriteString(text[lead+len(body):])
+			}
+			i = t.pair
+		case t.kind == ' ':
+			if str := b.String(); str != "" && str[len(str)-1] != ' ' {
+				b.WriteByte(' ')
+			}
+		}
+	}
+}
