@@ -109,9 +109,11 @@ func prepare(st *catalog.Snapshot, sc request.Scope, library, query string, topi
 // duplicates of a hit ranked above them (index.NearDuplicate), the way
 // Docs packs its pages: documentation kept in two copies (a guide and its
 // port, a page per major version) would otherwise fill a ranking with
-// the same text twice.
+// the same text twice. It filters hits in place (a hit is only ever
+// moved to a position already looked at), which the query path's
+// allocations gain from.
 func withoutDuplicates(hits []index.Hit, limit int) []index.Hit {
-	kept := hits[:0:0]
+	kept := hits[:0]
 	for i := range hits {
 		if len(kept) == limit {
 			break
