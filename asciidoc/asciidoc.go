@@ -16,6 +16,15 @@
 // level-0 sections of books ("= " after the header) are level 1.
 // Markdown-style titles ("## ") count the same way.
 //
+// Cross references become markdown links: to a page by its repository
+// path, within the page to the id of the section, block or anchor they
+// name, by its id or, as Asciidoctor resolves natural cross references
+// (<<Section Title>>, xref:Section Title[]), by its title or reftext
+// (xrefs.go). The ids of places inside a section (inline anchors,
+// blocks' ids, discrete headings) are recorded as the section's
+// InnerAnchors (anchors.go), so that package links resolves a link to
+// one to the section holding it.
+//
 // Includes are resolved inside the repository given to Split (relative
 // to the including file, or by Antora resource id within the file's
 // component); the ones that cannot be are dropped and reported by
@@ -56,8 +65,15 @@ type converter struct {
 	out []outLine
 	// heads maps indexes of out holding headings to their section ids.
 	heads map[int]string
-	// titles maps section ids to their plain titles, for <<id>> references.
+	// titles maps ids (of sections, discrete headings, blocks, anchors)
+	// to the plain text <<id>> shows: a reftext, else a title.
 	titles map[string]string
+	// natural maps the texts natural cross references name elements by
+	// to their ids (see addNatural).
+	natural map[string]string
+	// inner are the ids of places inside sections, where they stand in
+	// out (see anchorHere).
+	inner []innerAnchor
 	// pageTitles caches the titles of pages that xrefs name.
 	pageTitles  map[string]string
 	description string
@@ -136,13 +152,7 @@ func toMarkdown(p string, src []byte, repo fs.FS) (*converter, string, int, erro
 		return nil, "", 0, fmt.Errorf("split %s: %w", p, err)
 	}
 	c.comp = comp
-	text := strings.Map(func(r rune) rune {
-		if r == passMark || r == refMark || r == textRefMark {
-			return utf8.RuneError
-		}
-		return r
-	}, string(src))
-	lines := c.preprocess(text)
+	lines := c.preprocess(stripMarks(string(src)))
 
 	pr := &parser{c: c, attrs: c.attrs.clone()}
 	title, body := pr.header(lines)
@@ -181,14 +191,30 @@ func toMarkdown(p string, src []byte, repo fs.FS) (*converter, string, int, erro
 	return c, md.String(), front, nil
 }
 
-// fixSections sets the sections' lines and anchors from the AsciiDoc.
+// stripMarks replaces the placeholder bytes the converter marks its
+// output with (passMark, refMark...) in text it reads with U+FFFD, so
+// that they only ever mark what it put there.
+func stripMarks(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r == passMark || r == refMark || r == textRefMark || r == destMark {
+			return utf8.RuneError
+		}
+		return r
+	}, s)
+}
+
+// fixSections sets the sections' lines and anchors from the AsciiDoc,
+// and the ids inside them (setInnerAnchors).
 func (c *converter) fixSections(doc *markdown.Document, front int) {
 	// Lines and anchors from the AsciiDoc.
 	first := map[string]string{} // anchor markdown gave a section's part 0 -> id
+	at := make([]int, len(doc.Sections))
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		k := s.Line - 1 - front // index into c.out
+		at[i] = -1
 		if k >= 0 && k < len(c.out) {
+			at[i] = k
 			if s.Level > 0 && s.Part == 0 {
 				if id, ok := c.heads[k]; ok {
 					first[s.Anchor] = id
@@ -205,6 +231,7 @@ func (c *converter) fixSections(doc *markdown.Document, front int) {
 			}
 		}
 	}
+	c.setInnerAnchors(doc, at)
 }
 
 // jsonString quotes s for the front matter (a JSON string is a YAML
@@ -271,12 +298,15 @@ func (p *parser) header(ls []line) (string, []line) {
 
 // resolveRefs replaces references without text (<<id>>) with links to
 // the section they name, titled as it is, or with its id in words; in
-// another link's text, with the title alone.
+// another link's text, with the title alone. A reference may name its
+// target by its title (see refID), and a reference with text links to
+// the id its target is known by once the page is read.
 func (c *converter) resolveRefs() {
 	for k := range c.out {
 		t := c.out[k].text
 		for _, mark := range []byte{refMark, textRefMark} {
-			t = replaceMarked(t, mark, func(b *strings.Builder, id string) {
+			t = replaceMarked(t, mark, func(b *strings.Builder, ref string) {
+				id := c.refID(ref)
 				title, ok := c.titles[id]
 				if !ok {
 					title = humanizeID(id)
@@ -288,7 +318,10 @@ func (c *converter) resolveRefs() {
 			})
 			t = strings.ReplaceAll(t, string(mark), "")
 		}
-		c.out[k].text = t
+		t = replaceMarked(t, destMark, func(b *strings.Builder, ref string) {
+			b.WriteString(markdownURL(c.refID(ref)))
+		})
+		c.out[k].text = strings.ReplaceAll(t, string(destMark), "")
 	}
 }
 

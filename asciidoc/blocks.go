@@ -226,6 +226,7 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 		}
 	}
 	defer func() { *pend = blockAttrs{} }()
+	p.blockID(pend)
 	if pend.style == "discrete" || pend.style == "float" {
 		if _, title, ok := sectionTitle(t); ok {
 			// Asciidoctor drops a block title above a discrete heading.
@@ -355,6 +356,7 @@ func (p *parser) title(pend *blockAttrs, prefix string) {
 	md := strings.TrimSpace(p.c.inlineTitle(pend.title, p.attrs))
 	if pend.id != "" {
 		p.c.titles[pend.id] = strings.TrimSpace(p.c.inlinePlain(firstNonEmpty(pend.reftext, pend.title), p.attrs))
+		p.c.addNatural(p.c.refKey(firstNonEmpty(pend.reftext, pend.title), p.attrs), pend.id)
 	}
 	p.blank(prefix, pend.titleSrc)
 	p.emit(prefix, "**"+md+"**", pend.titleSrc)

@@ -50,6 +50,7 @@ func (p *parser) headingID(title string, pend *blockAttrs) (id, rest string) {
 		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
 	}
 	p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(firstNonEmpty(reftext, title), p.attrs))
+	p.c.addNatural(p.c.refKey(firstNonEmpty(reftext, title), p.attrs), id)
 	return id, title
 }
 
@@ -62,6 +63,7 @@ func (p *parser) headingID(title string, pend *blockAttrs) (id, rest string) {
 func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
 	level = max(0, min(level, 5))
 	id, title := p.headingID(title, pend)
+	inner := len(p.c.inner)
 	md := strings.TrimSpace(p.c.inlineTitle(title, p.attrs))
 	if strings.HasSuffix(md, "#") {
 		md = md[:len(md)-1] + `\#`
@@ -77,6 +79,10 @@ func (p *parser) heading(level int, title string, src int, prefix string, pend *
 	}
 	p.c.heads[len(p.c.out)] = id
 	p.emit(prefix, strings.Repeat("#", level+1)+" "+md, src)
+	// Anchors in the title are in the section it starts.
+	for k := inner; k < len(p.c.inner); k++ {
+		p.c.inner[k].out = len(p.c.out) - 1
+	}
 	p.blank(prefix, src)
 }
 
@@ -107,7 +113,8 @@ func (c *converter) anchorUnidentified() {
 // title; the id names no section of the Document, whose anchors are
 // its sections'.
 func (p *parser) discrete(title string, src int, prefix string, pend *blockAttrs) {
-	_, title = p.headingID(title, pend)
+	id, title := p.headingID(title, pend)
+	p.c.anchorHere(id)
 	md := strings.TrimSpace(p.c.inlineTitle(title, p.attrs))
 	if md == "" {
 		return // "****" would be a thematic break

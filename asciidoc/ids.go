@@ -144,18 +144,7 @@ func dropReplaced(s string) string {
 		}
 		s = b.String()
 	}
-	for _, lit := range []string{"(C)", "(R)", "(TM)"} {
-		s = replaceLiteral(s, lit)
-	}
-	s = replaceDashes(s)
-	s = replaceBetween(s, "--", isWordClass, isWordClass)
-	s = replaceLiteral(s, "...")
-	s = replaceLiteral(s, "`'")
-	s = replaceBetween(s, "'", isAlnum, isAlpha)
-	for _, lit := range []string{"->", "=>", "<-", "<="} {
-		s = replaceLiteral(s, lit)
-	}
-	s = replaceEntities(s)
+	s = replaceEntities(markReplacements(s))
 	var b strings.Builder
 	for _, r := range s {
 		switch {
@@ -167,6 +156,27 @@ func dropReplaced(s string) string {
 		}
 	}
 	return b.String()
+}
+
+// markReplacements replaces with a tagMark what Asciidoctor's
+// replacements turn into a numeric character reference: "(C)", "(R)",
+// "(TM)", " -- " with its spaces, "--" between word characters, "...",
+// "`'", "'" inside a word, "->", "=>", "<-", "<=", in its order
+// (REPLACEMENTS); an escaped one is left as written, its backslash
+// removed.
+func markReplacements(s string) string {
+	for _, lit := range []string{"(C)", "(R)", "(TM)"} {
+		s = replaceLiteral(s, lit)
+	}
+	s = replaceDashes(s)
+	s = replaceBetween(s, "--", isWordClass, isWordClass)
+	s = replaceLiteral(s, "...")
+	s = replaceLiteral(s, "`'")
+	s = replaceBetween(s, "'", isAlnum, isAlpha)
+	for _, lit := range []string{"->", "=>", "<-", "<="} {
+		s = replaceLiteral(s, lit)
+	}
+	return s
 }
 
 func dropMarks(r rune) rune {

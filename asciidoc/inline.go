@@ -19,6 +19,9 @@ const (
 	refMark  = '\x01' // \x01id\x01 is a reference to id without text
 	// \x02id\x02 is one in a link's text: its title without a link
 	textRefMark = '\x02'
+	// \x05ref\x05 is the destination of a reference with text, an id
+	// or a title (refID) once the page is read.
+	destMark = '\x05'
 	// In a section id's text (inlineID, which removes both from its
 	// input), \x03x\x03 is text no replacement touches (a passthrough's,
 	// an escaped character), and \x04 stands for an HTML tag or entity
@@ -739,11 +742,11 @@ func (in *inliner) bracket(b *strings.Builder, s string, i int, prevWord bool, f
 			return i
 		}
 		flush(i)
-		in.c.ids.register(id)
 		if three {
+			in.anchor(id, "")
 			in.lit(b, "["+firstNonEmpty(reftext, id)+"]")
-		} else if reftext = strings.TrimSpace(reftext); reftext != "" {
-			in.c.titles[id] = reftext
+		} else {
+			in.anchor(id, reftext)
 		}
 		return start + j + len(closeDelim)
 	}

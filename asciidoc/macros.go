@@ -45,10 +45,19 @@ func (in *inliner) macro(b *strings.Builder, s string, i int, flush func(int)) i
 	if url {
 		t = i
 	}
-	// The target: up to '[' or, for bare URLs, whitespace.
+	// The target: up to '[' or, for bare URLs, whitespace; an xref's
+	// may hold spaces (xref:Section Title[]), not start with one.
 	k := t
-	for k < len(s) && s[k] != '[' && s[k] != ' ' && s[k] != '\n' && s[k] != '\t' && k-t < 2048 {
-		k++
+	if name == "xref" {
+		if t < len(s) && s[t] != ' ' && s[t] != '\t' {
+			if k = in.lineBracket(s, t); k-t > 2048 {
+				return i
+			}
+		}
+	} else {
+		for k < len(s) && s[k] != '[' && s[k] != ' ' && s[k] != '\n' && s[k] != '\t' && k-t < 2048 {
+			k++
+		}
 	}
 	target := s[t:k]
 	if k >= len(s) || s[k] != '[' {
@@ -115,13 +124,36 @@ func (in *inliner) macro(b *strings.Builder, s string, i int, flush func(int)) i
 		in.lit(b, strings.Join(items, " > "))
 		in.raw(b, "**")
 	case "anchor":
-		in.c.ids.register(target)
-		b.WriteString(in.sub(text))
+		// anchor:id[reftext] shows nothing: its text is what <<id>>
+		// shows.
+		in.anchor(target, text)
+		if !in.plain {
+			in.c.hide(text)
+		}
 	case "indexterm":
 	case "indexterm2":
 		b.WriteString(in.sub(text))
 	}
 	return end
+}
+
+// lineBracket returns the index of the first '[' or line break at or
+// after t in s, or len(s), remembering it (in.fail) so that the targets
+// of many xref: macros on a line are searched for once.
+func (in *inliner) lineBracket(s string, t int) int {
+	if k, ok := in.fail["xref["]; ok && k >= t {
+		return k
+	}
+	k := strings.IndexAny(s[t:], "[\n")
+	if k < 0 {
+		k = len(s)
+	} else {
+		k += t
+	}
+	if in.fail != nil {
+		in.fail["xref["] = k
+	}
+	return k
 }
 
 // bracketEnd returns the index of the ']' closing the '[' at s[k], on the
@@ -169,7 +201,10 @@ func markdownURL(u string) string {
 // xref writes a cross reference as a markdown link to the page (by its
 // repository path) or section it points to, with its text: the text
 // given, else the title of the section or page, else its target's name.
-// A reference to a page outside the repository is its text alone.
+// A reference to a page outside the repository is its text alone. A
+// target without "#" that names no file ("<<id>>", "xref:id[]",
+// "xref:Section Title[]") is an element of this page, by its id or its
+// text (xrefs.go); one with "#" is taken as written.
 func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool) {
 	if shorthand {
 		target, text, _ = strings.Cut(target, ",")
@@ -177,11 +212,18 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 	}
 	text = strings.Trim(strings.TrimSpace(text), `"`)
 	page, frag, hasFrag := strings.Cut(target, "#")
-	if shorthand && !hasFrag && !strings.HasSuffix(page, ".adoc") {
+	if !hasFrag && !strings.HasSuffix(page, ".adoc") && (shorthand || !hasExt(page)) {
 		frag, page = page, ""
 	}
+	frag = in.passText(frag)
 	if page != "" && in.c.resolvePage(page) == in.c.path {
 		page = "" // this page
+	}
+	// ref is what resolveRefs resolves: the fragment as written, or a
+	// natural reference.
+	ref := "#" + frag
+	if !hasFrag && !strings.Contains(frag, "\n") {
+		ref = frag
 	}
 	var dest string
 	switch {
@@ -196,6 +238,10 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 		}
 	}
 	if text != "" {
+		if page == "" && ref == frag && mayNameByText(frag) {
+			in.refLink(b, in.subLinkText(text), ref)
+			return
+		}
 		in.link(b, in.subLinkText(text), dest)
 		return
 	}
@@ -214,7 +260,7 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 			mark = textRefMark
 		}
 		b.WriteByte(mark)
-		b.WriteString(frag)
+		b.WriteString(ref)
 		b.WriteByte(mark)
 		return
 	}

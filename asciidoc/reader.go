@@ -354,7 +354,7 @@ func (p *preprocessor) include(target, attrList string, srcLine int, attrs *attr
 		return
 	}
 	p.included += len(b)
-	lines := splitLines(string(b))
+	lines := splitLines(stripMarks(string(b)))
 	ia := parseAttrList(attrList)
 	if t, ok := ia.named["tags"]; ok {
 		lines = filterTags(lines, t)

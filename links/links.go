@@ -9,9 +9,11 @@
 // beginnings, and search ranks it as a field of its own (index.FieldInbound).
 //
 // Only links that resolve to a document of the same version count: "#id"
-// within the document (or, when it has no such anchor, the one section of
-// the version that has: reStructuredText's cross-references name labels
-// unique in their project), paths relative to the document or to the site's
+// within the document (a section's anchor, or an id inside a section that
+// its reader recorded, such as an AsciiDoc inline anchor: see
+// markdown.Section.InnerAnchors), or, when it has no such anchor, the one
+// section of the version that has (reStructuredText's cross-references
+// name labels unique in their project), paths relative to the document or to the site's
 // root ("/guide/build", "../config/"), and absolute URLs whose path names a
 // document (documentation often links to its own published site); a
 // site-root path whose folders the site does not mirror matches loosely
@@ -53,8 +55,15 @@ func Inbound(docs []*markdown.Document) [][]string {
 	for i, d := range docs {
 		pages[i] = Page{Path: d.Path, Anchors: make([]string, len(d.Sections))}
 		for k, s := range d.Sections {
-			if s.Part == 0 {
-				pages[i].Anchors[k] = s.Anchor
+			if s.Part != 0 {
+				continue
+			}
+			pages[i].Anchors[k] = s.Anchor
+			if len(s.InnerAnchors) > 0 {
+				if pages[i].Inner == nil {
+					pages[i].Inner = make([][]string, len(d.Sections))
+				}
+				pages[i].Inner[k] = s.InnerAnchors
 			}
 		}
 	}
@@ -98,6 +107,11 @@ func Inbound(docs []*markdown.Document) [][]string {
 type Page struct {
 	Path    string
 	Anchors []string
+	// Inner holds, for each section, the ids of places inside it a link
+	// may point at (markdown.Section.InnerAnchors), or is nil when no
+	// section has any. A section's own anchor wins over another's inner
+	// id of the same name.
+	Inner [][]string
 }
 
 // Resolver resolves link targets to the sections of one version's pages,
@@ -166,21 +180,11 @@ func NewResolver(docs []Page) *Resolver {
 		}
 		r.anchors[i], r.folded[i] = map[string]int{}, map[string]int{}
 		for k, anchor := range d.Anchors {
-			if anchor == "" {
-				continue
-			}
-			if _, ok := r.anchors[i][anchor]; !ok {
-				r.anchors[i][anchor] = k
-				if _, dup := r.unique[anchor]; dup {
-					r.unique[anchor] = ref{-1, 0}
-				} else {
-					r.unique[anchor] = ref{i, k}
-				}
-			}
-			if f := fold(anchor); f != "" {
-				if _, ok := r.folded[i][f]; !ok {
-					r.folded[i][f] = k
-				}
+			r.addAnchor(i, k, anchor)
+		}
+		for k, inner := range d.Inner {
+			for _, anchor := range inner {
+				r.addAnchor(i, k, anchor)
 			}
 		}
 	}
@@ -191,6 +195,27 @@ func NewResolver(docs []Page) *Resolver {
 		slices.SortFunc(ds, shorter)
 	}
 	return r
+}
+
+// addAnchor records that anchor of document i names its section k, unless
+// an earlier section of the document has it.
+func (r *Resolver) addAnchor(i, k int, anchor string) {
+	if anchor == "" {
+		return
+	}
+	if _, ok := r.anchors[i][anchor]; !ok {
+		r.anchors[i][anchor] = k
+		if _, dup := r.unique[anchor]; dup {
+			r.unique[anchor] = ref{-1, 0}
+		} else {
+			r.unique[anchor] = ref{i, k}
+		}
+	}
+	if f := fold(anchor); f != "" {
+		if _, ok := r.folded[i][f]; !ok {
+			r.folded[i][f] = k
+		}
+	}
 }
 
 // Resolve returns the page and the section (an index in its Anchors) a

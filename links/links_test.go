@@ -294,3 +294,26 @@ func TestInboundExplicitIndexFile(t *testing.T) {
 		{"docs/api.md", "API summary", "the summary"},
 	})
 }
+
+// TestInboundInnerAnchors checks that a link to an id inside a section
+// (markdown.Section.InnerAnchors: an AsciiDoc inline anchor, a block's
+// id) gives that section its text, that a section's own anchor wins over
+// another section's inner id of the same name, and that a section's link
+// to an id inside itself does not count.
+func TestInboundInnerAnchors(t *testing.T) {
+	docs := []*markdown.Document{
+		{Path: "docs/config.adoc", Sections: []markdown.Section{
+			{Title: "Config", Parts: 1},
+			{Title: "Proxies", Anchor: "_proxies", Level: 2, Parts: 1, InnerAnchors: []string{"nginx-example", "_tls"},
+				Links: []markdown.Link{{Text: "the example below", Target: "#nginx-example"}}},
+			{Title: "TLS", Anchor: "_tls", Level: 2, Parts: 1, Links: []markdown.Link{{Text: "proxy example", Target: "#nginx-example"}}},
+		}},
+		{Path: "docs/deploy.adoc", Sections: []markdown.Section{
+			{Title: "Deploy", Parts: 1, Links: []markdown.Link{{Text: "behind nginx", Target: "/docs/config.adoc#nginx-example"}, {Text: "certificates", Target: "config.adoc#_tls"}}},
+		}},
+	}
+	checkInbound(t, docs, []inboundCase{
+		{"docs/config.adoc", "Proxies", "proxy example\nbehind nginx"},
+		{"docs/config.adoc", "TLS", "certificates"},
+	})
+}

@@ -71,6 +71,12 @@ type Section struct {
 	// Links are the section's links in prose, in order: what other pages
 	// call the sections they point at (see package links).
 	Links []Link `json:"links,omitempty"`
+	// InnerAnchors are the ids, other than Anchor, that the published
+	// page gives places inside the section (an AsciiDoc inline anchor, a
+	// block's id, a discrete heading's), in order: a link to one of them
+	// points into this section. Split leaves it empty; readers of formats
+	// that have such ids set it, on a section's first chunk only.
+	InnerAnchors []string `json:"inner_anchors,omitempty"`
 	// Tokens is tokens.Count(Text).
 	Tokens int `json:"tokens"`
 }

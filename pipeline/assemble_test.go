@@ -3,6 +3,7 @@ package pipeline
 import (
 	"testing"
 
+	"github.com/codex7/codex7/asciidoc"
 	"github.com/codex7/codex7/markdown"
 )
 
@@ -33,6 +34,38 @@ func TestAssembleGivesInboundLinks(t *testing.T) {
 		if got[id] != w {
 			t.Errorf("%s: inbound %q, want %q", id, got[id], w)
 		}
+	}
+}
+
+// TestAssembleGivesAsciiDocInboundLinks checks that AsciiDoc links reach
+// the sections Asciidoctor links them to: a reference naming a section
+// after it by its title (<<Proxies,...>>, where the section's id is not
+// the title's, which links' folded matching would find), and a link
+// from another page to an anchor inside a section
+// (markdown.Section.InnerAnchors).
+func TestAssembleGivesAsciiDocInboundLinks(t *testing.T) {
+	split := func(path, src string) *markdown.Document {
+		d, err := asciidoc.Split(path, []byte(src), nil, markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	docs := []*markdown.Document{
+		split("docs/config.adoc", "= Config\n\n== TLS\n\nCertificates go <<Proxies,in front of the app>>.\n\n"+
+			"[#behind-a-proxy]\n== Proxies\n\nAny proxy will do.\n\n[#nginx]\n----\nproxy_pass http://app;\n----\n"),
+		split("docs/guide.adoc", "= Guide\n\nServe it xref:config.adoc#nginx[behind nginx].\n"),
+	}
+	v, err := Assemble(docs, nil, Navigation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range v.Entries {
+		got[e.Path+"#"+e.Section.Anchor] = e.Inbound
+	}
+	if want := "in front of the app\nbehind nginx"; got["docs/config.adoc#behind-a-proxy"] != want {
+		t.Errorf("docs/config.adoc#behind-a-proxy: inbound %q, want %q (all %q)", got["docs/config.adoc#behind-a-proxy"], want, got)
 	}
 }
 

@@ -1,0 +1,108 @@
+package asciidoc
+
+import (
+	"strings"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// Anchors inside sections: an inline anchor ([[id]], anchor:id[]), a
+// block's id ([[id]] or [#id] above it) and a discrete heading's id name
+// a place inside a section, which the page links to as it links to
+// sections (<<id>>, xref:page.adoc#id[]). The reader records where each
+// stands in the markdown it writes and gives the section holding it the
+// id (markdown.Section.InnerAnchors), so that package links resolves a
+// link to it to that section.
+
+// innerAnchor is the id of a place inside a section and the index in
+// out of the line it stands at or before.
+type innerAnchor struct {
+	id  string
+	out int
+}
+
+// anchorHere records id as the id of a place in the section being
+// written, at the end of out.
+func (c *converter) anchorHere(id string) {
+	if id = strings.TrimSpace(id); id != "" {
+		c.inner = append(c.inner, innerAnchor{id, len(c.out)})
+	}
+}
+
+// anchor records an inline anchor: its id, the reftext <<id>> shows and
+// a natural reference names it by, and, in text the page shows, its
+// place.
+func (in *inliner) anchor(id, reftext string) {
+	in.c.ids.register(id)
+	if reftext = strings.TrimSpace(in.passText(reftext)); reftext != "" {
+		in.c.titles[id] = reftext
+		in.c.addNatural(reftext, id)
+	}
+	if !in.plain {
+		in.c.anchorHere(id)
+	}
+}
+
+// blockID records the id of the block (or discrete heading) pend is
+// set on as a place in the section being written, and its reftext as the
+// text <<id>> shows and a natural reference names it by.
+func (p *parser) blockID(pend *blockAttrs) {
+	id := strings.TrimSpace(pend.id)
+	if id == "" {
+		return
+	}
+	p.c.anchorHere(id)
+	if strings.TrimSpace(pend.reftext) != "" {
+		p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(pend.reftext, p.attrs))
+		p.c.addNatural(p.c.refKey(pend.reftext, p.attrs), id)
+	}
+}
+
+// setInnerAnchors gives each section of doc the ids recorded inside it
+// (c.inner), on its first chunk, each once and none that is a section's
+// anchor. at[i] is the index in c.out of section i's first line (-1 for
+// one the reader did not write).
+func (c *converter) setInnerAnchors(doc *markdown.Document, at []int) {
+	if len(c.inner) == 0 {
+		return
+	}
+	taken := make(map[string]bool, len(doc.Sections)+len(c.inner))
+	for _, s := range doc.Sections {
+		taken[s.Anchor] = true
+	}
+	// heads are the sections' first chunks in order, with where they
+	// start; the level-0 section holds what comes before the first
+	// heading.
+	type head struct{ out, sec int }
+	var heads []head
+	for i, s := range doc.Sections {
+		if s.Part == 0 && (s.Level == 0 || at[i] >= 0) {
+			out := at[i]
+			if s.Level == 0 {
+				out = -1
+			}
+			heads = append(heads, head{out, i})
+		}
+	}
+	for _, a := range c.inner {
+		if taken[a.id] {
+			continue
+		}
+		// The last section starting at or before the anchor's line.
+		lo, hi := 0, len(heads)
+		for lo < hi {
+			m := (lo + hi) / 2
+			if heads[m].out <= a.out {
+				lo = m + 1
+			} else {
+				hi = m
+			}
+		}
+		if lo == 0 {
+			continue // before every section
+		}
+		s := &doc.Sections[heads[lo-1].sec]
+		s.InnerAnchors = append(s.InnerAnchors, a.id)
+		taken[a.id] = true
+	}
+}

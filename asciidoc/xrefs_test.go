@@ -1,0 +1,188 @@
+package asciidoc
+
+import (
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/codex7/codex7/markdown"
+)
+
+// naturalPage is a page whose first section refers to the others by
+// their titles and reftexts, and in the ways that name no title.
+const naturalPage = `= Doc
+
+== Intro
+
+See <<Later Section>>, xref:Later Section[], <<Later Section,custom>> and xref:Later Section[its text].
+
+Not by title: <<later section>>, <<LATER SECTION>>, <<install>>, xref:install[], <<#Later Section>>, xref:doc.adoc#Later Section[], <<Other Title>>, <<With Bold>>, <<Tom's Stuff>>.
+
+By reftext: <<Short Name>>, <<Anchor Text>>, <<Block Ref>>, <<Macro Ref>>.
+By title: <<Block Title>>, <<Discrete One>>, <<With *Bold*>>, <<Install>>, <<Same Title>>.
+
+== Later Section
+
+Text [[inl,Anchor Text]]here and anchor:am[Macro Ref] there.
+
+.Block Title
+[#blk]
+----
+code
+----
+
+[[blk2,Block Ref]]
+----
+more
+----
+
+[discrete]
+=== Discrete One
+
+== Install
+
+[reftext="Short Name"]
+== Other Title
+
+== With *Bold*
+
+== Tom's Stuff
+
+[#first]
+== Same Title
+
+[#second]
+== Same Title
+`
+
+// TestNaturalXrefs checks references that name a section, a discrete
+// heading, a titled block or an anchor by its text against the links
+// Asciidoctor 2.0.18 makes of naturalPage: the id of the first element
+// whose reftext, else title, is the reference exactly, including
+// elements after the reference; none for a reference with "#", in lower
+// case without a space, in other case or markup, naming a section by
+// its title when it has a reftext, or that Asciidoctor's replacements
+// turn into a page and a fragment ("Tom's" holds "&#8217;"). A resolved
+// reference shows the text Asciidoctor shows; the text of the others is
+// not checked.
+func TestNaturalXrefs(t *testing.T) {
+	doc, err := Split("doc.adoc", []byte(naturalPage), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []markdown.Link{
+		{Text: "Later Section", Target: "#_later_section"},
+		{Text: "Later Section", Target: "#_later_section"},
+		{Text: "custom", Target: "#_later_section"},
+		{Text: "its text", Target: "#_later_section"},
+
+		{Target: "#later%20section"},
+		{Target: "#LATER%20SECTION"},
+		{Target: "#install"},
+		{Target: "#install"},
+		{Target: "#Later%20Section"},
+		{Target: "#Later%20Section"},
+		{Target: "#Other%20Title"},
+		{Target: "#With%20Bold"},
+		{Target: "#Tom's%20Stuff"},
+
+		{Text: "Short Name", Target: "#_other_title"},
+		{Text: "Anchor Text", Target: "#inl"},
+		{Text: "Block Ref", Target: "#blk2"},
+		{Text: "Macro Ref", Target: "#am"},
+		{Text: "Block Title", Target: "#blk"},
+		{Text: "Discrete One", Target: "#_discrete_one"},
+		{Text: "With Bold", Target: "#_with_bold"},
+		{Text: "Install", Target: "#_install"},
+		{Text: "Same Title", Target: "#first"},
+	}
+	got := doc.Sections[0].Links
+	if len(got) != len(want) {
+		t.Fatalf("got %d links %q, want %d", len(got), got, len(want))
+	}
+	for i, w := range want {
+		if g := got[i]; g.Target != w.Target || w.Text != "" && g.Text != w.Text {
+			t.Errorf("link %d: got %q -> %q, want %q -> %q", i, g.Text, g.Target, w.Text, w.Target)
+		}
+	}
+}
+
+// TestInnerAnchors checks that the ids of places inside a section (an
+// inline anchor, anchor:id[], a block's id given either way, a discrete
+// heading's generated id, an anchor in a section's title or in the block
+// title carried into the section) are recorded on the section holding
+// them, those before the first section on the text before it, and that
+// a block anchor above a section is that section's own anchor, as in
+// the page Asciidoctor 2.0.18 makes (an anchor in a title whose id a
+// block anchor gives is in the title).
+func TestInnerAnchors(t *testing.T) {
+	src := `= Doc
+
+Preamble [[pre]]text.
+
+== First
+
+Text [[inl]]here and anchor:am[Macro Ref] there.
+
+[#blk]
+----
+code
+----
+
+[[blk2]]
+* item
+
+[discrete]
+=== Discrete One
+
+[[second]]
+== Second [[not-in-title]]
+
+== Title [[t1]]with an anchor
+
+.Caption [[cap]]
+== Third
+
+text
+`
+	doc, err := Split("doc.adoc", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string][]string{
+		"":                      {"pre"},
+		"_first":                {"inl", "am", "blk", "blk2", "_discrete_one"},
+		"second":                {"not-in-title"},
+		"_title_with_an_anchor": {"t1"},
+		"_third":                {"cap"},
+	}
+	got := map[string][]string{}
+	for _, s := range doc.Sections {
+		got[s.Anchor] = s.InnerAnchors
+	}
+	for anchor, w := range want {
+		if g, ok := got[anchor]; !ok || !slices.Equal(g, w) {
+			t.Errorf("section #%s: inner anchors %q, want %q (sections %q)", anchor, g, w, got)
+		}
+	}
+}
+
+// TestAnchorReftexts checks the text a reference without text shows for
+// an id given by anchor:id[reftext] and by a block anchor with a
+// reftext, as Asciidoctor 2.0.18 shows them; anchor:id[reftext] itself
+// shows nothing.
+func TestAnchorReftexts(t *testing.T) {
+	src := "= Doc\n\n== S\n\nBefore anchor:am[Macro Ref] after.\n\n[[blk,Block Ref]]\n----\ncode\n----\n\nSee <<am>> and <<blk>>.\n"
+	doc, err := Split("doc.adoc", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := doc.Sections[len(doc.Sections)-1]
+	want := []markdown.Link{{Text: "Macro Ref", Target: "#am"}, {Text: "Block Ref", Target: "#blk"}}
+	if !slices.Equal(s.Links, want) {
+		t.Errorf("links %q, want %q", s.Links, want)
+	}
+	if strings.Contains(s.Prose, "Before Macro Ref") {
+		t.Errorf("anchor:id[reftext] shows its text: %q", s.Prose)
+	}
+}
