@@ -167,6 +167,10 @@ type Outline struct {
 	Level  int    `json:"level"`
 	Line   int    `json:"line"`
 	Tokens int    `json:"tokens"`
+	// Inner are the ids the published page gives places inside the
+	// section (markdown.Section.InnerAnchors: an AsciiDoc inline anchor, a
+	// block's id), which links to the section may name.
+	Inner []string `json:"inner,omitempty"`
 }
 
 // Documents is the content of documents.json.

@@ -673,7 +673,7 @@ func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav N
 				docTopics[t] = true
 			}
 			if s.Part == 0 {
-				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens})
+				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens, Inner: s.InnerAnchors})
 			} else if n := len(info.Outline); n > 0 {
 				info.Outline[n-1].Tokens += s.Tokens
 			}

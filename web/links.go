@@ -39,6 +39,9 @@ func linkerBytes(docs []artifacts.DocumentInfo) int64 {
 	n := int64(0)
 	for _, d := range docs {
 		n += 1<<10 + 100*int64(len(d.Outline)) + int64(len(d.Path))
+		for _, o := range d.Outline {
+			n += 100 * int64(len(o.Inner))
+		}
 	}
 	return n
 }
@@ -106,6 +109,12 @@ func newLinker(base string, docs []artifacts.DocumentInfo) *linker {
 		p := links.Page{Path: d.Path, Anchors: make([]string, len(d.Outline))}
 		for k, o := range d.Outline {
 			p.Anchors[k] = o.Anchor
+			if len(o.Inner) > 0 {
+				if p.Inner == nil {
+					p.Inner = make([][]string, len(d.Outline))
+				}
+				p.Inner[k] = o.Inner
+			}
 		}
 		l.pages[i], l.index[d.Path] = p, i
 	}

@@ -11,7 +11,7 @@ import (
 
 func TestLinkerShowsLinksAsDocumentViews(t *testing.T) {
 	docs := []artifacts.DocumentInfo{
-		{Path: "docs/config.md", Outline: []artifacts.Outline{{Anchor: "config"}, {Anchor: "base"}}},
+		{Path: "docs/config.md", Outline: []artifacts.Outline{{Anchor: "config"}, {Anchor: "base", Inner: []string{"ex-base"}}}},
 		{Path: "docs/guide/build.md", Outline: []artifacts.Outline{{Anchor: ""}, {Anchor: "public-base-path"}}},
 	}
 	fix := newLinker("/acme/vite/v5", docs).from("docs/guide/build.md")
@@ -24,6 +24,7 @@ func TestLinkerShowsLinksAsDocumentViews(t *testing.T) {
 		"javascript:alert(1)":           "javascript:alert(1)",
 		"missing.md":                    "missing.md",
 		"../config.md#nowhere":          "../config.md#nowhere",
+		"../config.md#ex-base":          "/acme/vite/v5/-/doc/docs/config.md#base", // an id inside the section
 	} {
 		if got := string(fix([]byte(dest))); got != want {
 			t.Errorf("%s: %s, want %s", dest, got, want)
