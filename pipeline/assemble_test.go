@@ -1,10 +1,12 @@
 package pipeline
 
 import (
+	"slices"
 	"testing"
 
 	"github.com/codex7/codex7/asciidoc"
 	"github.com/codex7/codex7/markdown"
+	"github.com/codex7/codex7/rst"
 )
 
 // TestAssembleGivesInboundLinks checks that each index entry carries the
@@ -21,14 +23,7 @@ func TestAssembleGivesInboundLinks(t *testing.T) {
 		split("docs/config.md", "# Config\n\nAll options.\n\n## base\n\nThe public path.\n"),
 		split("docs/guide.md", "# Guide\n\nServe it from [a nested public path](config.md#base) or [anywhere](./config).\n"),
 	}
-	v, err := Assemble(docs, nil, Navigation{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := map[string]string{}
-	for _, e := range v.Entries {
-		got[e.Path+"#"+e.Section.Anchor] = e.Inbound
-	}
+	got := inboundOf(t, docs)
 	want := map[string]string{"docs/config.md#config": "anywhere", "docs/config.md#base": "a nested public path", "docs/guide.md#guide": ""}
 	for id, w := range want {
 		if got[id] != w {
@@ -56,16 +51,17 @@ func TestAssembleGivesAsciiDocInboundLinks(t *testing.T) {
 			"[#behind-a-proxy]\n== Proxies\n\nAny proxy will do.\n\n[#nginx]\n----\nproxy_pass http://app;\n----\n"),
 		split("docs/guide.adoc", "= Guide\n\nServe it xref:config.adoc#nginx[behind nginx].\n"),
 	}
+	got := inboundOf(t, docs)
+	if want := "in front of the app\nbehind nginx"; got["docs/config.adoc#behind-a-proxy"] != want {
+		t.Errorf("docs/config.adoc#behind-a-proxy: inbound %q, want %q (all %q)", got["docs/config.adoc#behind-a-proxy"], want, got)
+	}
+	// documents.json's outline carries the inner id, for the web page's links.
 	v, err := Assemble(docs, nil, Navigation{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	got := map[string]string{}
-	for _, e := range v.Entries {
-		got[e.Path+"#"+e.Section.Anchor] = e.Inbound
-	}
-	if want := "in front of the app\nbehind nginx"; got["docs/config.adoc#behind-a-proxy"] != want {
-		t.Errorf("docs/config.adoc#behind-a-proxy: inbound %q, want %q (all %q)", got["docs/config.adoc#behind-a-proxy"], want, got)
+	if o := v.Documents[0].Outline; len(o) != 2 || o[1].Anchor != "behind-a-proxy" || !slices.Equal(o[1].Inner, []string{"nginx"}) || o[0].Inner != nil {
+		t.Errorf("outline of docs/config.adoc = %+v, want the nginx id inside behind-a-proxy", o)
 	}
 }
 
@@ -90,4 +86,47 @@ func TestAssembleMarksTranslations(t *testing.T) {
 			t.Errorf("%s#%s: translation %v, want %v", e.Path, e.Section.Anchor, e.Translation, want)
 		}
 	}
+}
+
+// TestAssembleGivesRSTInboundLinksToLabelsInsideSections checks that a
+// Sphinx :ref: from one page to a label that names no section (here one
+// above a code block) gives the section holding the label the link's
+// text, as the published page links to a place inside that section
+// (markdown.Section.InnerAnchors).
+func TestAssembleGivesRSTInboundLinksToLabelsInsideSections(t *testing.T) {
+	split := func(path, src string) *markdown.Document {
+		d, err := rst.Split(path, []byte(src), nil, markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	docs := []*markdown.Document{
+		split("docs/deploying/workers.rst", "Worker Processes\n================\n\n"+
+			"Each worker serves one request at a time.\n\n"+
+			"Sizing the pool\n---------------\n\nStart with two workers a core.\n\n"+
+			".. _pool-size-setting:\n\n.. code-block:: ini\n\n"+
+			"    workers = 4\n"),
+		split("docs/deploying/systemd.rst", "Systemd\n=======\n\n"+
+			"Run it as a service and :ref:`choose how many workers <pool-size-setting>`.\n"),
+	}
+	got := inboundOf(t, docs)
+	if want := "choose how many workers"; got["docs/deploying/workers.rst#sizing-the-pool"] != want {
+		t.Errorf("docs/deploying/workers.rst#sizing-the-pool: inbound %q, want %q (all %q)", got["docs/deploying/workers.rst#sizing-the-pool"], want, got)
+	}
+}
+
+// inboundOf assembles docs and returns each section's anchor text, by
+// path#anchor.
+func inboundOf(t *testing.T, docs []*markdown.Document) map[string]string {
+	t.Helper()
+	v, err := Assemble(docs, nil, Navigation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, e := range v.Entries {
+		got[e.Path+"#"+e.Section.Anchor] = e.Inbound
+	}
+	return got
 }

@@ -54,9 +54,15 @@ type converter struct {
 	// titleNext tells directive that a section title follows the
 	// directive being written.
 	titleNext bool
-	// labelTitles maps the file's explicit targets to the titles of the
-	// sections they precede, for :ref: without a title.
+	// labelTitles maps the file's labels (by normalized name) to the
+	// titles Sphinx shows for a :ref: to them without one: those of the
+	// sections they precede, and others' (see noteLabels); anonLabels
+	// holds the labels Sphinx gives no title.
 	labelTitles map[string]string
+	anonLabels  map[string]bool
+	// inner are the ids of places inside sections, in order (see
+	// innerTarget).
+	inner []innerID
 	// subs are the file's substitution definitions, by normalized name;
 	// subBudget is what references may still show of them.
 	subs      map[string]substitution
@@ -78,14 +84,16 @@ func newConverter(p string, repo fs.FS) *converter {
 		ids:         map[string]bool{},
 		serial:      map[string]int{},
 		labelTitles: map[string]string{},
+		anonLabels:  map[string]bool{},
 		subs:        map[string]substitution{},
 		subBudget:   substitutionBudget,
 		including:   []string{p},
 	}
 }
 
-// prescan records which explicit targets precede section titles, and
-// the substitution definitions.
+// prescan records which explicit targets precede section titles, the
+// titles Sphinx gives the file's other labels (noteLabels), and the
+// substitution definitions.
 func (c *converter) prescan(ls []srcLine) {
 	var pending []string
 	for i := 0; i < len(ls); i++ {
@@ -96,7 +104,7 @@ func (c *converter) prescan(ls []srcLine) {
 		if strings.HasPrefix(t, ".. |") {
 			c.defineSubstitution(ls, i)
 		}
-		if label, ok := internalTarget(t); ok {
+		if label, ok := internalTarget(strings.TrimLeft(t, " ")); ok {
 			pending = append(pending, label)
 			continue
 		}
@@ -104,9 +112,19 @@ func (c *converter) prescan(ls []srcLine) {
 			for _, l := range pending {
 				c.labelTitles[normalizeName(l)] = title
 			}
+			pending = pending[:0]
 			i += n - 1
+			continue
 		}
-		pending = pending[:0]
+		c.noteInlineTargets(t)
+		next, used := c.noteLabels(ls, i, pending)
+		if used {
+			pending = pending[:0]
+		}
+		i = next - 1
+	}
+	for _, l := range pending {
+		c.noteLabel(l, "")
 	}
 }
 
@@ -152,7 +170,7 @@ func (c *converter) blocks(ls []srcLine, top bool, depth int) {
 		}
 		if indentOf(t) > 0 {
 			j := indentedEnd(ls, i)
-			c.labels = nil
+			c.placeLabels()
 			c.blocks(dedent(ls[i:j]), false, depth+1)
 			i = j
 			continue
@@ -176,7 +194,7 @@ func (c *converter) blocks(ls []srcLine, top bool, depth int) {
 			i = indentedEnd(ls, i+1) // an anonymous target
 			continue
 		}
-		c.labels = nil
+		c.placeLabels()
 		if n := bulletLen(t); n > 0 {
 			i = c.item(ls, i, n, "- ", depth, true)
 			continue
@@ -400,24 +418,38 @@ func (c *converter) section(ls []srcLine) {
 	c.objLevel = 0
 	text := plainInline(title)
 	// docutils gives the section the id of its title and of each target
-	// before it; Sphinx links to the first target's. A title whose id the
-	// target already holds (".. _url-building:" over "URL Building") gets
-	// a numbered id of its own, which uses up a number.
+	// before it, and a :ref: links to its label's. The anchor is the first
+	// label's; the other labels' ids are ids inside the section. A title
+	// whose id a target already holds (".. _url-building:" over "URL
+	// Building") gets a numbered id of its own, which uses up a number.
 	anchor := MakeID(normalizeName(text))
-	if len(c.labels) > 0 {
-		if l := c.labels[0]; l != "" && !c.ids[l] {
-			switch {
-			case anchor == l:
-				c.unique("", "id")
-			case anchor != "" && !c.ids[anchor]:
-				c.ids[anchor] = true
-			}
-			anchor = l
-		}
-	}
-	anchor = c.unique(anchor, "id")
+	labels := c.labels
 	c.labels = nil
+	from := len(c.inner)
+	first := ""
+	for k, l := range labels {
+		if k == 0 && l != "" && !c.ids[l] {
+			first = l
+			c.ids[l] = true
+			continue
+		}
+		c.innerTarget(l)
+	}
+	if first != "" {
+		// The title's own id is not recorded: unlike labels, titles'
+		// ids repeat across a project, and a :ref: to a label of
+		// another page that had the same id would no longer resolve.
+		if anchor == "" || c.ids[anchor] {
+			c.unique("", "id")
+		} else {
+			c.ids[anchor] = true
+		}
+		anchor = first
+	} else {
+		anchor = c.unique(anchor, "id")
+	}
 	c.w.heading(level, c.inline(title), anchor, n)
+	c.placedHere(from)
 }
 
 // unique returns id if it was not handed out, else the next free

@@ -87,7 +87,7 @@ func (c *converter) explicit(ls []srcLine, i int, top bool, depth int) int {
 		return j // external targets
 	case strings.HasPrefix(first, "["):
 		if k := strings.IndexByte(first, ']'); k > 1 {
-			c.labels = nil
+			c.placeLabels()
 			off := len(ls[i].text) - len(first) + k + 1
 			return c.item(ls, i, off, escapeText(first[:k+1])+" ", depth, false)
 		}
@@ -205,6 +205,19 @@ var autodoc = map[string]string{
 // directive writes one directive.
 func (c *converter) directive(d *directive, top bool, depth int) {
 	name := d.name
+	_, object := objectKindOf(name)
+	switch {
+	case name == "include" || object:
+		// An include's labels are its text's; an object description
+		// places them itself.
+	case showsNothing[name] || (name == "module" || name == "py:module") && len(d.body) == 0:
+		// The labels are the next block's.
+	default:
+		c.placeLabels()
+	}
+	if n, ok := d.opt("name"); ok && !object {
+		c.innerTarget(MakeID(normalizeName(n)))
+	}
 	if name == "include" || name == "literalinclude" {
 		c.include(d, top, depth)
 		return
@@ -231,7 +244,6 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 		c.object(d, name, k, depth)
 		return
 	}
-	c.labels = nil
 	switch name {
 	case "highlight":
 		c.highlight = normalizeLang(firstWord(d.arg))

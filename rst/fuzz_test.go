@@ -27,6 +27,7 @@ func FuzzSplit(f *testing.F) {
 	for _, c := range pathoCases() {
 		f.Add([]byte(c.gen(20)), uint16(50))
 	}
+	f.Add([]byte(".. _a:\n\nT\n=\n\n.. _b:\n\n.. figure:: x.png\n   :name: c\n\n   A _`d`.\n\n:ref:`b` :ref:`c`\n"), uint16(5))
 	f.Add([]byte("T\n=\n\n.. include:: inc.rst\n\n.. code-block::\n\n   x\n"), uint16(5))
 	f.Add([]byte(".. |s| replace:: **s** |u|\n.. |u| unicode:: U+2610\n\n.. parsed-literal::\n\n   |s| `a\n   <u>`_\n\n"+
 		".. list-table::\n\n   * -\n     - - x\n   * - |u|\n     -\n\n1. - a\n\n| b::\n\n> q\n"), uint16(50))
@@ -52,9 +53,24 @@ func FuzzSplit(f *testing.F) {
 				lines++
 			}
 		}
+		ids := map[string]bool{}
 		for i, s := range doc.Sections {
 			if s.Line < 1 || s.Line > lines {
 				t.Errorf("section %d line %d outside the file's %d lines", i, s.Line, lines)
+			}
+			ids[s.Anchor] = true
+		}
+		// Inner anchors are on first chunks, each once, none empty and
+		// none a section's anchor.
+		for i, s := range doc.Sections {
+			if len(s.InnerAnchors) > 0 && s.Part != 0 {
+				t.Errorf("section %d, part %d, has inner anchors %q", i, s.Part, s.InnerAnchors)
+			}
+			for _, a := range s.InnerAnchors {
+				if a == "" || ids[a] {
+					t.Errorf("section %d: inner anchor %q empty or taken", i, a)
+				}
+				ids[a] = true
 			}
 		}
 		if m := missingWords(src, doc); len(m) > 0 {

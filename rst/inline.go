@@ -64,18 +64,30 @@ func (c *converter) renderedText(s string) string {
 	return c.convertInline(s, false)
 }
 
+// convertInline converts inline markup the page shows, and records its
+// inline targets (_`name`) as places at the current end of the markdown,
+// where the text is written next.
 func (c *converter) convertInline(s string, md bool) string {
 	v := newInl(s, md)
-	v.labels, v.defaultRole, v.subs, v.budget = c.labelTitles, c.defaultRole, c.subs, &c.subBudget
+	v.labels, v.anon, v.defaultRole, v.subs, v.budget = c.labelTitles, c.anonLabels, c.defaultRole, c.subs, &c.subBudget
 	v.run()
+	for _, name := range v.targets {
+		c.innerTarget(MakeID(normalizeName(name)))
+	}
 	return v.out.String()
 }
 
 // inl is one conversion of inline markup.
 type inl struct {
-	s      string
-	md     bool
+	s  string
+	md bool
+	// labels and anon are the file's labels with the titles a :ref:
+	// without one shows, and those that have none (converter.labelTitles,
+	// anonLabels).
 	labels map[string]string
+	anon   map[string]bool
+	// targets are the names of the inline targets read, in order.
+	targets []string
 	// defaultRole is the role of `text` without one (".. default-role::"),
 	// "" for docutils' title reference.
 	defaultRole string
@@ -301,6 +313,7 @@ func (v *inl) run() {
 		case ch == '_' && strings.HasPrefix(s[i:], "_`") && v.startOK(i, 2):
 			if j := v.find("`", i+2, false); j >= 0 {
 				flush(i)
+				v.targets = append(v.targets, unescapeRST(s[i+2:j]))
 				v.text(unescapeRST(s[i+2 : j]))
 				i = j + 1
 				plainStart = i
@@ -518,6 +531,13 @@ func (v *inl) role(role, title, target string, explicit bool, body string) {
 		if !explicit && v.labels != nil {
 			if t, ok := v.labels[normalizeName(show)]; ok {
 				show = plainInline(t)
+			} else if name == "ref" && v.anon[normalizeName(show)] {
+				// A label of this file that names no section, nor
+				// anything with a caption: Sphinx finds no title to show
+				// ("A title or caption not found"), and shows the label,
+				// unlinked.
+				v.text(show)
+				break
 			}
 		}
 		if id := MakeID(label); name == "ref" && id != "" && !strings.Contains(label, ":") {

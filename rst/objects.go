@@ -143,7 +143,10 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 		c.labels = append([]string{id}, c.labels...)
 		return
 	}
-	c.labels = nil
+	// Labels before it name it (docutils leaves their ids just above
+	// it): its section holds them.
+	from := len(c.inner)
+	c.placeLabels()
 	title := sig
 	if name == "decorator" || name == "py:decorator" || name == "decoratormethod" || name == "py:decoratormethod" {
 		title = "@" + sig
@@ -156,6 +159,7 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 	} else {
 		c.w.heading(level, escapeText(title), c.objectID(id, serial), d.n)
 	}
+	c.placedHere(from)
 	if len(d.more) > 0 {
 		var sigs []string
 		var ns []int

@@ -8,7 +8,11 @@
 // carry the ids the published Sphinx site gives them as explicit anchors
 // ("## Title {#id}"): an explicit target (".. _label:") before a section,
 // else docutils' id of the title (MakeID); object descriptions
-// (".. function::", ".. setting::"...) get Sphinx's ids (SphinxID).
+// (".. function::", ".. setting::"...) get Sphinx's ids (SphinxID). The
+// ids of places inside a section (labels before anything but a section
+// title, a section's labels after the first, directives' :name: options,
+// inline targets) are the section's markdown.Section.InnerAnchors, so
+// that package links resolves a :ref: to them (targets.go).
 //
 // What the reader handles: section titles by adornment (level by order
 // of first appearance of each style); paragraphs with inline markup
@@ -50,7 +54,13 @@
 //     the module for later ids); ".. only::" and ".. ifconfig::" bodies are
 //     always kept;
 //   - ":ref:" and ":doc:" without a title show the label or document name,
-//     unless the label names a section of the same file;
+//     unless the label is the same file's: then, as Sphinx, the title of
+//     what it names (a section, a rubric, a caption, a table's title, a
+//     definition list's first term), or the label unlinked when that has
+//     none (Sphinx warns);
+//   - of the ids inside a section only labels' are recorded: glossary
+//     terms' ("term-..."), ".. module::" ids ("module-...") and autodoc's
+//     objects' are not;
 //   - substitutions other than the file's replace:: and unicode:: ones
 //     (image::, Sphinx's |version|, rst_prolog's) are not expanded, nor
 //     are an included file's before the include: a reference shows its
@@ -161,20 +171,29 @@ func Split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.D
 	c := newConverter(p, repo)
 	c.prescan(lines)
 	c.blocks(lines, true, 0)
+	c.placeLabels()
 	c.anchorNoindex()
 	text, lineMap := c.w.finish()
 	doc, err := markdown.Split(p, []byte(text), opts)
 	if err != nil {
 		return nil, fmt.Errorf("split %s: %w", p, err)
 	}
+	// heads holds the index in the writer's lines of each section's
+	// heading: the markdown starts with a blank line of its own.
+	heads := make([]int, len(doc.Sections))
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
+		heads[i] = -1
+		if s.Level > 0 && s.Part == 0 {
+			heads[i] = s.Line - 2
+		}
 		if s.Line >= 1 && s.Line <= len(lineMap) {
 			s.Line = lineMap[s.Line-1]
 		} else if len(lineMap) > 0 {
 			s.Line = lineMap[len(lineMap)-1]
 		}
 	}
+	c.setInnerAnchors(doc, heads)
 	if len(c.dropped) > 0 {
 		return doc, &DroppedError{Path: p, Includes: c.dropped}
 	}

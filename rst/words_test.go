@@ -9,8 +9,8 @@ import (
 
 // plainWords returns the words of the source lines that hold nothing but
 // plain text (ASCII letters, digits, spaces and sentence punctuation)
-// outside explicit markup blocks (comments, targets and directives, whose
-// text may be dropped on purpose): every one of them must reach the
+// outside explicit markup blocks (comments, targets, anonymous targets
+// and directives, whose text may be dropped on purpose): every one of them must reach the
 // Document.
 func plainWords(src []byte) []string {
 	var words []string
@@ -28,9 +28,10 @@ func plainWords(src []byte) []string {
 			skipIndent = -1
 		}
 		body := t[ind:]
-		// A list item's body may itself be explicit markup ("1. .. x").
+		// A list item's body may itself be explicit markup ("1. .. x"),
+		// in items nested to any depth ("0) 0) .. x").
 		item := body
-		for k := 0; k < 8; k++ {
+		for {
 			n := bulletLen(item)
 			if n == 0 {
 				n, _ = enumLen(item)
@@ -40,7 +41,9 @@ func plainWords(src []byte) []string {
 			}
 			item = strings.TrimLeft(item[n:], " ")
 		}
-		if strings.HasPrefix(body, "..") || strings.HasPrefix(item, "..") {
+		// An anonymous target ("__ url", or "__" with the URL on the
+		// indented lines after it) is explicit markup too.
+		if strings.HasPrefix(body, "..") || strings.HasPrefix(item, "..") || body == "__" || strings.HasPrefix(body, "__ ") {
 			skipIndent = ind
 			continue
 		}
