@@ -59,12 +59,7 @@ func Inbound(docs []*markdown.Document) [][]string {
 				continue
 			}
 			pages[i].Anchors[k] = s.Anchor
-			if len(s.InnerAnchors) > 0 {
-				if pages[i].Inner == nil {
-					pages[i].Inner = make([][]string, len(d.Sections))
-				}
-				pages[i].Inner[k] = s.InnerAnchors
-			}
+			pages[i].SetInner(k, s.InnerAnchors)
 		}
 	}
 	r := NewResolver(pages)
@@ -112,6 +107,18 @@ type Page struct {
 	// section has any. A section's own anchor wins over another's inner
 	// id of the same name.
 	Inner [][]string
+}
+
+// SetInner records ids as the inner ids of section k, making Inner only
+// when a section has some.
+func (p *Page) SetInner(k int, ids []string) {
+	if len(ids) == 0 {
+		return
+	}
+	if p.Inner == nil {
+		p.Inner = make([][]string, len(p.Anchors))
+	}
+	p.Inner[k] = ids
 }
 
 // Resolver resolves link targets to the sections of one version's pages,

@@ -109,12 +109,7 @@ func newLinker(base string, docs []artifacts.DocumentInfo) *linker {
 		p := links.Page{Path: d.Path, Anchors: make([]string, len(d.Outline))}
 		for k, o := range d.Outline {
 			p.Anchors[k] = o.Anchor
-			if len(o.Inner) > 0 {
-				if p.Inner == nil {
-					p.Inner = make([][]string, len(d.Outline))
-				}
-				p.Inner[k] = o.Inner
-			}
+			p.SetInner(k, o.Inner)
 		}
 		l.pages[i], l.index[d.Path] = p, i
 	}
