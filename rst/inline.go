@@ -123,9 +123,10 @@ func (v *inl) substitution(name string) {
 		return
 	}
 	w := newInl(sub.text, v.md)
-	w.labels, w.defaultRole, w.subs, w.budget, w.inSub = v.labels, v.defaultRole, v.subs, v.budget, true
+	w.labels, w.anon, w.defaultRole, w.subs, w.budget, w.inSub = v.labels, v.anon, v.defaultRole, v.subs, v.budget, true
 	w.run()
 	v.out.WriteString(w.out.String())
+	v.targets = append(v.targets, w.targets...)
 }
 
 // text writes plain text, escaped for markdown when converting.

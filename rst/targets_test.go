@@ -50,6 +50,10 @@ func TestInnerAnchors(t *testing.T) {
 			"   app.config.from_object('settings')\n\n.. list-table:: Options\n   :name: options table\n\n   * - DEBUG\n     - off\n",
 		want: map[string][]string{"config/0": {"secret-key", "config-example", "options-table"}},
 	}, {
+		name: "an inline target in a substitution's text",
+		src:  "Config\n======\n\nUse |key|.\n\n.. |key| replace:: the _`signing key`\n",
+		want: map[string][]string{"config/0": {"signing-key"}},
+	}, {
 		name: "a label before an object description is its section's",
 		src: "API\n===\n\n.. module:: flask\n\n.. _app-object:\n\n.. class:: Flask(import_name)\n\n   The app.\n\n" +
 			".. _route-decorator:\n\n.. method:: Flask.route(rule)\n   :noindex:\n\n   Registers a view.\n",
