@@ -34,6 +34,7 @@ func (p *parser) table(content []line, open line, prefix string, pend *blockAttr
 	if len(cells) == 0 {
 		return
 	}
+	boundRepeats(cells)
 	cols := columnCount(pend.named["cols"])
 	if cols <= 0 {
 		cols = firstRowColumns(cells, max(firstLineEnd, 1))
@@ -200,6 +201,25 @@ func layRows(cells []cell, cols, width int) (rows []tableRow, dropped []*cell) {
 		dropped = append(dropped, row.more...)
 	}
 	return rows, dropped
+}
+
+// boundRepeats bounds what a table's n* repeats add: when its cells
+// with their copies are more than four times its cells (and 256), every
+// cell stands once. The page shows every copy, but a page of 64*| cells
+// was 64 times its size in our text (a 360 KB page made 20 MB and a
+// minute's work), and the copies add nothing a reader needs; a cell
+// repeated 0 times stays dropped.
+func boundRepeats(cells []cell) {
+	total := 0
+	for _, c := range cells {
+		total += c.repeat
+	}
+	if total <= 4*len(cells)+256 {
+		return
+	}
+	for i := range cells {
+		cells[i].repeat = min(cells[i].repeat, 1)
+	}
 }
 
 // psvCells reads the cells of a table in the prefix-separated format

@@ -110,6 +110,21 @@ func TestCellSpecifiers(t *testing.T) {
 	}
 }
 
+// TestRepeatsBounded checks that n* repeats are written as Asciidoctor
+// shows them while they add less than four times the cells (and 256),
+// and past that each cell once: a page of 64*| cells was 64 times its
+// size in our text. No cell's text is lost either way.
+func TestRepeatsBounded(t *testing.T) {
+	few := tableRows(t, "[cols=2]\n|===\n"+strings.Repeat("64*|a\n", 2)+"|===\n")
+	if len(few) != 2+64 || few[2] != "| a | a |" {
+		t.Errorf("a small table's 2×64 copies: %d rows (%q…), want 66, every copy written", len(few), few[:min(3, len(few))])
+	}
+	many := tableRows(t, "[cols=2]\n|===\n"+strings.Repeat("64*|a\n|b\n", 100)+"|===\n")
+	if len(many) != 2+100 || many[2] != "| a | b |" {
+		t.Errorf("100 cells of 64 copies: %d rows (%q…), want 102, each cell once", len(many), many[:min(3, len(many))])
+	}
+}
+
 // unclosedQuoteRule is Asciidoctor's check for an unclosed quote in a
 // csv cell, stated on the whole text: cellBuffer keeps its answer as
 // text is added.
