@@ -12,6 +12,7 @@ import (
 	"path/filepath"
 	"sort"
 	"strconv"
+	"strings"
 	"sync"
 	"syscall"
 	"time"
@@ -315,7 +316,7 @@ func pushIfAbsent(ctx context.Context, repo *remote.Repository, desc ocispec.Des
 		if errors.Is(err, errdef.ErrAlreadyExists) {
 			return false, nil
 		}
-		return false, uploadError(desc.Annotations[ocispec.AnnotationTitle]+" "+desc.Digest.String(), err)
+		return false, uploadError(strings.TrimSpace(desc.Annotations[ocispec.AnnotationTitle]+" "+desc.Digest.String()), err)
 	}
 	return true, nil
 }

@@ -75,8 +75,9 @@ func (t *idleTransport) RoundTrip(req *http.Request) (*http.Response, error) {
 // transport reads the body a buffer at a time and writes each to the
 // connection before it reads the next (HTTP/1 and HTTP/2 alike, the
 // latter waiting for the registry's flow-control window too), so the time
-// from a read's return to the next read is time the registry took none of
-// the body: past idle, the upload is given up (the request's context
+// from a read's return to the next read is time the connection took in
+// a buffer of the body (32 KiB at most): past idle, the registry took none
+// of it, or too little to matter, and the upload is given up (the request's context
 // cancelled with a stallError, which closes the connection or resets the
 // stream, ending the write that waits). The time inside a read, the
 // body's producer's (a layer being packed), is not counted. After the
@@ -238,8 +239,9 @@ func (e *noAnswerError) Timeout() bool { return true }
 func (e *noAnswerError) Temporary() bool { return true }
 
 // stallError is the error of a response body the registry sent no byte
-// of for idle, or of a request body (an upload) it took no byte of for
-// idle. It is a timeout (net.Error), which classify reports as
+// of for idle, or of a request body (an upload) the transport could not
+// hand it the next buffer of for idle (the registry took none of it, or
+// too little to empty the buffer). It is a timeout (net.Error), which classify reports as
 // ErrUnreachable. oras' retry transport retries an upload that failed
 // with it when the body can be sent again (catalog.json, the manifest),
 // not a layer, which is packed as it is sent.
@@ -250,7 +252,7 @@ type stallError struct {
 
 func (e *stallError) Error() string {
 	if e.upload {
-		return fmt.Sprintf("the registry took no byte of the upload for %v (a stalled connection, or a proxy that stopped reading)", e.idle)
+		return fmt.Sprintf("the upload made no progress for %v: the registry took too little of it to go on (a stalled connection, or a proxy that stopped reading)", e.idle)
 	}
 	return fmt.Sprintf("the registry sent nothing for %v in the middle of an answer (a stalled connection)", e.idle)
 }
