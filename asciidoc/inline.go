@@ -55,7 +55,8 @@ type inliner struct {
 	rawPass []bool
 	depth   int
 	// fail[k] is a position from which a search for closer k found none:
-	// later searches from at or after it fail too.
+	// later searches from at or after it fail too. fail["xref["] is
+	// instead the position lineBracket found last (see there).
 	fail map[string]int
 }
 
