@@ -78,9 +78,12 @@ func (c *converter) explicit(ls []srcLine, i int, top bool, depth int) int {
 	}
 	switch {
 	case strings.HasPrefix(first, "|"):
-		// A substitution definition shows nothing where it stands; one
+		// A substitution definition shows nothing where it stands. It
+		// is defined again here (prescan defined the file's top-level
+		// ones, which apply to the whole file, as in docutils) for one
 		// in an included file or an indented block, which prescan does
-		// not see, applies from here on.
+		// not see: it applies from here on. Defining a name twice gives
+		// the same definition.
 		c.defineSubstitution(ls, i)
 		return j
 	case strings.HasPrefix(first, "_"):
