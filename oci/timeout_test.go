@@ -120,9 +120,11 @@ func TestPullStalledBody(t *testing.T) {
 
 // TestPullSlowBody: the idle timeout bounds the wait for each byte, not
 // the download: a layer that comes slowly, in small pieces, over several
-// times IdleTimeout, is pulled.
+// times IdleTimeout, is pulled. IdleTimeout is 40 times the gaps, as in
+// TestPushSlowUpload: a loaded CI machine may leave the test without the
+// CPU for a second.
 func TestPullSlowBody(t *testing.T) {
-	const idle, pieces, gap = 500 * time.Millisecond, 40, 50 * time.Millisecond // 2 s in all
+	const idle, pieces, gap = 2 * time.Second, 100, 50 * time.Millisecond // 5 s in all
 	f, dst, slow := faultyLayer(t, func(_ *faultyRegistry, w http.ResponseWriter, _ *http.Request, blob []byte) {
 		startBlob(w, blob, 0)
 		for i := range pieces {
