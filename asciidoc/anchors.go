@@ -14,18 +14,11 @@ import (
 // id (markdown.Section.InnerAnchors), so that package links resolves a
 // link to it to that section.
 
-// innerAnchor is the id of a place inside a section and the index in
-// out of the line it stands at or before.
-type innerAnchor struct {
-	id  string
-	out int
-}
-
 // anchorHere records id as the id of a place in the section being
 // written, at the end of out.
 func (c *converter) anchorHere(id string) {
 	if id = strings.TrimSpace(id); id != "" {
-		c.inner = append(c.inner, innerAnchor{id, len(c.out)})
+		c.inner = append(c.inner, markdown.Place{ID: id, At: len(c.out)})
 	}
 }
 
@@ -59,50 +52,17 @@ func (p *parser) blockID(pend *blockAttrs) {
 }
 
 // setInnerAnchors gives each section of doc the ids recorded inside it
-// (c.inner), on its first chunk, each once and none that is a section's
-// anchor. at[i] is the index in c.out of section i's first line (-1 for
-// one the reader did not write).
+// (c.inner). at[i] is the index in c.out of section i's first line (-1
+// for one the reader did not write); the level-0 section holds what
+// comes before the first heading, and an anchor on a heading's line is
+// that heading's section's. Ids before every section are dropped.
 func (c *converter) setInnerAnchors(doc *markdown.Document, at []int) {
-	if len(c.inner) == 0 {
-		return
-	}
-	taken := make(map[string]bool, len(doc.Sections)+len(c.inner))
-	for _, s := range doc.Sections {
-		taken[s.Anchor] = true
-	}
-	// heads are the sections' first chunks in order, with where they
-	// start; the level-0 section holds what comes before the first
-	// heading.
-	type head struct{ out, sec int }
-	var heads []head
+	starts := make([]int, len(doc.Sections))
 	for i, s := range doc.Sections {
-		if s.Part == 0 && (s.Level == 0 || at[i] >= 0) {
-			out := at[i]
-			if s.Level == 0 {
-				out = -1
-			}
-			heads = append(heads, head{out, i})
+		starts[i] = at[i]
+		if s.Level == 0 {
+			starts[i] = 0
 		}
 	}
-	for _, a := range c.inner {
-		if taken[a.id] {
-			continue
-		}
-		// The last section starting at or before the anchor's line.
-		lo, hi := 0, len(heads)
-		for lo < hi {
-			m := (lo + hi) / 2
-			if heads[m].out <= a.out {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		if lo == 0 {
-			continue // before every section
-		}
-		s := &doc.Sections[heads[lo-1].sec]
-		s.InnerAnchors = append(s.InnerAnchors, a.id)
-		taken[a.id] = true
-	}
+	markdown.SetInnerAnchors(doc, starts, c.inner)
 }

@@ -73,7 +73,7 @@ type converter struct {
 	natural map[string]string
 	// inner are the ids of places inside sections, where they stand in
 	// out (see anchorHere).
-	inner []innerAnchor
+	inner []markdown.Place
 	// pageTitles caches the titles of pages that xrefs name.
 	pageTitles  map[string]string
 	description string

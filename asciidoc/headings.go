@@ -81,7 +81,7 @@ func (p *parser) heading(level int, title string, src int, prefix string, pend *
 	p.emit(prefix, strings.Repeat("#", level+1)+" "+md, src)
 	// Anchors in the title are in the section it starts.
 	for k := inner; k < len(p.c.inner); k++ {
-		p.c.inner[k].out = len(p.c.out) - 1
+		p.c.inner[k].At = len(p.c.out) - 1
 	}
 	p.blank(prefix, src)
 }

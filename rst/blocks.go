@@ -4,6 +4,8 @@ import (
 	"io/fs"
 	"strings"
 	"unicode/utf8"
+
+	"github.com/codex7/codex7/markdown"
 )
 
 // maxDepth bounds how deeply blocks nest (block quotes, list items,
@@ -62,7 +64,7 @@ type converter struct {
 	anonLabels  map[string]bool
 	// inner are the ids of places inside sections, in order (see
 	// innerTarget).
-	inner []innerID
+	inner []markdown.Place
 	// subs are the file's substitution definitions, by normalized name;
 	// subBudget is what references may still show of them.
 	subs      map[string]substitution

@@ -25,13 +25,6 @@ import (
 // it was written with, unlinked, with a warning ("A title or caption not
 // found"). prescan finds which labels of the file are which (noteLabels).
 
-// innerID is an id of a place inside a section and the index in the
-// writer's lines it stands before.
-type innerID struct {
-	id string
-	at int
-}
-
 // innerTarget records id, the id docutils gives an explicit target
 // (MakeID of its name), as a place at the current end of the markdown.
 // An id the document already gives something is not recorded, nor an
@@ -43,7 +36,7 @@ func (c *converter) innerTarget(id string) {
 		return
 	}
 	c.ids[id] = true
-	c.inner = append(c.inner, innerID{id, len(c.w.lines)})
+	c.inner = append(c.inner, markdown.Place{ID: id, At: len(c.w.lines)})
 }
 
 // placeLabels records the labels waiting for the next block as places
@@ -60,50 +53,28 @@ func (c *converter) placeLabels() {
 // current end of the markdown: a heading written after them holds them.
 func (c *converter) placedHere(from int) {
 	for k := from; k < len(c.inner); k++ {
-		c.inner[k].at = len(c.w.lines)
+		c.inner[k].At = len(c.w.lines)
 	}
 }
 
 // setInnerAnchors gives each section of doc the ids recorded inside it
-// (c.inner), on its first chunk, each once and none that is a section's
-// anchor. heads[i] is the index in the writer's lines of section i's
+// (c.inner). heads[i] is the index in the writer's lines of section i's
 // heading, -1 for the level-0 section (which holds what comes before the
-// first heading) and for chunks after a section's first. A place before
+// first heading) and for chunks after a section's first. A place at a
+// heading's line was recorded before the heading was written, so it is
+// the section before's: starts are one past the heading. A place before
 // every section (a label above the first title, with nothing shown
 // between) goes to the first: a link to it lands at the top of the page.
 func (c *converter) setInnerAnchors(doc *markdown.Document, heads []int) {
-	if len(c.inner) == 0 || len(doc.Sections) == 0 {
-		return
-	}
-	taken := make(map[string]bool, len(doc.Sections)+len(c.inner))
-	for _, s := range doc.Sections {
-		taken[s.Anchor] = true
-	}
-	type head struct{ at, sec int }
-	var hs []head
+	starts := make([]int, len(doc.Sections))
+	first := true
 	for i, s := range doc.Sections {
-		if s.Part == 0 {
-			hs = append(hs, head{heads[i], i})
+		starts[i] = heads[i] + 1
+		if s.Part == 0 && first {
+			starts[i], first = 0, false
 		}
 	}
-	for _, a := range c.inner {
-		if taken[a.id] {
-			continue
-		}
-		// The last section whose heading is before the place.
-		lo, hi := 0, len(hs)
-		for lo < hi {
-			m := (lo + hi) / 2
-			if hs[m].at < a.at {
-				lo = m + 1
-			} else {
-				hi = m
-			}
-		}
-		s := &doc.Sections[hs[max(lo-1, 0)].sec]
-		s.InnerAnchors = append(s.InnerAnchors, a.id)
-		taken[a.id] = true
-	}
+	markdown.SetInnerAnchors(doc, starts, c.inner)
 }
 
 // makesNothing lists the directives that add nothing to the document
