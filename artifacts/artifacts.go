@@ -49,7 +49,11 @@ import (
 //	7: token counts (sections' and documents' tokens, which answers are
 //	   packed by) count whitespace: runs of it cost a token per four bytes
 //	   after the first, so a budget also bounds an answer's bytes.
-const FormatVersion = 7
+//	8: sections.bin v5: each section records the file its heading is
+//	   written in when an include brought it into its document (an
+//	   AsciiDoc partial, an rst include), for its source link and for
+//	   questions that name that file.
+const FormatVersion = 8
 
 // File names inside a version directory.
 const (
@@ -171,6 +175,9 @@ type Outline struct {
 	// section (markdown.Section.InnerAnchors: an AsciiDoc inline anchor, a
 	// block's id), which links to the section may name.
 	Inner []string `json:"inner,omitempty"`
+	// Source is the file the heading is written in when an include
+	// brought it into the document (markdown.Section.Source).
+	Source string `json:"source,omitempty"`
 }
 
 // Documents is the content of documents.json.

@@ -65,6 +65,9 @@ type converter struct {
 	out []outLine
 	// heads maps indexes of out holding headings to their section ids.
 	heads map[int]string
+	// headFiles maps indexes of out holding headings written in an
+	// included file to that file's repository path.
+	headFiles map[int]string
 	// titles maps ids (of sections, discrete headings, blocks, anchors)
 	// to the plain text <<id>> shows: a reftext, else a title.
 	titles map[string]string
@@ -143,6 +146,7 @@ func toMarkdown(p string, src []byte, repo fs.FS) (*converter, string, int, erro
 		attrs:      newAttributes(),
 		ids:        ids{used: map[string]bool{}},
 		heads:      map[int]string{},
+		headFiles:  map[int]string{},
 		titles:     map[string]string{},
 		pageTitles: map[string]string{},
 	}
@@ -207,7 +211,8 @@ func stripMarks(s string) string {
 // and the ids inside them (setInnerAnchors).
 func (c *converter) fixSections(doc *markdown.Document, front int) {
 	// Lines and anchors from the AsciiDoc.
-	first := map[string]string{} // anchor markdown gave a section's part 0 -> id
+	first := map[string]string{}  // anchor markdown gave a section's part 0 -> id
+	source := map[string]string{} // id -> the included file its heading is in
 	at := make([]int, len(doc.Sections))
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
@@ -220,6 +225,10 @@ func (c *converter) fixSections(doc *markdown.Document, front int) {
 					first[s.Anchor] = id
 					s.Anchor = id
 				}
+				if f, ok := c.headFiles[k]; ok {
+					s.Source = f
+					source[s.Anchor] = f
+				}
 			}
 			s.Line = c.out[k].src
 		} else {
@@ -229,6 +238,7 @@ func (c *converter) fixSections(doc *markdown.Document, front int) {
 			if id, ok := first[s.Anchor]; ok {
 				s.Anchor = id
 			}
+			s.Source = source[s.Anchor]
 		}
 	}
 	c.setInnerAnchors(doc, at)

@@ -217,7 +217,7 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 	}
 	if sections && pend.style != "discrete" && pend.style != "float" {
 		if level, title, ok := sectionTitle(t); ok {
-			p.heading(level+l.levelOffset, title, l.src, prefix, pend)
+			p.heading(level+l.levelOffset, title, l, prefix, pend)
 			// A block title above a section title is the title of the
 			// section's first block, as Asciidoctor carries it over; it
 			// is written after the heading, so at the heading's line.

@@ -60,7 +60,8 @@ func (p *parser) headingID(title string, pend *blockAttrs) (id, rest string) {
 // would have generated, numbered past the ids the page does use once
 // they are all known (anchorUnidentified), so that it takes none of
 // theirs; no link into the site reaches such a section but by its page.
-func (p *parser) heading(level int, title string, src int, prefix string, pend *blockAttrs) {
+func (p *parser) heading(level int, title string, l line, prefix string, pend *blockAttrs) {
+	src := l.src
 	level = max(0, min(level, 5))
 	id, title := p.headingID(title, pend)
 	inner := len(p.c.inner)
@@ -78,6 +79,9 @@ func (p *parser) heading(level int, title string, src int, prefix string, pend *
 		p.c.unidentified = append(p.c.unidentified, unidentified{len(p.c.out), base, sep})
 	}
 	p.c.heads[len(p.c.out)] = id
+	if l.file != "" {
+		p.c.headFiles[len(p.c.out)] = l.file
+	}
 	p.emit(prefix, strings.Repeat("#", level+1)+" "+md, src)
 	// Anchors in the title are in the section it starts.
 	for k := inner; k < len(p.c.inner); k++ {

@@ -41,6 +41,9 @@ type line struct {
 	// src is the 1-based line of the file being split it comes from (the
 	// include directive's line for included lines).
 	src int
+	// file is the repository path of the included file the line was
+	// written in, "" for the page's own lines.
+	file string
 	// levelOffset is added to the level of section titles on this line
 	// (an include's leveloffset).
 	levelOffset int
@@ -108,7 +111,11 @@ func (c *converter) preprocess(src string) []line {
 			continue
 		}
 		p.track(text, attrs)
-		out = append(out, line{text: text, src: srcLine, levelOffset: f.levelOffset})
+		l := line{text: text, src: srcLine, levelOffset: f.levelOffset}
+		if len(p.stack) > 1 {
+			l.file = f.path
+		}
+		out = append(out, l)
 	}
 	return out
 }

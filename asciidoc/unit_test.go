@@ -140,6 +140,47 @@ func TestIncludes(t *testing.T) {
 	}
 }
 
+// TestIncludedSectionSource checks that a section whose heading an
+// include brought into the page names the file it is written in (the
+// innermost, for nested includes, and on every chunk), and that the
+// page's own sections, even those holding included text, name none.
+func TestIncludedSectionSource(t *testing.T) {
+	long := strings.Repeat("Included words go on and on. ", 400)
+	repo := fstest.MapFS{
+		"docs/antora.yml":                     {Data: []byte("name: c\nversion: ~\n")},
+		"docs/modules/ROOT/partials/p.adoc":   {Data: []byte("== From the partial\n\n" + long + "\n\ninclude::q.adoc[]\n")},
+		"docs/modules/ROOT/partials/q.adoc":   {Data: []byte("=== Nested\n\nnested text\n")},
+		"docs/modules/ROOT/partials/txt.adoc": {Data: []byte("only text\n")},
+	}
+	src := "= Page\n\n== Own\n\ninclude::partial$txt.adoc[]\n\ninclude::partial$p.adoc[]\n\n== Own again\n\ntext\n"
+	doc, err := Split("docs/modules/ROOT/pages/page.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{
+		"Page": "", "Own": "", "Own again": "",
+		"From the partial": "docs/modules/ROOT/partials/p.adoc",
+		"Nested":           "docs/modules/ROOT/partials/q.adoc",
+	}
+	parts := 0
+	for _, s := range doc.Sections {
+		w, ok := want[s.Title]
+		if !ok {
+			t.Errorf("unexpected section %q", s.Title)
+			continue
+		}
+		if s.Source != w {
+			t.Errorf("section %q part %d: source %q, want %q", s.Title, s.Part, s.Source, w)
+		}
+		if s.Title == "From the partial" {
+			parts++
+		}
+	}
+	if parts < 2 {
+		t.Errorf("the partial's section has %d chunks; the test needs several", parts)
+	}
+}
+
 func TestInline(t *testing.T) {
 	tests := []struct{ in, want string }{
 		{"*bold* and _em_ and `code`", "**bold** and *em* and `code`"},

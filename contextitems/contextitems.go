@@ -13,6 +13,7 @@
 package contextitems
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -412,7 +413,7 @@ func (a *assembly) local(ctx context.Context, id string) (Library, []Item) {
 			Library:   s.Library,
 			Version:   s.Version,
 			Path:      s.Path,
-			URL:       SourceURL(repo, s.Commit, s.Path, s.Anchor),
+			URL:       SourceURL(repo, s.Commit, cmp.Or(s.Source, s.Path), s.Anchor),
 			Commit:    s.Commit,
 			Anchor:    s.Anchor,
 			Tokens:    s.Tokens,

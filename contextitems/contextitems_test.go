@@ -89,6 +89,9 @@ func (e *fakeEngine) Docs(ctx context.Context, req search.DocsRequest) (*search.
 			Text: "## Usage\n\nHow to " + strings.ToLower(h) + " with " + r.Library.Title + ".\n",
 		})
 	}
+	// A section an include brought into its page links to the file it
+	// is written in.
+	ans.Sections[1].Source = "docs/partials/configure.adoc"
 	return ans, nil
 }
 
@@ -182,6 +185,9 @@ func TestAssembleLocal(t *testing.T) {
 	// by their titles, so both are at 1.
 	if res.Items[1].Relevance != 0.75 || res.Items[2].Library != "/acme/widgets" {
 		t.Errorf("items %+v", res.Items)
+	}
+	if u := res.Items[1].URL; !strings.HasSuffix(u, "/blob/0123456789abcdef0123456789abcdef01234567/docs/partials/configure.adoc#usage") || res.Items[1].Path != "docs/configure.md" {
+		t.Errorf("an included section's item: path %q, URL %q; want its page and a link to the file it is written in", res.Items[1].Path, u)
 	}
 	for _, r := range e.requests() {
 		if r.Tokens != 500 || strings.Contains(r.Query, "--prod") || !strings.Contains(r.Query, "How do I deploy") {

@@ -44,12 +44,12 @@ import (
 // and bytes; uvarint record count, then each record as uvarints: path,
 // anchor, heading, title (string ids), heading path (count, ids), level,
 // line, part, parts, tokens, topics (count, ids), kinds (bit 0 info, bit 1
-// code), langs (count, ids), text block, offset and length in the decoded
+// code), langs (count, ids), source (string id), text block, offset and length in the decoded
 // block; then its text's exact and similarity hashes, 8 bytes each.
 const (
 	storeFile     = "sections.bin"
-	storeMagic    = "codex7-sections4\n"
-	trailerMagic  = "C7S4"
+	storeMagic    = "codex7-sections5\n"
+	trailerMagic  = "C7S5"
 	textBlockSize = 4 << 10
 	// maxDictBytes bounds the dictionary, read whole when the store
 	// opens (S2 takes up to 64 KiB).
@@ -72,10 +72,10 @@ const (
 	// most 4 MiB (larger ones are never indexed).
 	maxBlockBytes = 8 << 20
 	// minRecordBytes is the smallest encoding of a record in the meta
-	// stream: 4 string ids, 3 list counts, level, line, part, parts,
+	// stream: 5 string ids, 3 list counts, level, line, part, parts,
 	// tokens, kinds, block, offset and length of a byte each, and the two
 	// 8-byte hashes.
-	minRecordBytes = 4 + 3 + 5 + 1 + 3 + 16
+	minRecordBytes = 5 + 3 + 5 + 1 + 3 + 16
 )
 
 // ErrCorruptStore means sections.bin is damaged.
@@ -91,6 +91,7 @@ type record struct {
 // storeReader.str) and spans of storeReader.lists.
 type metaRec struct {
 	path, anchor, heading, title uint32
+	source                       uint32
 	headingPath, topics, langs   span
 	line, tokens                 uint32
 	part, parts                  uint16
@@ -188,6 +189,7 @@ func (s *storeWriter) add(r *record) error {
 	}
 	s.meta = append(s.meta, kinds)
 	s.strs64(m.Langs)
+	s.meta = binary.AppendUvarint(s.meta, s.str(m.Source))
 	s.meta = binary.AppendUvarint(s.meta, uint64(len(s.table)/2))
 	s.meta = binary.AppendUvarint(s.meta, uint64(s.raw.Len()))
 	s.meta = binary.AppendUvarint(s.meta, uint64(len(r.Text)))
@@ -624,6 +626,7 @@ func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
 			r.kinds = k[0]
 		}
 		r.langs = list()
+		r.source = d.u32(nstrs)
 		// An empty text may name the block after the last (none was
 		// flushed for it); text never reads it.
 		r.block = d.u32(uint64(len(s.blocks)) + 1)
@@ -695,7 +698,7 @@ func (s *storeReader) metaIn(n uint32, buf *[]string) (Meta, error) {
 		Path: s.str(r.path), Anchor: s.str(r.anchor), Heading: s.str(r.heading), Title: s.str(r.title),
 		HeadingPath: list(r.headingPath), Level: int(r.level), Line: int(r.line),
 		Part: int(r.part), Parts: int(r.parts), Tokens: int(r.tokens),
-		Topics: list(r.topics), Langs: list(r.langs),
+		Topics: list(r.topics), Langs: list(r.langs), Source: s.str(r.source),
 		Hash: r.hash, SimHash: r.sim,
 	}
 	var kinds [2]string

@@ -31,6 +31,9 @@ func writeStore(t testing.TB, n int, emptyTexts bool) (string, []*record) {
 			r.Kinds = []string{KindInfo, KindCode}
 			r.Langs = []string{"go", "sh"}
 		}
+		if i%6 == 0 {
+			r.Source = fmt.Sprintf("docs/partials/p%d.adoc", i%4)
+		}
 		if i%9 == 0 {
 			r.Kinds = []string{KindCode}
 			r.Topics = nil

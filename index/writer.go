@@ -62,6 +62,9 @@ type Meta struct {
 	Topics      []string `json:"topics,omitempty"`
 	Kinds       []string `json:"kinds"`
 	Langs       []string `json:"langs,omitempty"`
+	// Source is the included file the section's heading is written in,
+	// when not Path (markdown.Section.Source).
+	Source string `json:"source,omitempty"`
 	// Hash and SimHash identify the text for near-duplicate detection
 	// (see NearDuplicate).
 	Hash    uint64 `json:"-"`
@@ -194,7 +197,7 @@ func newRecord(e *Entry) *record {
 		Path: e.Path, Anchor: s.Anchor, Heading: s.Heading, Title: s.Title,
 		HeadingPath: s.HeadingPath, Level: s.Level, Line: s.Line,
 		Part: s.Part, Parts: s.Parts, Tokens: s.Tokens, Topics: e.Topics,
-		Kinds: Kinds(s), Langs: sortedKeys(langs),
+		Kinds: Kinds(s), Langs: sortedKeys(langs), Source: s.Source,
 	}, Text: s.Text}
 }
 

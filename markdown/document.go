@@ -77,6 +77,13 @@ type Section struct {
 	// points into this section. Split leaves it empty; readers of formats
 	// that have such ids set it, on a section's first chunk only.
 	InnerAnchors []string `json:"inner_anchors,omitempty"`
+	// Source is the repository path of the file the section's heading is
+	// written in when an include brought it into the document (an
+	// AsciiDoc partial, an rst include), "" when it is the document's own:
+	// the file to read or edit for the section. Line stays a line of the
+	// document. Split leaves it empty; readers that resolve includes set
+	// it, on every chunk.
+	Source string `json:"source,omitempty"`
 	// Tokens is tokens.Count(Text).
 	Tokens int `json:"tokens"`
 }

@@ -38,7 +38,7 @@ import (
 
 // IndexerVersion is recorded in every manifest; a change rebuilds every
 // library version. Bump it when the same sources would index differently.
-const IndexerVersion = "0.6.0"
+const IndexerVersion = "0.7.0"
 
 // DefaultListJobs is Options.ListJobs unless set.
 const DefaultListJobs = 32
@@ -673,7 +673,7 @@ func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav N
 				docTopics[t] = true
 			}
 			if s.Part == 0 {
-				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens, Inner: s.InnerAnchors})
+				info.Outline = append(info.Outline, artifacts.Outline{Anchor: s.Anchor, Title: s.Title, Level: s.Level, Line: s.Line, Tokens: s.Tokens, Inner: s.InnerAnchors, Source: s.Source})
 			} else if n := len(info.Outline); n > 0 {
 				info.Outline[n-1].Tokens += s.Tokens
 			}

@@ -59,7 +59,10 @@ func (c *converter) include(d *directive, top bool, depth int) {
 		return
 	}
 	c.including = append(c.including, p)
+	outer := c.w.file
+	c.w.file = p
 	c.blocks(splitLines(strings.Join(lines, "\n"), d.n), top, depth+1)
+	c.w.file = outer
 	c.including = c.including[:len(c.including)-1]
 }
 

@@ -181,12 +181,18 @@ func Split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.D
 	// heads holds the index in the writer's lines of each section's
 	// heading: the markdown starts with a blank line of its own.
 	heads := make([]int, len(doc.Sections))
+	source := "" // the included file the current section's heading is in
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		heads[i] = -1
+		if s.Part == 0 {
+			source = ""
+		}
 		if s.Level > 0 && s.Part == 0 {
 			heads[i] = s.Line - 2
+			source = c.w.headFiles[heads[i]]
 		}
+		s.Source = source
 		if s.Line >= 1 && s.Line <= len(lineMap) {
 			s.Line = lineMap[s.Line-1]
 		} else if len(lineMap) > 0 {
@@ -288,6 +294,11 @@ type writer struct {
 	// late are the anchors of headings written before their anchor is
 	// known (lateHeading), in order; finish writes them in.
 	late []lateAnchor
+	// file is the repository path of the included file being written,
+	// "" for the document's own text; headFiles maps the indexes in lines
+	// of headings written from an included file to that file.
+	file      string
+	headFiles map[int]string
 }
 
 // lateAnchor is an anchor finish writes (" {#id}") at byte at of the
@@ -423,6 +434,12 @@ func (w *writer) heading(level int, title, anchor string, n int) {
 	w.flushPrefix()
 	w.sep(n)
 	level = max(1, min(level, 6))
+	if w.file != "" {
+		if w.headFiles == nil {
+			w.headFiles = map[int]string{}
+		}
+		w.headFiles[len(w.lines)] = w.file
+	}
 	h := strings.Repeat("#", level) + " " + escapeHeading(title)
 	if anchor != "" {
 		h += " {#" + anchor + "}"

@@ -350,3 +350,38 @@ func TestNestedInclude(t *testing.T) {
 		t.Errorf("an include was read from the included file's folder: %q", text)
 	}
 }
+
+// TestIncludedSectionSource checks that a section whose title an include
+// brought into the document names the file it is written in (the
+// innermost, and on every chunk), and that the document's own sections,
+// and an object description written from the document, name none.
+func TestIncludedSectionSource(t *testing.T) {
+	long := strings.Repeat("Included words go on and on. ", 400)
+	repo := fstest.MapFS{
+		"docs/changes.rst": {Data: []byte("Changes\n=======\n\n.. include:: ../CHANGES.rst\n\nAfter\n-----\n\nown text\n\n.. function:: own()\n\n   Own object.\n")},
+		"CHANGES.rst":      {Data: []byte("Version 2\n---------\n\n" + long + "\n\n.. include:: nested.rst\n")},
+		"docs/nested.rst":  {Data: []byte("Nested\n~~~~~~\n\nnested text\n")},
+	}
+	doc, err := Split("docs/changes.rst", repo["docs/changes.rst"].Data, repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Changes": "", "After": "", "own()": "", "Version 2": "CHANGES.rst", "Nested": "docs/nested.rst"}
+	parts := 0
+	for _, s := range doc.Sections {
+		w, ok := want[s.Title]
+		if !ok {
+			t.Errorf("unexpected section %q", s.Title)
+			continue
+		}
+		if s.Source != w {
+			t.Errorf("section %q part %d: source %q, want %q", s.Title, s.Part, s.Source, w)
+		}
+		if s.Title == "Version 2" {
+			parts++
+		}
+	}
+	if parts < 2 {
+		t.Errorf("the included section has %d chunks; the test needs several", parts)
+	}
+}

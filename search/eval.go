@@ -237,10 +237,12 @@ func answeredInDocs(ctx context.Context, e *Engine, q Question, budget int) (boo
 }
 
 // answers reports whether the section m answers q: its path and heading
-// are those of an expected section.
+// are those of an expected section. The path may be the file the section
+// is written in (Meta.Source): questions name an AsciiDoc partial, which
+// is not a page, where its text is.
 func answers(m *index.Meta, q Question) bool {
 	for _, x := range q.Expected {
-		if m.Path == x.Path && (m.Heading == x.Heading || m.Heading == x.HeadingNorm || m.Title == x.HeadingNorm || withoutAnchor(m.Heading) == markdownLiterals(x.HeadingNorm)) {
+		if (m.Path == x.Path || m.Source == x.Path) && (m.Heading == x.Heading || m.Heading == x.HeadingNorm || m.Title == x.HeadingNorm || withoutAnchor(m.Heading) == markdownLiterals(x.HeadingNorm)) {
 			return true
 		}
 	}

@@ -94,6 +94,10 @@ type Section struct {
 	Anchor      string   `json:"anchor"`
 	Title       string   `json:"title"`
 	HeadingPath []string `json:"heading_path"`
+	// Source is the file the section is written in when an include
+	// brought it into Path (an AsciiDoc partial, an rst include): the
+	// file to read or edit it in.
+	Source string `json:"source,omitempty"`
 	// Langs are the languages of the section's code blocks.
 	Langs     []string `json:"langs,omitempty"`
 	Tokens    int      `json:"tokens"`
@@ -309,7 +313,7 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 
 func newSection(r *catalog.Resolved, h *index.Hit, text string) Section {
 	return Section{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: h.Path, Anchor: h.Anchor,
-		Title: h.Title, HeadingPath: h.HeadingPath, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text}
+		Title: h.Title, HeadingPath: h.HeadingPath, Source: h.Source, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text}
 }
 
 // packed is one section placed on a page: its index in the hits, the

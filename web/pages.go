@@ -271,7 +271,7 @@ func (s *Site) queryPage(w http.ResponseWriter, r *http.Request) {
 	})
 	for _, sec := range ans.Sections {
 		d.Sections = append(d.Sections, sectionView{Section: sec, DocURL: docURL(d.Base, sec.Path, sec.Anchor),
-			SourceURL: contextitems.SourceURL(repo, sec.Commit, sec.Path, sec.Anchor), HTML: renderMarkdown(md, sec.Text, s.linkFixer(d.Base, sec.Path, docs))})
+			SourceURL: contextitems.SourceURL(repo, sec.Commit, cmp.Or(sec.Source, sec.Path), sec.Anchor), HTML: renderMarkdown(md, sec.Text, s.linkFixer(d.Base, sec.Path, docs))})
 	}
 	pageURL := func(p int) string {
 		v := url.Values{}

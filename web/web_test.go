@@ -599,3 +599,34 @@ func TestManifestRepos(t *testing.T) {
 		}
 	}
 }
+
+// TestSourceLinkOfIncludedSection checks that the answer page links a
+// section an include brought into its page to the file it is written in
+// on the git host, and the page's own sections to the page.
+func TestSourceLinkOfIncludedSection(t *testing.T) {
+	repo := gittest.New(t, "main")
+	repo.Write(map[string]string{
+		"docs/antora.yml":                      "name: tool\nversion: ~\n",
+		"docs/modules/ROOT/pages/man.adoc":     "= Manual\n\n== Zebra synopsis\n\nRun the zebra tool.\n\ninclude::partial$opts.adoc[]\n",
+		"docs/modules/ROOT/partials/opts.adoc": "== Zebra options\n\nThe zebra flag stripes the output.\n",
+	})
+	commit := repo.Commit("docs")
+	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: /acme/tool\n    repo: "+repo.Dir+"\n"), "codex7.yaml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg.Allow.LocalRoots = append(cfg.Allow.LocalRoots, repo.Dir)
+	out := t.TempDir()
+	buildtest.BuildConfig(t, out, cfg)
+	ts := serve(t, handler(openEngine(t, out), nil))
+	resp, body := get(t, noRedirects(nil), ts.URL, "/acme/tool/-/query?q=zebra")
+	if resp.StatusCode != 200 {
+		t.Fatalf("status %d\n%s", resp.StatusCode, body)
+	}
+	blob := "https://github.com/acme/tool/blob/" + commit + "/docs/modules/ROOT/"
+	for _, want := range []string{blob + "partials/opts.adoc#_zebra_options", blob + "pages/man.adoc#_zebra_synopsis"} {
+		if !strings.Contains(body, `href="`+want+`"`) {
+			t.Errorf("no link to %s", want)
+		}
+	}
+}
