@@ -93,7 +93,7 @@ func oracleHit(r *Reader, m *search.DocumentMatch, withText bool) (Hit, error) {
 // rather than three times, and a section matching more of the query's
 // distinct terms wins over one repeating a single term in every field.
 type bm25fQuery struct {
-	terms  []string // analyzed, without duplicates
+	terms  []queryWord // analyzed, without duplicates
 	fields []weightedField
 	k1     float64
 }
@@ -165,13 +165,13 @@ func (q *bm25fQuery) Searcher(r search.Reader, options search.SearcherOptions) (
 		return s, nil
 	}
 	corrections := 0
-	for _, term := range q.terms {
-		s, err := termSearcher(term, 1)
-		if err == nil && s == nil && corrections < maxTypos {
+	for _, w := range q.terms {
+		s, err := termSearcher(w.term, w.weight)
+		if err == nil && s == nil && !w.implied && corrections < maxTypos {
 			// Found nowhere: maybe a typo of a word that is there.
 			corrections++
 			var alt string
-			if alt, err = correct(r, FieldBody, term); err == nil && alt != "" {
+			if alt, err = correct(r, FieldBody, w.term); err == nil && alt != "" {
 				s, err = termSearcher(alt, typoWeight)
 			}
 		}

@@ -35,15 +35,34 @@ var fields = []weightedField{
 // alone already counts 4.5 occurrences.
 const k1 = 2.0
 
-// terms analyzes text as the fields are, keeping each term once.
-func (r *Reader) terms(text string) []string {
-	var terms []string
+// queryWord is a term of the query and its weight. An implied word (the
+// un- word of a negated one, see negated) is looked for as it is: a typo
+// is looked for only in a word as typed.
+type queryWord struct {
+	term    string
+	weight  float64
+	implied bool
+}
+
+// terms analyzes text as the fields are, keeping each term once, then
+// adds the words it implies.
+func (r *Reader) terms(text string) []queryWord {
+	var terms []queryWord
 	seen := map[string]bool{}
 	for _, tok := range r.prose.Analyze([]byte(text)) {
 		t := string(tok.Term)
 		if !seen[t] {
 			seen[t] = true
-			terms = append(terms, t)
+			terms = append(terms, queryWord{term: t, weight: 1})
+		}
+	}
+	for _, w := range negated(text) {
+		for _, tok := range r.prose.Analyze([]byte(w)) {
+			t := string(tok.Term)
+			if !seen[t] {
+				seen[t] = true
+				terms = append(terms, queryWord{term: t, weight: impliedWeight, implied: true})
+			}
 		}
 	}
 	return terms

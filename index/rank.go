@@ -432,7 +432,7 @@ type queryTerm struct {
 
 // rank returns the k best sections for terms (the analyzed query text)
 // within q's filters, best first, and the number of sections that match.
-func (ri *rankIndex) rank(ctx context.Context, terms []string, q *Query, k int) ([]rankedDoc, int, error) {
+func (ri *rankIndex) rank(ctx context.Context, terms []queryWord, q *Query, k int) ([]rankedDoc, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -480,12 +480,12 @@ func (ri *rankIndex) rank(ctx context.Context, terms []string, q *Query, k int) 
 	}
 	var qterms []*queryTerm
 	corrections := 0
-	for _, term := range terms {
-		qt, err := lookup(term, 1)
-		if err == nil && qt == nil && corrections < maxTypos {
+	for _, w := range terms {
+		qt, err := lookup(w.term, w.weight)
+		if err == nil && qt == nil && !w.implied && corrections < maxTypos {
 			corrections++
 			var alt string
-			if alt, err = correct(ri.snap, FieldBody, term); err == nil && alt != "" {
+			if alt, err = correct(ri.snap, FieldBody, w.term); err == nil && alt != "" {
 				qt, err = lookup(alt, typoWeight)
 			}
 		}
