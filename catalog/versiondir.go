@@ -720,6 +720,7 @@ func internDocuments(docs []artifacts.DocumentInfo) {
 		for j := range d.Outline {
 			d.Outline[j].Anchor = intern(d.Outline[j].Anchor)
 			d.Outline[j].Title = intern(d.Outline[j].Title)
+			d.Outline[j].Source = intern(d.Outline[j].Source)
 		}
 		d.Topics = slices.Clip(d.Topics)
 		d.Outline = slices.Clip(d.Outline)

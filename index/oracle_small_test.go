@@ -18,7 +18,7 @@ import (
 func TestRankerMatchesBlugeOnSmallCorpora(t *testing.T) {
 	ctx := context.Background()
 	rng := rand.New(rand.NewPCG(11, 12))
-	vocab := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "unecho", "unlima"}
+	vocab := []string{"alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel", "india", "juliet", "kilo", "lima", "boxed", "unboxed", "charted", "uncharted", "ungulf"}
 	codeOnly := []string{"zulu_xray", "yankee", "whiskeyValue"}
 	inboundOnly := []string{"victor", "uniform"}
 	compare := func(r *Reader, q Query) {
@@ -90,8 +90,10 @@ func TestRankerMatchesBlugeOnSmallCorpora(t *testing.T) {
 				case 3:
 					ws = append(ws, "the", "of") // stop words
 				case 4:
-					// A negated word, whose un- word may be there.
-					ws = append(ws, []string{"not", "never", "isn't"}[rng.IntN(3)], []string{"echo", "lima", "golf"}[rng.IntN(3)])
+					// A negated word, whose un- word may be there: "ungolf"
+					// is not, and is one edit from "ungulf", which a typo
+					// look-up would find.
+					ws = append(ws, []string{"not", "never", "isn't"}[rng.IntN(3)], []string{"boxed", "charted", "golfed"}[rng.IntN(3)])
 				default:
 					ws = append(ws, vocab[rng.IntN(len(vocab))])
 				}

@@ -436,6 +436,8 @@ func oldStore(magic string) (string, bool) {
 		return "sections.bin version 2 (artifact format 3, 16 KiB DEFLATE blocks without a dictionary)", true
 	case "codex7-sections3\n":
 		return "sections.bin version 3 (artifact formats 4 and 5, DEFLATE text blocks)", true
+	case "codex7-sections4\n":
+		return "sections.bin version 4 (artifact formats 6 and 7, without sections' source files)", true
 	}
 	return "", false
 }

@@ -307,10 +307,10 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 }
 
 // TestStoreOldVersionRefused checks that stores of previous versions
-// (artifact formats 3 to 5) are refused with a message saying to rebuild,
+// (artifact formats 3 to 7) are refused with a message saying to rebuild,
 // not misread.
 func TestStoreOldVersionRefused(t *testing.T) {
-	for magic, trailer := range map[string]string{"codex7-sections2\n": "C7S2", "codex7-sections3\n": "C7S3"} {
+	for magic, trailer := range map[string]string{"codex7-sections2\n": "C7S2", "codex7-sections3\n": "C7S3", "codex7-sections4\n": "C7S4"} {
 		p, _ := writeStore(t, 3, false)
 		data, _ := os.ReadFile(p)
 		copy(data, magic)

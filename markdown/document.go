@@ -81,8 +81,9 @@ type Section struct {
 	// written in when an include brought it into the document (an
 	// AsciiDoc partial, an rst include), "" when it is the document's own:
 	// the file to read or edit for the section. Line stays a line of the
-	// document. Split leaves it empty; readers that resolve includes set
-	// it, on every chunk.
+	// document. Split leaves it empty (markdown includes are expanded
+	// before it and are not traced); the AsciiDoc and rst readers set it,
+	// on every chunk.
 	Source string `json:"source,omitempty"`
 	// Tokens is tokens.Count(Text).
 	Tokens int `json:"tokens"`

@@ -105,8 +105,9 @@ type Miss struct {
 }
 
 // Evaluate asks every question of the engine and scores the top 10: a hit
-// is a returned section (or chunk of one) whose path and heading (as
-// written, or without its MDX anchor comment) match an expected one. It
+// is a returned section (or chunk of one) whose path, or the file an
+// include brought it from (Meta.Source), and heading (as written, or
+// without its MDX anchor comment) match an expected one. It
 // also asks get-library-docs for each question at budget tokens
 // (request.DefaultTokens when 0) and counts the answers that hold an
 // answering section (Scores.InDocs).

@@ -15,7 +15,8 @@ func runEval(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("eval --questions FILE.jsonl [flags]", `Asks every question of an evaluation file (one JSON object a line, as in
 ../shared/eval: library, query, expected sections) and prints recall@1,
 recall@5 and MRR@10 per library, per kind of question and overall. A hit
-is a returned section whose path and heading match an expected one.
+is a returned section whose path (or the file an include brought it
+from) and heading match an expected one.
 "in docs" is the share of questions whose get-library-docs answer (the
 question as its query, at --tokens) holds an answering section: what an
 agent reading that answer gets, whatever the section's rank.
