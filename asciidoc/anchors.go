@@ -27,7 +27,7 @@ func (c *converter) anchorHere(id string) {
 // place.
 func (in *inliner) anchor(id, reftext string) {
 	in.c.ids.register(id)
-	if reftext = strings.TrimSpace(in.passText(reftext)); reftext != "" {
+	if reftext = strings.TrimSpace(in.passesAsWritten(reftext)); reftext != "" {
 		in.c.titles[id] = reftext
 		in.c.addNatural(reftext, id)
 	}
@@ -36,19 +36,31 @@ func (in *inliner) anchor(id, reftext string) {
 	}
 }
 
-// blockID records the id of the block (or discrete heading) pend is
-// set on as a place in the section being written, and its reftext as the
-// text <<id>> shows and a natural reference names it by.
+// blockID records the id of the block pend is set on (a discrete
+// heading's is discrete's) as a place in the section being written,
+// and its reftext, else its title, as the text <<id>> shows and a
+// natural reference names it by, as Asciidoctor's
+// AbstractBlock#xreftext reads them (with no xrefstyle): the title the
+// block has, the last of its title lines.
 func (p *parser) blockID(pend *blockAttrs) {
 	id := strings.TrimSpace(pend.id)
 	if id == "" {
 		return
 	}
 	p.c.anchorHere(id)
-	if strings.TrimSpace(pend.reftext) != "" {
-		p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(pend.reftext, p.attrs))
-		p.c.addNatural(p.c.refKey(pend.reftext, p.attrs), id)
+	p.nameTarget(id, firstNonEmpty(pend.reftext, pend.title))
+}
+
+// nameTarget records text, AsciiDoc inline text, as what <<id>> shows
+// (plain) and the text a natural cross reference names id by (refKey):
+// the one place a section's, discrete heading's or block's reftext or
+// title is recorded. An empty text records nothing.
+func (p *parser) nameTarget(id, text string) {
+	if strings.TrimSpace(text) == "" {
+		return
 	}
+	p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(text, p.attrs))
+	p.c.addNatural(p.c.refKey(text, p.attrs), id)
 }
 
 // setInnerAnchors gives each section of doc the ids recorded inside it

@@ -226,7 +226,6 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 		}
 	}
 	defer func() { *pend = blockAttrs{} }()
-	p.blockID(pend)
 	if pend.style == "discrete" || pend.style == "float" {
 		if _, title, ok := sectionTitle(t); ok {
 			// Asciidoctor drops a block title above a discrete heading.
@@ -235,6 +234,7 @@ func (p *parser) block(ls []line, i int, prefix string, sections bool, pend *blo
 			return i + 1
 		}
 	}
+	p.blockID(pend)
 	if d := delimiter(t); d != "" {
 		end := closing(ls, i)
 		p.delimited(d, ls[i+1:end], l, prefix, pend)
@@ -348,16 +348,13 @@ func stem(p string) string {
 	return p
 }
 
-// title writes a block title as a bold line.
+// title writes a block title as a bold line (blockID records it as the
+// text <<id>> shows).
 func (p *parser) title(pend *blockAttrs, prefix string) {
 	if pend.title == "" {
 		return
 	}
-	md := strings.TrimSpace(p.c.inlineTitle(pend.title, p.attrs))
-	if pend.id != "" {
-		p.c.titles[pend.id] = strings.TrimSpace(p.c.inlinePlain(firstNonEmpty(pend.reftext, pend.title), p.attrs))
-		p.c.addNatural(p.c.refKey(firstNonEmpty(pend.reftext, pend.title), p.attrs), pend.id)
-	}
+	md := strings.TrimSpace(p.c.inlineMD(pend.title, p.attrs))
 	p.blank(prefix, pend.titleSrc)
 	p.emit(prefix, "**"+md+"**", pend.titleSrc)
 	p.blank(prefix, pend.titleSrc)
@@ -461,7 +458,7 @@ func (p *parser) attribution(pend *blockAttrs, prefix string, src int) {
 func (p *parser) admonition(label string, content []line, open line, prefix string, pend *blockAttrs) {
 	head := "**" + label + ":**"
 	if pend.title != "" {
-		head += " **" + strings.TrimSpace(p.c.inlineTitle(pend.title, p.attrs)) + "**"
+		head += " **" + strings.TrimSpace(p.c.inlineMD(pend.title, p.attrs)) + "**"
 	}
 	p.blank(prefix, open.src)
 	p.emit(prefix, head, open.src)

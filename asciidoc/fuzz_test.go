@@ -41,6 +41,7 @@ func FuzzSplit(f *testing.F) {
 	f.Add([]byte("[discrete]\n== pass:[<b>x</b>] [[id]]\n\n[format=csv]\n|===\n\"a,\"\"b\",c\n\n|===\n:===\na\\:b:c\n:===\n|===\n|a 0*|b\n|===\n"), uint16(20))
 	f.Add([]byte(":sectids!:\n.T\n== pass:[<b>B</b> <code>c</code>][[x]]\n[[]]\n[[a, b c]]\n== T [[y,r]]\n.D\n[discrete]\n=== D\n|===\n|a .2+|b 0*|c\n2.2+|d\n|e\n|===\n"), uint16(30))
 	f.Add([]byte("<<A b>> [[p]]x\n\n== A b [[t,T u]]\n\n<<A b,t>> xref:A b[] xref:x y.adoc#Z w[] [[i,R s]] anchor:m[M n]\n\n[[k,K]]\n.B c\n----\nc\n----\n<<R s>> <<K>> <<B c>> <<T u>>\n"), uint16(20))
+	f.Add([]byte("A pass:[<b>x <i>y</i></b> <code>c</code>] +++<br><h2>z</h2>+++ `+++<b>c</b>+++` <<page.adoc>> <<page#id,t>> <<page.adoc#>>\n\n* pass:[<b>i\n|===\n|a 0+|b |c\n0.2+|d |e\n|===\n"), uint16(20))
 	f.Fuzz(func(t *testing.T, src []byte, max uint16) {
 		const p = "docs/modules/ROOT/pages/page.adoc"
 		opts := markdown.Options{MaxSectionTokens: int(max)}

@@ -49,8 +49,7 @@ func (p *parser) headingID(title string, pend *blockAttrs) (id, rest string) {
 	default:
 		id = p.c.ids.generate(p.c.inlineID(title, p.attrs), p.attrs)
 	}
-	p.c.titles[id] = strings.TrimSpace(p.c.inlinePlain(firstNonEmpty(reftext, title), p.attrs))
-	p.c.addNatural(p.c.refKey(firstNonEmpty(reftext, title), p.attrs), id)
+	p.nameTarget(id, firstNonEmpty(reftext, title))
 	return id, title
 }
 
@@ -65,7 +64,7 @@ func (p *parser) heading(level int, title string, l line, prefix string, pend *b
 	level = max(0, min(level, 5))
 	id, title := p.headingID(title, pend)
 	inner := len(p.c.inner)
-	md := strings.TrimSpace(p.c.inlineTitle(title, p.attrs))
+	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
 	if strings.HasSuffix(md, "#") {
 		md = md[:len(md)-1] + `\#`
 	}
@@ -119,7 +118,7 @@ func (c *converter) anchorUnidentified() {
 func (p *parser) discrete(title string, src int, prefix string, pend *blockAttrs) {
 	id, title := p.headingID(title, pend)
 	p.c.anchorHere(id)
-	md := strings.TrimSpace(p.c.inlineTitle(title, p.attrs))
+	md := strings.TrimSpace(p.c.inlineMD(title, p.attrs))
 	if md == "" {
 		return // "****" would be a thematic break
 	}

@@ -70,9 +70,9 @@ func splitSections(t *testing.T, src string) (string, []sec) {
 // title" is an h2 reading "Bold title", "Bold" in bold. The heading's
 // markdown shows what the page does (bold, italic and code as markdown,
 // other tags' text, a space for a line break, entities decoded), and so
-// do its plain title, <<id>> text, block titles and the document title;
-// a passthrough that escapes special characters (++x++) shows its tags
-// as text, as the page does, and so does prose.
+// do its plain title, <<id>> text, block titles and the document title
+// (and prose: TestPassthroughHTMLInProse); a passthrough that escapes
+// special characters (++x++) shows its tags as text, as the page does.
 func TestPassthroughHTMLInTitles(t *testing.T) {
 	src := "= pass:[<b>Doc</b>] title\n\n" +
 		"== pass:[<b>Bold</b>] title\n\n" +
@@ -91,7 +91,7 @@ func TestPassthroughHTMLInTitles(t *testing.T) {
 		{"_x_y_and_c", "x y and c", "## *x* y and `c`\n\n***Disc***"},
 		{"_span_and_ab", "Span and a b", "## Span and a b"},
 		{"_a_b_and_bkeptb", "a & b and <b>kept</b>",
-			"## a & b and \\<b>kept\\</b>\n\nSee [Bold title](#_bold_title) and \\<b>prose\\</b>."},
+			"## a & b and \\<b>kept\\</b>\n\nSee [Bold title](#_bold_title) and **prose**."},
 	}
 	if diff := cmp.Diff(want, got); diff != "" {
 		t.Errorf("sections (-want +got):\n%s", diff)

@@ -44,14 +44,11 @@ type inliner struct {
 	inLink bool
 	// id is set for the text of a section id (inlineID): plain, with
 	// passthroughs, escapes and tags marked.
-	id bool
-	// title is set for the text of a title (inlineTitle): a raw
-	// passthrough's HTML is written as the page shows it (passhtml.go),
-	// as it is in plain text.
-	title  bool
+	id     bool
 	passes []string
 	// rawPass[n] tells that passthrough n escapes no special characters
-	// (+++x+++, pass:[x]): its HTML is the converted title's.
+	// (+++x+++, pass:[x]): its HTML is the page's, which shows what it
+	// marks up (passhtml.go).
 	rawPass []bool
 	depth   int
 	// fail[k] is a position from which a search for closer k found none:
@@ -60,20 +57,10 @@ type inliner struct {
 	fail map[string]int
 }
 
-// inlineMD converts AsciiDoc inline text to markdown.
+// inlineMD converts AsciiDoc inline text (prose or a title) to
+// markdown, a raw passthrough's HTML as the page shows it (passhtml.go).
 func (c *converter) inlineMD(s string, attrs *attributes) string {
 	return c.inline(s, attrs, false)
-}
-
-// inlineTitle converts the AsciiDoc inline text of a title (a
-// section's, a discrete heading's, a block's) to markdown: as inlineMD,
-// but a raw passthrough's HTML is written as the page shows it, not as
-// escaped tags.
-func (c *converter) inlineTitle(s string, attrs *attributes) string {
-	in := &inliner{c: c, attrs: attrs, title: true}
-	s = in.extractPasses(s)
-	s = attrs.substitute(s)
-	return in.convert(s)
 }
 
 // inlinePlain converts AsciiDoc inline text to plain text, a raw
@@ -343,8 +330,9 @@ func (in *inliner) code(b *strings.Builder, s string) {
 	b.WriteString(fence)
 }
 
-// restorePasses replaces passthrough placeholders with their text: a raw
-// passthrough's in a title or plain text as the text its HTML shows.
+// restorePasses replaces passthrough placeholders with their text (in
+// a code span, say): a raw passthrough's as the text its HTML shows, as
+// the page shows "`+++<b>c</b>+++`" as a code span reading "c".
 func (in *inliner) restorePasses(s string) string {
 	return replaceMarked(s, passMark, func(b *strings.Builder, inner string) {
 		n, ok := in.passIndex(inner)
@@ -352,10 +340,20 @@ func (in *inliner) restorePasses(s string) string {
 		case !ok:
 		case in.id && in.rawPass[n]:
 			keepRawPass(b, in.passes[n])
-		case (in.plain || in.title) && in.rawPass[n]:
+		case in.rawPass[n]:
 			b.WriteString(htmlText(in.passes[n]))
 		default:
 			in.keep(b, in.passes[n])
+		}
+	})
+}
+
+// passesAsWritten replaces passthrough placeholders with their text as
+// written, tags and all: the text a cross reference names its target by.
+func (in *inliner) passesAsWritten(s string) string {
+	return replaceMarked(s, passMark, func(b *strings.Builder, inner string) {
+		if n, ok := in.passIndex(inner); ok {
+			b.WriteString(in.passes[n])
 		}
 	})
 }
@@ -487,7 +485,7 @@ func (in *inliner) construct(b *strings.Builder, s string, i int, prevWord bool,
 			return i
 		}
 		flush(i)
-		if n, ok := in.rawPassIndex(s[i+1 : i+1+j]); ok && (in.plain || in.title) && !in.id {
+		if n, ok := in.rawPassIndex(s[i+1 : i+1+j]); ok && !in.id {
 			in.passHTML(b, in.passes[n])
 		} else {
 			in.lit(b, in.restorePasses(s[i:i+j+2]))

@@ -202,20 +202,18 @@ func markdownURL(u string) string {
 // repository path) or section it points to, with its text: the text
 // given, else the title of the section or page, else its target's name.
 // A reference to a page outside the repository is its text alone. A
-// target without "#" that names no file ("<<id>>", "xref:id[]",
-// "xref:Section Title[]") is an element of this page, by its id or its
-// text (xrefs.go); one with "#" is taken as written.
+// target that names no page (xrefTarget: "<<id>>", "<<page.adoc>>",
+// "xref:id[]", "xref:Section Title[]") is an element of this page, by
+// its id or its text (xrefs.go); a fragment after "#" is taken as
+// written.
 func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool) {
 	if shorthand {
 		target, text, _ = strings.Cut(target, ",")
 		target = strings.TrimSpace(target)
 	}
 	text = strings.Trim(strings.TrimSpace(text), `"`)
-	page, frag, hasFrag := strings.Cut(target, "#")
-	if !hasFrag && !strings.HasSuffix(page, ".adoc") && (shorthand || !hasExt(page)) {
-		frag, page = page, ""
-	}
-	frag = in.passText(frag)
+	page, frag, hasFrag := xrefTarget(target, shorthand)
+	frag = in.passesAsWritten(frag)
 	if page != "" && in.c.resolvePage(page) == in.c.path {
 		page = "" // this page
 	}

@@ -2,17 +2,22 @@ package asciidoc
 
 import "strings"
 
-// A raw passthrough (+++x+++, pass:[x]) puts its text into the page's
-// HTML as written: "== pass:[<b>Bold</b>] title" is an h2 reading
-// "Bold title", "Bold" in bold. In prose the reader keeps such HTML as
-// escaped text, markup an agent can read; in a title (a section's, a
-// discrete heading's, a block's), where escaped tags would stand in the
-// heading and its plain title, it writes what the page shows: the tags'
-// text, with markdown emphasis for the simple tags (b and strong bold,
-// i and em italic, code, kbd, samp and tt a code span), a space for a
-// tag that breaks the line or starts a block (br, p, div, li…), and
-// character references as their characters. In plain text (titles for
-// <<id>>, the document title, navigation entries) the text alone.
+// A raw passthrough (+++x+++, pass:[x]; Asciidoctor's
+// Substitutors#extract_passthroughs with no substitutions) puts its text
+// into the page's HTML as written: "== pass:[<b>Bold</b>] title" is an
+// h2 reading "Bold title", "Bold" in bold, and "a +++<u>x</u>+++ b" a
+// paragraph reading "a x b". The reader writes, in prose as in titles,
+// what the page shows: the tags' text, with markdown emphasis for the
+// simple tags (b and strong bold, i and em italic, code, kbd, samp and
+// tt a code span), a space for a tag that breaks the line or starts a
+// block (br, p, div, li…), and character references as their
+// characters; other tags are dropped. No tag reaches the markdown, where
+// a renderer would read it as HTML (and package markdown an h2 as a
+// section): the text is escaped as any other, and the emphasis nested
+// at most maxInlineDepth deep, at a cost linear in the passthrough. In
+// plain text (titles for <<id>>, the document title, navigation
+// entries) the text alone. A passthrough that escapes special
+// characters (++x++, pass:c[x]) shows its tags as text, as the page does.
 
 // htmlToken is a tag or a run of text of a raw passthrough s:
 // s[start:end]. It holds no pointer, which keeps many cheap.
@@ -110,10 +115,10 @@ func htmlTokens(s string) []htmlToken {
 	return toks
 }
 
-// passHTML writes the text of a raw passthrough in a title, or in plain
-// text, as the page shows it (see above). Its character references
-// are decoded as in the rest of the text (decodeEntities): one without
-// its ';', which a browser may still read, is text.
+// passHTML writes the text of a raw passthrough as the page shows it
+// (see above). Its character references are decoded as in the rest of
+// the text (decodeEntities): one without its ';', which a browser may
+// still read, is text.
 func (in *inliner) passHTML(b *strings.Builder, s string) {
 	in.htmlRange(b, s, htmlTokens(s), 0, -1, 0)
 }

@@ -36,12 +36,13 @@ func (p *parser) table(content []line, open line, prefix string, pend *blockAttr
 	}
 	boundRepeats(cells)
 	cols := columnCount(pend.named["cols"])
+	slots := cols
 	if cols <= 0 {
-		cols = firstRowColumns(cells, max(firstLineEnd, 1))
+		cols, slots = firstRowColumns(cells, max(firstLineEnd, 1))
 	}
 	// The GFM table is at most maxColumns wide.
-	width := max(1, min(cols, maxColumns))
-	rows, dropped := layRows(cells, max(cols, 1), width)
+	width := max(1, min(slots, maxColumns))
+	rows, dropped := layRows(cells, cols, slots, width)
 	for _, c := range dropped {
 		p.c.hide(strings.Join(c.text, "\n"))
 	}
@@ -96,24 +97,35 @@ func (p *parser) table(content []line, open line, prefix string, pend *blockAttr
 const maxColumns = 64
 
 // firstRowColumns returns the number of columns of a table without a
-// cols attribute: those its first row spans. As Asciidoctor reads it,
-// that row ends with the cells of the first line (the first lineEnd
-// cells), the last one repeated as its n* says; but a cell repeated 0
-// times (0*) ends no row, so when the line's last cell is one, the row
-// runs on to the first repetition of the next cell repeated at all.
-func firstRowColumns(cells []cell, lineEnd int) int {
-	cols := 0
+// cols attribute, as Asciidoctor 2.0.18 counts them from its first row
+// (Table::ParserContext#close_cell): cols, those the row's cells span,
+// which later rows must span to end; and slots, the columns it makes,
+// one for each cell and one more for each column past its first that
+// a cell spans, which bound the cells a later row may have. The two
+// differ for a cell spanning 0 columns ("0+|"), which spans none but
+// makes one (its HTML colspan="0" a browser reads as 1). That row ends
+// with the cells of the first line (the first lineEnd cells), the last
+// one repeated as its n* says; but a cell repeated 0 times (0*) ends no
+// row, so when the line's last cell is one, the row runs on to the
+// first repetition of the next cell repeated at all.
+func firstRowColumns(cells []cell, lineEnd int) (cols, slots int) {
 	for i, c := range cells {
+		n := c.repeat
 		switch {
 		case i < lineEnd-1 || i == lineEnd-1 && c.repeat == 0:
-			cols += c.span * c.repeat
 		case i == lineEnd-1:
-			return cols + c.span*c.repeat
 		case c.repeat > 0:
-			return cols + c.span
+			n = 1
+		default:
+			continue
+		}
+		cols += c.span * n
+		slots += max(1, c.span) * n
+		if i >= lineEnd-1 && n > 0 {
+			break
 		}
 	}
-	return cols
+	return cols, slots
 }
 
 // tableRow is a row of a table as written: its cells at the columns
@@ -129,13 +141,16 @@ type tableRow struct {
 // repeated as its n* says, is added to the current row, which ends when
 // the columns its cells span and those spanned by cells of rows above
 // (n.m+, a rowspan) make cols; a cell that would be the row's
-// cols+1-th is dropped (a row whose spans overshoot cols never ends),
+// slots+1-th is dropped (a row whose spans overshoot cols never ends),
 // and so are the cells of the row left unfinished when the cells run
-// out. A cell stands at the first column no cell of a row above spans
-// and no cell before it in the row takes; the rows returned are width
-// (at most cols) columns wide, those past it in more. It also returns
-// the cells dropped, which the page does not show.
-func layRows(cells []cell, cols, width int) (rows []tableRow, dropped []*cell) {
+// out. A cell spanning 0 columns ("0+|") spans none of cols, and none
+// in the rows below when it spans rows, but shows in one, as a browser
+// shows its colspan="0". A cell stands at the first column no cell of a
+// row above spans and no cell before it in the row takes; the rows
+// returned are width (at most slots) columns wide, those past it in
+// more. It also returns the cells dropped, which the page does not
+// show.
+func layRows(cells []cell, cols, slots, width int) (rows []tableRow, dropped []*cell) {
 	// active[k] is the number of columns that cells of rows above span
 	// in the k-th row from the current one (Asciidoctor's
 	// @active_rowspans); below[c] is the number of rows from the current
@@ -151,12 +166,12 @@ func layRows(cells []cell, cols, width int) (rows []tableRow, dropped []*cell) {
 		// A cell repeated 0 times (0*) is dropped, as Asciidoctor
 		// drops it, with its text.
 		for range c.repeat {
-			if n >= cols {
+			if n >= slots {
 				dropped = append(dropped, c)
 				continue
 			}
 			n++
-			span, rowspan := max(1, c.span), max(1, c.rowspan)
+			span, rowspan := c.span, max(1, c.rowspan)
 			for k := 1; k < rowspan; k++ {
 				if k == len(active) {
 					active = append(active, 0)
@@ -169,7 +184,7 @@ func layRows(cells []cell, cols, width int) (rows []tableRow, dropped []*cell) {
 			for at < width && (taken[at] || below[at] > 0) {
 				at++
 			}
-			for k := at; k < min(at+span, width); k++ {
+			for k := at; k < min(at+max(1, span), width); k++ {
 				taken[k], more[k] = true, rowspan-1
 			}
 			if at < width {
@@ -352,7 +367,8 @@ func cellSpec(before string, lineStart bool) (spec, text string) {
 // and repeat (n*), as Asciidoctor reads them: from the number's integer
 // parts ("2.3+" spans 2 columns and 3 rows), 1 when one is missing
 // (".3+", "2+"), so that "0*" (or "00*", "0.5*") repeats a cell 0
-// times. Each is at most 64.
+// times and "0+" spans 0 columns (layRows); a row span of 0 is
+// Asciidoctor's 1 (it activates no row span). Each is at most 64.
 func specCounts(spec string) (span, rowspan, repeat int) {
 	span, rowspan, repeat = 1, 1, 1
 	k := strings.IndexAny(spec, "*+")
@@ -373,7 +389,7 @@ func specCounts(spec string) (span, rowspan, repeat int) {
 	if spec[k] == '*' {
 		repeat = count(cs)
 	} else {
-		span, rowspan = max(count(cs), 1), max(count(rs), 1)
+		span, rowspan = count(cs), max(count(rs), 1)
 	}
 	return span, rowspan, repeat
 }

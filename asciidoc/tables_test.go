@@ -176,7 +176,10 @@ func TestUnclosedQuote(t *testing.T) {
 // left unfinished are dropped, silently, and so are a row's cells past
 // its column count (a row whose spans overshoot it never ends); a cell
 // stands at the first column no cell above spans, and a line ending in
-// a cell repeated 0 times does not end the first row.
+// a cell repeated 0 times does not end the first row. A cell spanning 0
+// columns ("0+|") counts none toward a row's end (Asciidoctor adds its
+// colspan, 0, to the row's column visits) but one toward the cells a
+// row may hold (the columns the first row made).
 func TestTableRows(t *testing.T) {
 	const empty2, delim2 = "|   |   |", "| --- | --- |"
 	const empty3, delim3 = "|   |   |   |", "| --- | --- | --- |"
@@ -203,6 +206,18 @@ func TestTableRows(t *testing.T) {
 			[]string{empty2, delim2, "| a | c |", "| d | e |"}},
 		{"repeat past the column count", "[cols=2]\n|===\n|a 3*|b\n|===\n",
 			[]string{empty2, delim2, "| a | b |", "| b | b |"}},
+		// A cell spanning 0 columns spans none of the row's count, but
+		// takes a column of the first row, which bounds the cells of
+		// the others, and shows in one (colspan="0" reads as 1).
+		{"colspan 0 in the first row", "|===\n|a 0+|b |c\n|d |e\n|f |g\n|===\n",
+			[]string{empty3, delim3, "| a | b | c |", "| d | e |   |", "| f | g |   |"}},
+		{"colspan 0 past the column count", "|===\n|a |b |c\n0+|d |e |f |g\n|h |i |j\n|===\n",
+			[]string{empty3, delim3, "| a | b | c |"}},
+		{"colspan 0 with cols", "[cols=3]\n|===\n|a 0+|b |c\n|d |e |f\n|===\n", nil},
+		{"colspan 0 alone", "|===\n0+|x\n|y\n|z\n|===\n",
+			[]string{"|   |", "| --- |", "| x |"}},
+		{"colspan and rowspan 0", "|===\n|a |b |c\n|d 0.2+|e |f\n|g |h |i\n|===\n",
+			[]string{empty3, delim3, "| a | b | c |"}},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {

@@ -186,7 +186,7 @@ func TestInline(t *testing.T) {
 		{"*bold* and _em_ and `code`", "**bold** and *em* and `code`"},
 		{"**un**constrained", "**un**constrained"},
 		{"a `+{x}+` b", "a `{x}` b"},
-		{"pass:[<b>x</b>] and +*lit*+", `\<b>x\</b> and *lit*`},
+		{"pass:[<b>x</b>] and +*lit*+", "**x** and *lit*"},
 		{"see <<sec-id,the section>> or <<other.adoc#x,there>>", "see [the section](#sec-id) or [there](/other.adoc#x)"},
 		{"https://example.org[Example^] and link:file.txt[file]", "[Example](https://example.org) and [file](file.txt)"},
 		{"kbd:[Ctrl+C] menu:File[Save]", "`Ctrl+C` **File > Save**"},

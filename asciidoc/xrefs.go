@@ -48,16 +48,7 @@ func (c *converter) addNatural(key, id string) {
 func (c *converter) refKey(s string, attrs *attributes) string {
 	in := &inliner{c: c, attrs: attrs}
 	s = attrs.substitute(in.extractPasses(s))
-	return strings.TrimSpace(in.restorePasses(s))
-}
-
-// passText returns s, text the inliner is converting, with its
-// passthroughs' placeholders replaced by their text.
-func (in *inliner) passText(s string) string {
-	if strings.IndexByte(s, passMark) < 0 {
-		return s
-	}
-	return (&inliner{passes: in.passes, rawPass: in.rawPass}).restorePasses(s)
+	return strings.TrimSpace(in.passesAsWritten(s))
 }
 
 // refID returns the id a reference within the page links to, once the
@@ -103,6 +94,49 @@ func (in *inliner) refLink(b *strings.Builder, text, ref string) {
 	b.WriteString(ref)
 	b.WriteByte(destMark)
 	b.WriteString(")")
+}
+
+// xrefTarget splits the target of a cross reference ("<<target>>" when
+// shorthand, else "xref:target[]") into the page it names, as a path
+// to resolve (resolvePage), "" for none, and the fragment, reporting
+// whether the target has a "#", as Asciidoctor 2.0.18 reads it
+// (Substitutors#sub_macros, InlineXrefMacroRx):
+//
+//   - without "#", "<<x>>" is always an element of this page: the id
+//     (or natural reference) "x", even "<<page.adoc>>" (a link to
+//     "#page.adoc" on the page). "xref:page.adoc[]" names the page, as
+//     does a target with another extension ("xref:file.html[]", a link
+//     to that file); "xref:x[]" an element of this page;
+//   - with "#" after the path ("<<page.adoc#>>", "<<page#id>>",
+//     "xref:page#id[]"), the path names a page. A page's name without
+//     its AsciiDoc extension (in "<<x#>>" any but .adoc, .asciidoc,
+//     .asc, .ad and .txt; in "xref:x#[]" none at all) is the name of
+//     its source: "<<page#id>>" links page.html, which Antora, setting
+//     relfilesuffix to .adoc, resolves as page.adoc; so ".adoc" is
+//     added. Another path is kept as written ("<<page.asciidoc#id>>",
+//     "xref:file.html#x[]", a file);
+//   - a "#" first ("<<#id>>") gives the fragment alone.
+func xrefTarget(target string, shorthand bool) (page, frag string, hasFrag bool) {
+	page, frag, hasFrag = strings.Cut(target, "#")
+	switch {
+	case !hasFrag && (shorthand || !hasExt(page)):
+		return "", page, false
+	case !hasFrag || page == "":
+	case shorthand && !hasAsciiDocExt(page), !shorthand && !hasExt(page):
+		page += ".adoc"
+	}
+	return page, frag, hasFrag
+}
+
+// hasAsciiDocExt reports whether a path ends with one of Asciidoctor's
+// ASCIIDOC_EXTENSIONS.
+func hasAsciiDocExt(p string) bool {
+	for _, ext := range []string{".adoc", ".asciidoc", ".asc", ".ad", ".txt"} {
+		if strings.HasSuffix(p, ext) {
+			return true
+		}
+	}
+	return false
 }
 
 // hasExt reports whether the last part of a path has an extension, as

@@ -4,8 +4,10 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"testing/fstest"
 
 	"github.com/codex7/codex7/markdown"
+	"github.com/google/go-cmp/cmp"
 )
 
 // naturalPage is a page whose first section refers to the others by
@@ -184,5 +186,93 @@ func TestAnchorReftexts(t *testing.T) {
 	}
 	if strings.Contains(s.Prose, "Before Macro Ref") {
 		t.Errorf("anchor:id[reftext] shows its text: %q", s.Prose)
+	}
+}
+
+// TestXrefTargets checks which cross references name another page and
+// which an element of this page, against the links Asciidoctor 2.0.18
+// makes (xrefTarget): without "#", "<<x>>" is an id even when it names
+// a file ("<<page.adoc>>" links "#page.adoc"), while "xref:page.adoc[]"
+// names the page; with "#", the path before it names a page, ".adoc"
+// added to a name without its AsciiDoc extension ("<<page#id>>" links
+// page.html, the page made of page.adoc), and a page that is this one
+// leaves its fragment.
+func TestXrefTargets(t *testing.T) {
+	repo := fstest.MapFS{"docs/page.adoc": {Data: []byte("= Other Page\n\ntext\n")}}
+	src := "= Doc\n\n== Sec\n\n" +
+		"<<page.adoc>> <<page.adoc,text>> <<page>> <<doc.adoc>>\n" +
+		"<<page.adoc#,text>> <<page.adoc#>> <<page#id>> <<page#id,text>> <<page.asciidoc#id>>\n" +
+		"<<doc#_sec>> <<doc.adoc#_sec,here>>\n" +
+		"xref:page.adoc[] xref:page[] xref:page#id[] xref:file.html[] xref:file.html#x[]\n"
+	doc, err := Split("docs/doc.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []markdown.Link{
+		{Text: "page.adoc", Target: "#page.adoc"},
+		{Text: "text", Target: "#page.adoc"},
+		{Text: "page", Target: "#page"},
+		{Text: "doc.adoc", Target: "#doc.adoc"},
+
+		{Text: "text", Target: "/docs/page.adoc"},
+		{Text: "Other Page", Target: "/docs/page.adoc"},
+		{Text: "Other Page", Target: "/docs/page.adoc#id"},
+		{Text: "text", Target: "/docs/page.adoc#id"},
+		{Text: "page", Target: "/docs/page.asciidoc#id"},
+
+		{Text: "Sec", Target: "#_sec"},
+		{Text: "here", Target: "#_sec"},
+
+		{Text: "Other Page", Target: "/docs/page.adoc"},
+		{Text: "page", Target: "#page"},
+		{Text: "Other Page", Target: "/docs/page.adoc#id"},
+		{Text: "file", Target: "/docs/file.html"},
+		{Text: "file", Target: "/docs/file.html#x"},
+	}
+	got := doc.Sections[len(doc.Sections)-1].Links
+	if diff := cmp.Diff(want, got); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+}
+
+// TestBlockTargetsRecordedOnce checks the text <<id>> shows for a
+// block and a discrete heading, and the title a natural reference names
+// them by, against Asciidoctor 2.0.18: a block's reftext, else the title
+// it has (the last of its title lines: "First", replaced, names
+// nothing), an admonition block's included; a discrete heading's
+// reftext, else its own title (the block title above it is dropped).
+// blockID and discrete each record their element once, in one place
+// (nameTarget), and its place once.
+func TestBlockTargetsRecordedOnce(t *testing.T) {
+	src := "= Doc\n\n== S\n\n" +
+		"[#two]\n.First\n.Second\n----\ncode\n----\n\n" +
+		"[#adm]\n.Adm Title\n[NOTE]\n====\nx\n====\n\n" +
+		"[#dsc,reftext=Disc Ref]\n.Dropped\n[discrete]\n=== Disc Head\n\n" +
+		"[discrete]\n=== Plain Disc\n\n" +
+		"<<two>> <<First>> <<Second>> <<adm>> <<Adm Title>> <<dsc>> <<Disc Ref>> <<Dropped>> <<Plain Disc>>\n"
+	doc, c, err := split("doc.adoc", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []markdown.Link{
+		{Text: "Second", Target: "#two"},
+		{Text: "First", Target: "#First"},
+		{Text: "Second", Target: "#two"},
+		{Text: "Adm Title", Target: "#adm"},
+		{Text: "Adm Title", Target: "#adm"},
+		{Text: "Disc Ref", Target: "#dsc"},
+		{Text: "Disc Ref", Target: "#dsc"},
+		{Text: "Dropped", Target: "#Dropped"},
+		{Text: "Plain Disc", Target: "#_plain_disc"},
+	}
+	if diff := cmp.Diff(want, doc.Sections[len(doc.Sections)-1].Links); diff != "" {
+		t.Errorf("links (-want +got):\n%s", diff)
+	}
+	var ids []string
+	for _, pl := range c.inner {
+		ids = append(ids, pl.ID)
+	}
+	if w := []string{"two", "adm", "dsc", "_plain_disc"}; !slices.Equal(ids, w) {
+		t.Errorf("places recorded %q, want %q, each once", ids, w)
 	}
 }
