@@ -211,13 +211,16 @@ func stripMarks(s string) string {
 // and the ids inside them (setInnerAnchors).
 func (c *converter) fixSections(doc *markdown.Document, front int) {
 	// Lines and anchors from the AsciiDoc.
-	first := map[string]string{}  // anchor markdown gave a section's part 0 -> id
-	source := map[string]string{} // id -> the included file its heading is in
+	first := map[string]string{} // anchor markdown gave a section's part 0 -> id
+	source := ""                 // the included file the current section's heading is in
 	at := make([]int, len(doc.Sections))
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		k := s.Line - 1 - front // index into c.out
 		at[i] = -1
+		if s.Part == 0 {
+			source = "" // chunks follow their section's first
+		}
 		if k >= 0 && k < len(c.out) {
 			at[i] = k
 			if s.Level > 0 && s.Part == 0 {
@@ -225,10 +228,7 @@ func (c *converter) fixSections(doc *markdown.Document, front int) {
 					first[s.Anchor] = id
 					s.Anchor = id
 				}
-				if f, ok := c.headFiles[k]; ok {
-					s.Source = f
-					source[s.Anchor] = f
-				}
+				source = c.headFiles[k]
 			}
 			s.Line = c.out[k].src
 		} else {
@@ -238,8 +238,8 @@ func (c *converter) fixSections(doc *markdown.Document, front int) {
 			if id, ok := first[s.Anchor]; ok {
 				s.Anchor = id
 			}
-			s.Source = source[s.Anchor]
 		}
+		s.Source = source
 	}
 	c.setInnerAnchors(doc, at)
 }

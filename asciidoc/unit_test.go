@@ -146,6 +146,31 @@ func TestIncludes(t *testing.T) {
 // page's own sections, even those holding included text, name none.
 func TestIncludedSectionSource(t *testing.T) {
 	long := strings.Repeat("Included words go on and on. ", 400)
+	t.Run("same id", func(t *testing.T) {
+		// Asciidoctor only warns of an id given twice: the page's own
+		// section's chunks are still the page's.
+		repo := fstest.MapFS{
+			"docs/antora.yml":                   {Data: []byte("name: c\nversion: ~\n")},
+			"docs/modules/ROOT/partials/p.adoc": {Data: []byte("[#dup]\n== From the partial\n\nshort\n")},
+		}
+		src := "= Page\n\ninclude::partial$p.adoc[]\n\n[#dup]\n== Own\n\n" + long + "\n"
+		doc, err := Split("docs/modules/ROOT/pages/page.adoc", []byte(src), repo, markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		parts := 0
+		for _, s := range doc.Sections {
+			if s.Title == "Own" {
+				parts++
+				if s.Source != "" {
+					t.Errorf("Own part %d: source %q, want none", s.Part, s.Source)
+				}
+			}
+		}
+		if parts < 2 {
+			t.Errorf("Own has %d chunks; the test needs several", parts)
+		}
+	})
 	repo := fstest.MapFS{
 		"docs/antora.yml":                     {Data: []byte("name: c\nversion: ~\n")},
 		"docs/modules/ROOT/partials/p.adoc":   {Data: []byte("== From the partial\n\n" + long + "\n\ninclude::q.adoc[]\n")},
