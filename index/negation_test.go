@@ -79,3 +79,19 @@ func TestNegatedWordsRank(t *testing.T) {
 		}
 	}
 }
+
+// BenchmarkNegated measures what every query pays for negated words: a
+// question without a negation, and one with.
+func BenchmarkNegated(b *testing.B) {
+	for name, q := range map[string]string{
+		"none":    "How do I configure the Dev Server proxy for my API routes in production?",
+		"negated": "omit fields that were never set (defaults) from the JSON response",
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				negated(q)
+			}
+		})
+	}
+}
