@@ -62,6 +62,8 @@ type converter struct {
 	// holds the labels Sphinx gives no title.
 	labelTitles map[string]string
 	anonLabels  map[string]bool
+	// terms are the terms of the file's glossaries (noteGlossary).
+	terms termTable
 	// inner are the ids of places inside sections, in order (see
 	// innerTarget).
 	inner []markdown.Place
@@ -91,62 +93,6 @@ func newConverter(p string, repo fs.FS) *converter {
 		subBudget:   substitutionBudget,
 		including:   []string{p},
 	}
-}
-
-// prescan records which explicit targets precede section titles, the
-// titles Sphinx gives the file's other labels (noteLabels), and the
-// substitution definitions.
-func (c *converter) prescan(ls []srcLine) {
-	var pending []string
-	for i := 0; i < len(ls); i++ {
-		t := ls[i].text
-		if t == "" {
-			continue
-		}
-		if strings.HasPrefix(t, ".. |") {
-			c.defineSubstitution(ls, i)
-		}
-		if label, ok := internalTarget(strings.TrimLeft(t, " ")); ok {
-			pending = append(pending, label)
-			continue
-		}
-		if n, title := titleAt(ls, i); n > 0 {
-			for _, l := range pending {
-				c.labelTitles[normalizeName(l)] = title
-			}
-			pending = pending[:0]
-			i += n - 1
-			continue
-		}
-		c.noteInlineTargets(t)
-		next, used := c.noteLabels(ls, i, pending)
-		if used {
-			pending = pending[:0]
-		}
-		i = next - 1
-	}
-	for _, l := range pending {
-		c.noteLabel(l, "")
-	}
-}
-
-// internalTarget returns the name of an internal target line
-// (".. _label:" with nothing after the colon).
-func internalTarget(t string) (string, bool) {
-	if !strings.HasPrefix(t, ".. _") || !strings.HasSuffix(t, ":") {
-		return "", false
-	}
-	name := t[4 : len(t)-1]
-	if strings.HasPrefix(name, "`") && strings.HasSuffix(name, "`") && len(name) >= 2 {
-		name = name[1 : len(name)-1]
-	} else if strings.Contains(name, ": ") {
-		return "", false
-	}
-	name = strings.TrimSpace(strings.ReplaceAll(name, `\:`, ":"))
-	if name == "" || name == "_" {
-		return "", false
-	}
-	return name, true
 }
 
 // normalizeName is docutils' fully_normalize_name.

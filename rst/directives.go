@@ -190,7 +190,7 @@ var droppedDirectives = map[string]bool{
 var containers = map[string]bool{
 	"tabs": false, "tab-set": false, "container": false, "only": false, "ifconfig": false,
 	"hlist": false, "compound": false, "epigraph": false, "highlights": false,
-	"pull-quote": false, "glossary": false, "grid": false, "grid-item": false,
+	"pull-quote": false, "grid": false, "grid-item": false,
 	"grid-item-card": true, "card": true, "tab": true, "group-tab": true, "tab-item": true,
 	"dropdown": true, "topic": true, "sidebar": true, "figure": false, "table": true,
 	"csv-table": true, "rubric": true, "centered": true, "class-list": false,
@@ -257,7 +257,13 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 			c.module = ""
 		}
 		c.class = ""
+		if name == "module" || name == "py:module" {
+			c.moduleTarget(d)
+		}
 		c.blocks(d.body, false, depth+1)
+		return
+	case "glossary", "std:glossary":
+		c.glossary(append(d.more, d.body...), depth)
 		return
 	case "default-role":
 		c.defaultRole = strings.ToLower(strings.TrimSpace(d.arg))
@@ -421,8 +427,10 @@ func firstWord(s string) string {
 func (c *converter) autodoc(d *directive, kind string, depth int) {
 	target := strings.TrimSpace(d.arg)
 	if d.name == "automodule" {
+		// Sphinx runs ".. py:module::" for it, options passed on.
 		c.module = target
 		c.class = ""
+		c.moduleTarget(d)
 	} else if target != "" && !strings.Contains(target, ".") && c.module != "" && d.name != "click" {
 		target = c.module + "." + target
 	}

@@ -31,8 +31,11 @@ func FuzzSplit(f *testing.F) {
 	f.Add([]byte("T\n=\n\n.. include:: inc.rst\n\n.. code-block::\n\n   x\n"), uint16(5))
 	f.Add([]byte(".. |s| replace:: **s** |u|\n.. |u| unicode:: U+2610\n\n.. parsed-literal::\n\n   |s| `a\n   <u>`_\n\n"+
 		".. list-table::\n\n   * -\n     - - x\n   * - |u|\n     -\n\n1. - a\n\n| b::\n\n> q\n"), uint16(50))
+	f.Add([]byte("T\n=\n\n:term:`a b` :term:`!x` :mod:`~m.n` :ref:`l` :ref:`t`\n\n.. glossary::\n   :sorted:\n\n   A\n   b : c\n      d\n\n"+
+		"   .. x\n      y\n\n   ---\n      e\n\n.. module:: m.n\n\n.. automodule:: m\n   :noindex:\n\n.. _l:\n\n.. include:: lab.rst\n"), uint16(50))
 	repo := fstest.MapFS{
 		"docs/inc.rst": {Data: []byte("Inc\n---\n\ntext ``code``\n\n.. include:: inc.rst\n")},
+		"docs/lab.rst": {Data: []byte(".. _t:\n\nT\n-\n\n.. _u:\n\nu\n\n.. glossary::\n\n   u\n      v\n")},
 		"docs/app.py":  {Data: []byte("class A:\n    def f(self):\n        pass\n")},
 	}
 	f.Fuzz(func(t *testing.T, src []byte, max uint16) {

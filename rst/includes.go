@@ -25,16 +25,13 @@ const (
 // and written in place (as reStructuredText, or as code); a file that
 // cannot be read is recorded in c.dropped.
 func (c *converter) include(d *directive, top bool, depth int) {
-	target := strings.TrimSpace(d.arg)
-	for _, l := range d.more {
-		target += strings.TrimSpace(l.text)
-	}
+	target := includeTarget(d)
 	p, data, reason := c.read(target)
 	if reason != "" {
 		c.dropped = append(c.dropped, DroppedInclude{Line: d.n, Directive: d.name, Target: target, Reason: reason})
 		return
 	}
-	lines := strings.Split(strings.TrimSuffix(strings.ReplaceAll(data, "\r\n", "\n"), "\n"), "\n")
+	lines := fileLines(data)
 	if d.name == "literalinclude" {
 		lang, ok := d.opt("language")
 		if !ok {
@@ -64,6 +61,21 @@ func (c *converter) include(d *directive, top bool, depth int) {
 	c.blocks(splitLines(strings.Join(lines, "\n"), d.n), top, depth+1)
 	c.w.file = outer
 	c.including = c.including[:len(c.including)-1]
+}
+
+// includeTarget returns the path an include or literalinclude names: its
+// argument, which may go on over the lines after its first.
+func includeTarget(d *directive) string {
+	target := strings.TrimSpace(d.arg)
+	for _, l := range d.more {
+		target += strings.TrimSpace(l.text)
+	}
+	return target
+}
+
+// fileLines splits an included file's text into lines.
+func fileLines(data string) []string {
+	return strings.Split(strings.TrimSuffix(strings.ReplaceAll(data, "\r\n", "\n"), "\n"), "\n")
 }
 
 // fixedLines makes srcLines that all stand for line n.

@@ -69,7 +69,7 @@ func (c *converter) renderedText(s string) string {
 // where the text is written next.
 func (c *converter) convertInline(s string, md bool) string {
 	v := newInl(s, md)
-	v.labels, v.anon, v.defaultRole, v.subs, v.budget = c.labelTitles, c.anonLabels, c.defaultRole, c.subs, &c.subBudget
+	v.labels, v.anon, v.terms, v.defaultRole, v.subs, v.budget = c.labelTitles, c.anonLabels, c.terms.ids, c.defaultRole, c.subs, &c.subBudget
 	v.run()
 	for _, name := range v.targets {
 		c.innerTarget(MakeID(normalizeName(name)))
@@ -83,9 +83,10 @@ type inl struct {
 	md bool
 	// labels and anon are the file's labels with the titles a :ref:
 	// without one shows, and those that have none (converter.labelTitles,
-	// anonLabels).
+	// anonLabels); terms are its glossary terms' ids (termTable.ids).
 	labels map[string]string
 	anon   map[string]bool
+	terms  map[string]string
 	// targets are the names of the inline targets read, in order.
 	targets []string
 	// defaultRole is the role of `text` without one (".. default-role::"),
@@ -123,7 +124,7 @@ func (v *inl) substitution(name string) {
 		return
 	}
 	w := newInl(sub.text, v.md)
-	w.labels, w.anon, w.defaultRole, w.subs, w.budget, w.inSub = v.labels, v.anon, v.defaultRole, v.subs, v.budget, true
+	w.labels, w.anon, w.terms, w.defaultRole, w.subs, w.budget, w.inSub = v.labels, v.anon, v.terms, v.defaultRole, v.subs, v.budget, true
 	w.run()
 	v.out.WriteString(w.out.String())
 	v.targets = append(v.targets, w.targets...)
@@ -526,30 +527,10 @@ func (v *inl) role(role, title, target string, explicit bool, body string) {
 			}
 		}
 	}
+	if v.xref(role, name, show, target, body, explicit) {
+		return
+	}
 	switch name {
-	case "ref", "numref", "keyword":
-		label := unescapeRST(target)
-		if !explicit && v.labels != nil {
-			if t, ok := v.labels[normalizeName(show)]; ok {
-				show = plainInline(t)
-			} else if name == "ref" && v.anon[normalizeName(show)] {
-				// A label of this file that names no section, nor
-				// anything with a caption: Sphinx finds no title to show
-				// ("A title or caption not found"), and shows the label,
-				// unlinked.
-				v.text(show)
-				break
-			}
-		}
-		if id := MakeID(label); name == "ref" && id != "" && !strings.Contains(label, ":") {
-			// Sphinx labels are unique in a project: the section they
-			// name has the label's id as its anchor, whichever file it
-			// is in (links.Inbound looks it up across documents). A
-			// label without one ("安装") stays text.
-			v.link(show, "#"+id)
-		} else {
-			v.text(show)
-		}
 	case "doc":
 		if doc := unescapeRST(target); !strings.Contains(doc, ":") {
 			v.link(show, doc) // relative to this file, or to the source root with a leading /

@@ -61,6 +61,12 @@ func pathoCases() []pathoCase {
 		}},
 		{"list tables", 50_000, func(n int) string { return ".. list-table::\n\n" + rep("   * - a\n     -\n     - - b\n", n) }},
 		{"quoted literal blocks", 100_000, func(n int) string { return rep("a::\n\n> b\n", n) }},
+		{"nested glossaries", 20_000, func(n int) string {
+			return lines(n, func(i int) string { return rep("   ", i%100) + ".. glossary::\n" + rep("   ", i%100+1) + "term\n" })
+		}},
+		{"glossary terms", 50_000, func(n int) string {
+			return ".. glossary::\n\n" + rep("   ---\n      d\n", n) + "\n" + rep(":term:`---` :mod:`m` ", n) + "\n"
+		}},
 	}
 }
 

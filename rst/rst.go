@@ -11,15 +11,17 @@
 // (".. function::", ".. setting::"...) get Sphinx's ids (SphinxID). The
 // ids of places inside a section (labels before anything but a section
 // title, a section's labels after the first, directives' :name: options,
-// inline targets) are the section's markdown.Section.InnerAnchors, so
-// that package links resolves a :ref: to them (targets.go).
+// inline targets, glossary terms, modules) are the section's
+// markdown.Section.InnerAnchors, so that package links resolves a :ref:,
+// :term: or :mod: to them (targets.go, glossary.go).
 //
 // What the reader handles: section titles by adornment (level by order
 // of first appearance of each style); paragraphs with inline markup
 // (emphasis, strong, literals, roles as their text; hyperlink references
-// to a URL or file (`text <target>`_), :ref: and :doc: as markdown links,
-// to the label's id and the document's path, so that package links can
-// give their targets the text; substitution references as the text of
+// to a URL or file (`text <target>`_), :ref:, :term:, :mod: and :doc: as
+// markdown links, to the id of the label, term or module and to the
+// document's path, so that package links can give their targets the
+// text (xrefs.go); substitution references as the text of
 // the file's replace:: and unicode:: definitions; footnote references
 // kept as text);
 // literal blocks ("::" paragraphs, indented or quoted, with the file's
@@ -51,16 +53,25 @@
 //   - an object description's section runs to the next heading, so text
 //     after its body and before the next section joins it;
 //   - ".. module::" makes no heading (Sphinx shows none; it only sets
-//     the module for later ids); ".. only::" and ".. ifconfig::" bodies are
-//     always kept;
+//     the module for later ids, and gives the page its "module-" id, which
+//     the reader records inside the section: see glossary.go); ".. only::"
+//     and ".. ifconfig::" bodies are always kept;
 //   - ":ref:" and ":doc:" without a title show the label or document name,
-//     unless the label is the same file's: then, as Sphinx, the title of
-//     what it names (a section, a rubric, a caption, a table's title, a
-//     definition list's first term), or the label unlinked when that has
-//     none (Sphinx warns);
-//   - of the ids inside a section only labels' are recorded: glossary
-//     terms' ("term-..."), ".. module::" ids ("module-...") and autodoc's
-//     objects' are not;
+//     unless the label is the document's (the file's or an included
+//     file's): then, as Sphinx, the title of what it names (a section, a
+//     rubric, a caption, a table's title, a definition list's first term),
+//     or the label unlinked when that has none (Sphinx warns). A label of
+//     another document stays a link, though Sphinx shows one that names
+//     nothing titled unlinked: the reader cannot see which it is;
+//   - of the ids inside a section, autodoc's objects' are not recorded
+//     (an automodule's module id is); a term's id that an id of another
+//     kind already holds, or a module's that the document already has
+//     (a module declared twice), is numbered as Sphinx does, but a :term:
+//     or :mod: to it links to the id it would have had;
+//   - a :term: to another document's term links to the id of the term as
+//     the reference writes it: one in other case ("wsgi" for "WSGI"),
+//     which Sphinx finds, does not land; a :mod: target with a leading
+//     '.' (which Sphinx searches for) is not linked;
 //   - substitutions other than the file's replace:: and unicode:: ones
 //     (image::, Sphinx's |version|, rst_prolog's) are not expanded, nor
 //     are an included file's before the include: a reference shows its

@@ -23,7 +23,9 @@ import (
 // field list's first field name, a toctree's caption. A label that names
 // none of these has no title, and Sphinx shows such a :ref: as the label
 // it was written with, unlinked, with a warning ("A title or caption not
-// found"). prescan finds which labels of the file are which (noteLabels).
+// found"). prescan finds which labels of the file, and of the files it
+// includes, are which (noteLabels). Glossary terms and modules are
+// places too (glossary.go).
 
 // innerTarget records id, the id docutils gives an explicit target
 // (MakeID of its name), as a place at the current end of the markdown.
@@ -36,6 +38,13 @@ func (c *converter) innerTarget(id string) {
 		return
 	}
 	c.ids[id] = true
+	c.placeID(id)
+}
+
+// placeID records id, which the document already holds (innerTarget,
+// objectID), as a place at the current end of the markdown: the section
+// written there holds it.
+func (c *converter) placeID(id string) {
 	c.inner = append(c.inner, markdown.Place{ID: id, At: len(c.w.lines)})
 }
 
