@@ -162,8 +162,14 @@ func (v *inl) link(t, target string) {
 		v.text(t)
 		return
 	}
+	v.writeLink(escapeText(t), target)
+}
+
+// writeLink writes a markdown link to target whose text is md, markdown
+// already.
+func (v *inl) writeLink(md, target string) {
 	v.out.WriteByte('[')
-	v.out.WriteString(escapeText(t))
+	v.out.WriteString(md)
 	v.out.WriteString("](")
 	v.out.WriteString(destEscaper.Replace(target))
 	v.out.WriteByte(')')

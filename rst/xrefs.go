@@ -111,9 +111,5 @@ func (v *inl) codeLink(t, target string) {
 		v.code(t)
 		return
 	}
-	v.out.WriteByte('[')
-	v.out.WriteString(codeSpan(t))
-	v.out.WriteString("](")
-	v.out.WriteString(destEscaper.Replace(target))
-	v.out.WriteByte(')')
+	v.writeLink(codeSpan(t), target)
 }

@@ -238,3 +238,21 @@ func serve(tb testing.TB, h http.Handler) *httptest.Server {
 	tb.Cleanup(ts.Close)
 	return ts
 }
+
+// serveRepo builds library id from a git repository of files, one
+// commit, and serves the site on it without access control; it returns
+// the server and the commit.
+func serveRepo(tb testing.TB, id string, files map[string]string) (*httptest.Server, string) {
+	tb.Helper()
+	repo := gittest.New(tb, "main")
+	repo.Write(files)
+	commit := repo.Commit("docs")
+	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: "+id+"\n    repo: "+repo.Dir+"\n"), "codex7.yaml")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	cfg.Allow.LocalRoots = append(cfg.Allow.LocalRoots, repo.Dir)
+	out := tb.TempDir()
+	buildtest.BuildConfig(tb, out, cfg)
+	return serve(tb, handler(openEngine(tb, out), nil)), commit
+}

@@ -22,9 +22,6 @@ import (
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
 	"github.com/codex7/codex7/artifacts"
-	"github.com/codex7/codex7/config"
-	"github.com/codex7/codex7/internal/buildtest"
-	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/web"
 )
@@ -203,17 +200,7 @@ func TestHostileDocumentHTML(t *testing.T) {
 // link led to the top of the page. The part before any heading has no
 // anchor, and no id.
 func TestDocumentIDsUnique(t *testing.T) {
-	repo := gittest.New(t, "main")
-	repo.Write(map[string]string{"docs/cli.md": "Text before any heading.\n\n# CLI\n\nIntro.\n\n## Main\n\nThe main command.\n\n## Outline h\n\nText.\n\n## C7:main\n\nA colon.\n"})
-	repo.Commit("docs")
-	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: /acme/ids\n    repo: "+repo.Dir+"\n"), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Allow.LocalRoots = append(cfg.Allow.LocalRoots, repo.Dir)
-	out := t.TempDir()
-	buildtest.BuildConfig(t, out, cfg)
-	ts := serve(t, handler(openEngine(t, out), nil))
+	ts, _ := serveRepo(t, "/acme/ids", map[string]string{"docs/cli.md": "Text before any heading.\n\n# CLI\n\nIntro.\n\n## Main\n\nThe main command.\n\n## Outline h\n\nText.\n\n## C7:main\n\nA colon.\n"})
 	resp, body := get(t, noRedirects(nil), ts.URL, "/acme/ids/-/doc/docs/cli.md")
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d\n%s", resp.StatusCode, body)
@@ -604,21 +591,11 @@ func TestManifestRepos(t *testing.T) {
 // section an include brought into its page to the file it is written in
 // on the git host, and the page's own sections to the page.
 func TestSourceLinkOfIncludedSection(t *testing.T) {
-	repo := gittest.New(t, "main")
-	repo.Write(map[string]string{
+	ts, commit := serveRepo(t, "/acme/tool", map[string]string{
 		"docs/antora.yml":                      "name: tool\nversion: ~\n",
 		"docs/modules/ROOT/pages/man.adoc":     "= Manual\n\n== Zebra synopsis\n\nRun the zebra tool.\n\ninclude::partial$opts.adoc[]\n",
 		"docs/modules/ROOT/partials/opts.adoc": "== Zebra options\n\nThe zebra flag stripes the output.\n",
 	})
-	commit := repo.Commit("docs")
-	cfg, err := config.Parse(strings.NewReader("libraries:\n  - id: /acme/tool\n    repo: "+repo.Dir+"\n"), "codex7.yaml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg.Allow.LocalRoots = append(cfg.Allow.LocalRoots, repo.Dir)
-	out := t.TempDir()
-	buildtest.BuildConfig(t, out, cfg)
-	ts := serve(t, handler(openEngine(t, out), nil))
 	resp, body := get(t, noRedirects(nil), ts.URL, "/acme/tool/-/query?q=zebra")
 	if resp.StatusCode != 200 {
 		t.Fatalf("status %d\n%s", resp.StatusCode, body)
