@@ -1,6 +1,7 @@
 package web
 
 import (
+	"net/url"
 	"strings"
 
 	"github.com/codex7/codex7/artifacts"
@@ -14,7 +15,12 @@ import (
 // their paths in the repository or on its published site ("../config/",
 // "/guide/build#base", an AsciiDoc xref's repository path), which lead
 // nowhere from here; links.Resolver reads them as the build does for
-// anchor text. A link it cannot resolve is left as written.
+// anchor text. A link it cannot resolve is left as written when it leads
+// elsewhere (another site, mailto:), and shown as its text when it is
+// relative (a path or "#id"): here it would lead nowhere, or to another
+// element of the page showing it (a query page shows many documents'
+// sections). Sphinx's :mod: to a standard-library module, a link to a
+// file of the repository that is not a document, are such links.
 type linker struct {
 	base  string
 	pages []links.Page
@@ -66,6 +72,18 @@ func (s *Site) linkFixer(base, path string, docs func() (*catalog.Resolved, []ar
 		}
 		return fix(dest)
 	}
+}
+
+// leadsNowhere reports whether a link target the version's documents do
+// not resolve is relative (a path, "#id"), so that it leads nowhere on
+// this site. An empty target, "#" (the top of the page) and one that
+// does not parse are left alone.
+func leadsNowhere(target string) bool {
+	u, err := url.Parse(strings.TrimSpace(target))
+	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
+		return false
+	}
+	return u.Path != "" || u.Fragment != ""
 }
 
 // listOnce returns a function that calls list the first time and returns
@@ -131,6 +149,9 @@ func (l *linker) from(path string) func(dest []byte) []byte {
 		target := markdown.LinkTarget(dest) // as the build read it
 		doc, k, ok := l.r.Resolve(i, target)
 		if !ok {
+			if leadsNowhere(target) {
+				return nil
+			}
 			return dest
 		}
 		anchor := ""

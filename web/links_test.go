@@ -22,9 +22,14 @@ func TestLinkerShowsLinksAsDocumentViews(t *testing.T) {
 		"#public-base-path":             "/acme/vite/v5/-/doc/docs/guide/build.md#public-base-path",
 		"https://example.com/x":         "https://example.com/x",
 		"javascript:alert(1)":           "javascript:alert(1)",
-		"missing.md":                    "missing.md",
-		"../config.md#nowhere":          "../config.md#nowhere",
-		"../config.md#ex-base":          "/acme/vite/v5/-/doc/docs/config.md#base", // an id inside the section
+		"mailto:a@example.com":          "mailto:a@example.com",
+		"#":                             "#", // the top of the page
+		// Relative links the version's documents do not resolve lead
+		// nowhere on this site: shown as their text (nil).
+		"missing.md":           "",
+		"../config.md#nowhere": "",
+		"#module-json":         "",
+		"../config.md#ex-base": "/acme/vite/v5/-/doc/docs/config.md#base", // an id inside the section
 	} {
 		if got := string(fix([]byte(dest))); got != want {
 			t.Errorf("%s: %s, want %s", dest, got, want)
@@ -34,9 +39,12 @@ func TestLinkerShowsLinksAsDocumentViews(t *testing.T) {
 		t.Error("a document the linker does not know, or no linker, should leave links as written")
 	}
 	// An escaped target is read as the build reads it (markdown.LinkTarget).
-	html := string(renderMarkdown(newMarkdown(0), "See [the base](..\\/config.md#base) and [elsewhere](https://example.com/x).", fix))
-	if want := `<a href="/acme/vite/v5/-/doc/docs/config.md#base">the base</a>`; !strings.Contains(html, want) {
-		t.Errorf("rendered %s, want %s", html, want)
+	html := string(renderMarkdown(newMarkdown(0), "See [the base](..\\/config.md#base) and [elsewhere](https://example.com/x), [`json`](#module-json) and [an *empty* one]().", fix))
+	for _, want := range []string{`<a href="/acme/vite/v5/-/doc/docs/config.md#base">the base</a>`, `<a href="https://example.com/x">elsewhere</a>`,
+		`, <code>json</code> and`, `<a href="">an <em>empty</em> one</a>`} {
+		if !strings.Contains(html, want) {
+			t.Errorf("rendered %s, want %s", html, want)
+		}
 	}
 }
 

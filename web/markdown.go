@@ -59,25 +59,48 @@ func (s headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Conte
 }
 
 // renderMarkdown renders src with md, each link's target passed through
-// fix first when fix is not nil (see linker). The result is safe to put in
-// a page as it is (the renderer judges the targets fix returns as it does
-// any); on a renderer error the source is shown escaped instead.
+// fix first when fix is not nil (see linker); a link fix returns nil for
+// is shown as its text. The result is safe to put in a page as it is
+// (the renderer judges the targets fix returns as it does any); on a
+// renderer error the source is shown escaped instead.
 func renderMarkdown(md goldmark.Markdown, src string, fix func(dest []byte) []byte) template.HTML {
 	source := []byte(src)
 	doc := md.Parser().Parse(text.NewReader(source))
 	if fix != nil {
+		var dead []*ast.Link
 		_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 			if l, ok := n.(*ast.Link); ok && entering {
-				l.Destination = fix(l.Destination)
+				if d := fix(l.Destination); d == nil && l.Destination != nil {
+					dead = append(dead, l)
+				} else {
+					l.Destination = d
+				}
 			}
 			return ast.WalkContinue, nil
 		})
+		for _, l := range dead {
+			unwrap(l)
+		}
 	}
 	var b bytes.Buffer
 	if err := md.Renderer().Render(&b, source, doc); err != nil {
 		return template.HTML("<pre>" + template.HTMLEscapeString(src) + "</pre>")
 	}
 	return template.HTML(b.String()) //nolint:gosec // goldmark escapes text and drops raw HTML (see newMarkdown)
+}
+
+// unwrap replaces n with its children.
+func unwrap(n ast.Node) {
+	parent := n.Parent()
+	if parent == nil {
+		return
+	}
+	for c := n.FirstChild(); c != nil; {
+		next := c.NextSibling()
+		parent.InsertBefore(parent, n, c)
+		c = next
+	}
+	parent.RemoveChild(parent, n)
 }
 
 // imageAsLink renders an image as a link to its source labelled with its
