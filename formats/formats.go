@@ -86,7 +86,8 @@ func table() []format {
 // readMarkdown reads a markdown page with the include directives of its
 // site generator expanded from repo (package mdinclude): fastapi's pages,
 // for one, hold no code of their own, only directives naming the files
-// that have it.
+// that have it. Its sections keep the page's lines, and one whose heading
+// an included file holds names that file as its Source.
 func readMarkdown(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.Document, error) {
 	x := mdinclude.Expand(p, src, repo)
 	doc, err := markdown.Split(p, x.Text, opts)

@@ -2,6 +2,7 @@ package formats
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"testing/fstest"
@@ -129,5 +130,50 @@ func TestReadMarkdownIncludes(t *testing.T) {
 	}
 	if want := "line 6: mdx_include ../../../docs_src/app.py: missing from the repository"; !strings.Contains(err.Error(), want) {
 		t.Errorf("error %q does not say %q", err, want)
+	}
+}
+
+// TestReadMarkdownIncludesSource checks, through the reader the build
+// uses, that a section whose heading a markdown include brought in names
+// the file the heading is written in (the innermost one for nested
+// includes) on each of its chunks, at the page's line of the directive,
+// and that the page's own sections, before and after it, name none.
+func TestReadMarkdownIncludesSource(t *testing.T) {
+	long := strings.Repeat("Enough words to make this section larger than the chunk size. ", 30)
+	repo := fstest.MapFS{
+		"docs/parts/install.md": {Data: []byte("## Install\n\n" + long + "\n\n" + long + "\n\n--8<-- \"docs/parts/pip.md\"\n")},
+		"docs/parts/pip.md":     {Data: []byte("### With pip\n\nRun pip.\n")},
+		"docs/_usage.mdx":       {Data: []byte("---\ntitle: hidden\n---\n## Usage\n\nUse it.\n")},
+	}
+	src := "# Guide\n\nIntro.\n\n{!parts/install.md!}\n\n## Own\n\nText.\n"
+	doc, err := Read("docs/guide.md", []byte(src), repo, markdown.Options{MaxSectionTokens: 200})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	install := 0
+	for _, s := range doc.Sections {
+		got = append(got, fmt.Sprintf("%s/%d line %d: %q", s.Title, s.Part, s.Line, s.Source))
+		if s.Title == "Install" {
+			install++
+		}
+	}
+	want := []string{`Guide/0 line 1: ""`}
+	for i := range install {
+		want = append(want, fmt.Sprintf(`Install/%d line 5: "docs/parts/install.md"`, i))
+	}
+	want = append(want, `With pip/0 line 5: "docs/parts/pip.md"`, `Own/0 line 7: ""`)
+	if install < 2 || strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("sections:\n%s\nwant (## Install in chunks):\n%s", strings.Join(got, "\n"), strings.Join(want, "\n"))
+	}
+
+	// An MDX partial's heading, with the partial's front matter left out.
+	doc, err = Read("docs/page.mdx", []byte("import Usage from './_usage.mdx';\n\n# Page\n\n<Usage />\n"), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	last := doc.Sections[len(doc.Sections)-1]
+	if last.Title != "Usage" || last.Source != "docs/_usage.mdx" || last.Line != 5 || doc.Sections[0].Source != "" {
+		t.Errorf("partial: %+v", doc.Sections)
 	}
 }

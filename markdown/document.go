@@ -79,11 +79,12 @@ type Section struct {
 	InnerAnchors []string `json:"inner_anchors,omitempty"`
 	// Source is the repository path of the file the section's heading is
 	// written in when an include brought it into the document (an
-	// AsciiDoc partial, an rst include), "" when it is the document's own:
-	// the file to read or edit for the section. Line stays a line of the
-	// document. Split leaves it empty (markdown includes are expanded
-	// before it and are not traced); the AsciiDoc and rst readers set it,
-	// on every chunk.
+	// AsciiDoc partial, an rst include, a markdown site generator's
+	// include or MDX partial), "" when it is the document's own: the file
+	// to read or edit for the section. Line stays a line of the document.
+	// Split leaves it empty (markdown includes are expanded before it);
+	// the AsciiDoc and rst readers and, for markdown includes, package
+	// mdinclude's Result.FixLines set it, on every chunk.
 	Source string `json:"source,omitempty"`
 	// Tokens is tokens.Count(Text).
 	Tokens int `json:"tokens"`

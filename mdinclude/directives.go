@@ -1,7 +1,6 @@
 package mdinclude
 
 import (
-	"bytes"
 	"regexp"
 	"strconv"
 	"strings"
@@ -23,10 +22,11 @@ var (
 	lineRangeSpec = regexp.MustCompile(`^[\d,\- ]*$`)
 )
 
-// expandLines expands lines of the file st describes into out. When mark
-// is set, it is called after each run of lines consumed together with the
-// index of the run's first line (the page's line mapping).
-func (e *expander) expandLines(out *bytes.Buffer, st *state, lines []string, depth int, mark func(first int)) {
+// expandLines expands lines of the file st describes into out, each line
+// written with the file it is written in. When mark is set, it is called
+// after each run of lines consumed together with the index of the run's
+// first line (the page's line mapping).
+func (e *expander) expandLines(out *writer, st *state, lines []string, depth int, mark func(first int)) {
 	st.partials = mdxImports(lines)
 	for i := 0; i < len(lines); {
 		if mark != nil {
@@ -42,7 +42,7 @@ func (e *expander) expandLines(out *bytes.Buffer, st *state, lines []string, dep
 
 // expandLine expands lines[i] (and the lines a snippets block takes with
 // it) into out and returns how many lines it consumed.
-func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, depth int) int {
+func (e *expander) expandLine(out *writer, st *state, lines []string, i, depth int) int {
 	l := lines[i]
 	// Snippets is a preprocessor: it reads code fences too.
 	if m := snippetLine.FindStringSubmatch(l); m != nil {
@@ -50,8 +50,7 @@ func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, d
 		switch {
 		case escape != "":
 			e.changed = true
-			out.WriteString(strings.Replace(l, ";", "", 1))
-			out.WriteByte('\n')
+			out.line(strings.Replace(l, ";", "", 1), st.file)
 			return 1
 		case quoted != "":
 			e.snippet(out, st, indent, strings.TrimSpace(quoted[1:len(quoted)-1]), depth)
@@ -63,7 +62,7 @@ func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, d
 				p = strings.TrimSpace(p)
 				switch {
 				case p == "":
-					out.WriteByte('\n')
+					out.line("", st.file)
 				case strings.HasPrefix(p, ";"), snippetLine.MatchString(p):
 				default:
 					e.snippet(out, st, indent, p, depth)
@@ -73,8 +72,7 @@ func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, d
 		}
 	}
 	if st.fence.open(l) {
-		out.WriteString(e.inline(st, l, depth))
-		out.WriteByte('\n')
+		out.piece(e.inline(st, l, depth), st.file)
 		return 1
 	}
 	if st.partials != nil && e.partial(out, st, l, depth) {
@@ -84,8 +82,7 @@ func (e *expander) expandLine(out *bytes.Buffer, st *state, lines []string, i, d
 		e.codeImport(out, st, m)
 		return 1
 	}
-	out.WriteString(e.inline(st, l, depth))
-	out.WriteByte('\n')
+	out.piece(e.inline(st, l, depth), st.file)
 	return 1
 }
 
@@ -102,8 +99,9 @@ func snippetBlockEnd(lines []string, from int) int {
 }
 
 // snippet writes the file a snippets path names, each line indented as
-// the directive, or the directive's path as text when it cannot.
-func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, depth int) {
+// the directive and written in the file it comes from, or the directive's
+// path as text (a line of the directive's file) when it cannot.
+func (e *expander) snippet(out *writer, st *state, indent, spec string, depth int) {
 	if isRemote(spec) {
 		e.drop("snippets", spec, errRemote.Error())
 		return
@@ -115,7 +113,7 @@ func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, de
 		// Snippets drops a directive whose file is missing; the path is
 		// kept instead, so the reader knows something was there.
 		e.drop("snippets", spec, err.Error())
-		out.WriteString(indent + "(snippet: " + file + ")\n")
+		out.line(indent+"(snippet: "+file+")", st.file)
 		return
 	}
 	var lines []string // an empty file has none
@@ -135,14 +133,13 @@ func (e *expander) snippet(out *bytes.Buffer, st *state, indent, spec string, de
 	if lines = dropMatching(lines, snippetSection); len(lines) == 0 {
 		return // snippets writes nothing for no lines, not a blank one
 	}
-	text = e.nested(st, p, strings.Join(lines, "\n"), depth)
-	if !e.chargeIndent(text, indent, true) {
+	t := e.nested(st, p, strings.Join(lines, "\n"), depth)
+	if !e.chargeIndent(t.text, indent, true) {
 		e.drop("snippets", spec, errTooMuch.Error())
-		out.WriteString(indent + "(snippet: " + file + ")\n")
+		out.line(indent+"(snippet: "+file+")", st.file)
 		return
 	}
-	out.WriteString(indentLines(text, indent, true))
-	out.WriteByte('\n')
+	out.piece(piece{text: indentLines(t.text, indent, true), from: t.from}, st.file)
 }
 
 // selection is the part of a file a directive takes: lines from..to
@@ -229,8 +226,9 @@ func dropMatching(lines []string, re *regexp.Regexp) []string {
 }
 
 // codeImport writes a VitePress code import (<<< path) as a fenced code
-// block, or the line as written when the file cannot be read.
-func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
+// block, its lines the imported file's, or the line as written when the
+// file cannot be read.
+func (e *expander) codeImport(out *writer, st *state, m []string) {
 	indent, target, region, meta, title := m[1], m[2], strings.TrimPrefix(m[3], "#"), strings.TrimSpace(m[4]), strings.TrimSpace(m[5])
 	p, text, err := e.read(st, e.vitepressPath(st.file, target))
 	if err == nil {
@@ -238,8 +236,7 @@ func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
 	}
 	if err != nil {
 		e.drop("vitepress", target, err.Error())
-		out.WriteString(m[0])
-		out.WriteByte('\n')
+		out.line(m[0], st.file)
 		return
 	}
 	lang := markdown.LangOfFile(p)
@@ -258,10 +255,9 @@ func (e *expander) codeImport(out *bytes.Buffer, st *state, m []string) {
 	text = strings.TrimRight(text, "\n")
 	if !e.chargeIndent(text, indent, true) {
 		e.drop("vitepress", target, errTooMuch.Error())
-		out.WriteString(m[0])
-		out.WriteByte('\n')
+		out.line(m[0], st.file)
 		return
 	}
 	e.changed = true
-	writeFence(out, indent, info, text)
+	out.fence(indent, info, text, p)
 }

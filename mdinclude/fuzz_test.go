@@ -7,8 +7,10 @@ import (
 )
 
 // FuzzExpand checks, on any page, that Expand does not fail, that a page
-// it does not change comes back as it was, and that the line map has one
-// line of the page, in order, for each line of the text.
+// it does not change comes back as it was, that the line map has one
+// line of the page, in order, for each line of the text, and that Files,
+// when set, names a file for each line of the text too, each a file of
+// the repository other than the page, or "".
 func FuzzExpand(f *testing.F) {
 	for _, s := range []string{
 		"{!../../../docs_src/app.py!}\n",
@@ -21,6 +23,8 @@ func FuzzExpand(f *testing.F) {
 		"--8<--\n",
 		"{!{!x!}!}",
 		"import Install from '../_install.mdx';\n\n  <Install a=\"b\" />\n",
+		"# A {!parts/outer.md!}\n  {!parts/two.md!}x{!parts/intro.md!}\n",
+		"--8<-- \"docs/parts/outer-snip.md\"\n",
 	} {
 		f.Add("docs/en/docs/index.md", s)
 		f.Add("site/guide/deploy.md", s)
@@ -28,13 +32,27 @@ func FuzzExpand(f *testing.F) {
 		f.Add("web/docs/guide/setup.mdx", s)
 	}
 	fsys := repo()
+	for p, f := range originsRepo() {
+		fsys[p] = f
+	}
 	f.Fuzz(func(t *testing.T, page, src string) {
 		r := Expand(page, []byte(src), fsys)
 		if r.Lines == nil {
 			if !bytes.Equal(r.Text, []byte(src)) {
 				t.Fatalf("text changed without a line map: %q", r.Text)
 			}
+			if r.Files != nil {
+				t.Fatalf("files %q without a line map", r.Files)
+			}
 			return
+		}
+		if r.Files != nil && len(r.Files) != len(r.Lines) {
+			t.Fatalf("%d files for %d lines of text", len(r.Files), len(r.Lines))
+		}
+		for _, f := range r.Files {
+			if _, ok := fsys[f]; f != "" && (!ok || f == page) {
+				t.Fatalf("a line of %q, which is the page or no file", f)
+			}
 		}
 		pageLines := strings.Count(strings.TrimSuffix(src, "\n"), "\n") + 1
 		if n := bytes.Count(bytes.TrimSuffix(r.Text, []byte{'\n'}), []byte{'\n'}) + 1; len(r.Lines) != n {

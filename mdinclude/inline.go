@@ -70,46 +70,50 @@ func runOf(s string, c byte) int {
 
 // inline expands the directives that may stand anywhere in a line
 // (mdx_include, VitePress includes, mdBook links), left to right, and
-// returns the line with what they include. Text a directive brings in is
-// not searched again for the page's directives: its own were expanded
-// as its file's.
-func (e *expander) inline(st *state, l string, depth int) string {
+// returns the line with what they include, with the file each of its
+// lines is written in (see joiner for a line that text of the including
+// file and of an included one share). Text a directive brings in is not
+// searched again for the page's directives: its own were expanded as its
+// file's.
+func (e *expander) inline(st *state, l string, depth int) piece {
 	if !strings.Contains(l, "{!") && !strings.Contains(l, "@include:") && !strings.Contains(l, "{{") {
-		return l
+		return piece{text: l}
 	}
 	indent := leadingSpace(l)
-	var b strings.Builder
+	j := newJoiner(st.file)
 	var next nextMatches
 	pos := 0
 	for {
 		kind, m := next.earliest(l, pos)
 		if m == nil {
-			b.WriteString(l[pos:])
+			j.write(piece{text: l[pos:]})
 			break
 		}
-		b.WriteString(l[pos:m[0]])
+		j.write(piece{text: l[pos:m[0]]})
 		whole := strings.TrimSpace(l) == strings.TrimSpace(l[m[0]:m[1]])
-		var text string
+		var t piece
 		switch kind {
 		case 0:
-			text = e.mdx(st, l, m, depth)
+			t = e.mdx(st, l, m, depth)
 		case 1:
-			text = e.vitepressInclude(st, l, m, depth)
+			t = e.vitepressInclude(st, l, m, depth)
 		default:
-			text = e.mdbook(st, l, m, depth)
+			t = e.mdbook(st, l, m, depth)
 		}
 		if whole {
-			if e.chargeIndent(text, indent, false) {
-				text = indentLines(text, indent, false)
+			// Indenting keeps the lines, and so their origins.
+			if e.chargeIndent(t.text, indent, false) {
+				t.text = indentLines(t.text, indent, false)
 			} else {
 				e.drop(inlineNames[kind], l[m[0]:m[1]], errTooMuch.Error())
-				text = l[m[0]:m[1]]
+				t = piece{text: l[m[0]:m[1]]}
 			}
 		}
-		b.WriteString(text)
+		j.write(t)
 		pos = m[1]
 	}
-	return b.String()
+	e.misaligned = e.misaligned || j.misaligned
+	return j.done()
 }
 
 // inlineDirectives are the directives inline expands, by kind: 0
@@ -164,12 +168,13 @@ func group(s string, m []int, i int) string {
 	return s[m[2*i]:m[2*i+1]]
 }
 
-// mdx expands one mdx_include directive.
-func (e *expander) mdx(st *state, s string, m []int, depth int) string {
+// mdx expands one mdx_include directive: the file's lines, or the
+// directive's own text (nil origins: the including file's).
+func (e *expander) mdx(st *state, s string, m []int, depth int) piece {
 	all := s[m[0]:m[1]]
 	if group(s, m, 1) != "" {
 		e.changed = true
-		return all[1:]
+		return piece{text: all[1:]}
 	}
 	spec := group(s, m, 3)
 	target, slice := spec, ""
@@ -178,12 +183,12 @@ func (e *expander) mdx(st *state, s string, m []int, depth int) string {
 	}
 	if isRemote(target) {
 		e.drop("mdx_include", spec, errRemote.Error())
-		return all
+		return piece{text: all}
 	}
 	p, text, err := e.read(st, relative(st.file, target))
 	if err != nil {
 		e.drop("mdx_include", spec, err.Error())
-		return all
+		return piece{text: all}
 	}
 	e.changed = true
 	text = strings.TrimSuffix(text, "\n")
@@ -194,15 +199,15 @@ func (e *expander) mdx(st *state, s string, m []int, depth int) string {
 		if !ok {
 			e.included = maxBytes + 1
 			e.drop("mdx_include", spec, errTooMuch.Error())
-			return all
+			return piece{text: all}
 		}
 		e.charge(max(0, len(sliced)-len(text)))
 		text = sliced
 	}
-	if group(s, m, 2) != "-" {
-		text = e.nested(st, p, text, depth)
+	if group(s, m, 2) == "-" {
+		return fileOf(text, p)
 	}
-	return text
+	return e.nested(st, p, text, depth)
 }
 
 // lineSlices returns the lines an mdx_include slice names, in its order
@@ -244,8 +249,8 @@ func lineOf(s string) int {
 	return atoi(line)
 }
 
-// vitepressInclude expands one <!--@include: path--> comment.
-func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) string {
+// vitepressInclude expands one <!--@include: path--> comment (see mdx).
+func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) piece {
 	all, spec := s[m[0]:m[1]], group(s, m, 1)
 	sm := vitepressSpec.FindStringSubmatch(spec)
 	target, region := sm[1], sm[2]
@@ -260,7 +265,7 @@ func (e *expander) vitepressInclude(st *state, s string, m []int, depth int) str
 	}
 	if err != nil {
 		e.drop("vitepress", spec, err.Error())
-		return all
+		return piece{text: all}
 	}
 	e.changed = true
 	lines := splitLines(strings.TrimSuffix(text, "\n"))
@@ -328,23 +333,24 @@ func (e *expander) underRoot(from, rest string, markers ...string) []string {
 	return relative(from, rest)
 }
 
-// mdbook expands one mdBook link.
-func (e *expander) mdbook(st *state, s string, m []int, depth int) string {
+// mdbook expands one mdBook link (see mdx); a playground's fence lines
+// are the file's, as its code is.
+func (e *expander) mdbook(st *state, s string, m []int, depth int) piece {
 	all := s[m[0]:m[1]]
 	if group(s, m, 1) != "" {
 		e.changed = true
-		return all[1:]
+		return piece{text: all[1:]}
 	}
 	kind, args := group(s, m, 2), strings.Fields(group(s, m, 3))
 	if len(args) == 0 {
 		// {{#include  }}: blanks only, no path; mdBook leaves it as text.
-		return all
+		return piece{text: all}
 	}
 	file, sel, anchor := mdbookSpec(args[0])
 	p, text, err := e.read(st, ownFolder(st.file, file))
 	if err != nil {
 		e.drop("mdbook", args[0], err.Error())
-		return all
+		return piece{text: all}
 	}
 	lines := splitLines(strings.TrimSuffix(text, "\n"))
 	switch {
@@ -352,7 +358,7 @@ func (e *expander) mdbook(st *state, s string, m []int, depth int) string {
 		var ok bool
 		if lines, ok = anchorLines(lines, anchor); !ok {
 			e.drop("mdbook", args[0], errNoRegion.Error())
-			return all
+			return piece{text: all}
 		}
 	case sel.ranged:
 		lines = sliceLines(lines, sel.from, sel.to)
@@ -367,7 +373,7 @@ func (e *expander) mdbook(st *state, s string, m []int, depth int) string {
 		}
 		var b bytes.Buffer
 		writeFence(&b, "", strings.Join(append([]string{lang}, args[1:]...), ","), text)
-		return strings.TrimSuffix(b.String(), "\n")
+		return fileOf(strings.TrimSuffix(b.String(), "\n"), p)
 	}
 	return e.nested(st, p, text, depth)
 }

@@ -36,6 +36,11 @@
 // VitePress's @/ against the folder holding .vitepress. A directive whose
 // file cannot be read is left as written (the markdown reader then shows
 // its path) and reported in Result.Dropped.
+//
+// Every line of the expanded text keeps the page's line it stands for
+// (Result.Lines) and the file it is written in (Result.Files), so that a
+// section whose heading an included file holds names that file as its
+// Source (Result.FixLines).
 package mdinclude
 
 import (
@@ -85,7 +90,18 @@ type Result struct {
 	// Lines maps Text's lines to the page's: Lines[i] is the 1-based line
 	// of the page that line i+1 of Text comes from. Nil when nothing was
 	// included (Text is the page).
-	Lines   []int
+	Lines []int
+	// Files maps Text's lines to the files they are written in: Files[i]
+	// is the repository path of the file line i+1 of Text comes from (the
+	// innermost one, for nested includes), "" for the page's own lines.
+	// A directive alone on its line, the way headings are included, gives
+	// each line it brings to the file that line is written in; a line
+	// that holds text of two files (the page's and an included file's, or
+	// two included files') is the file's the directives on it are written
+	// in (see joiner). Nil when Lines is or every line is the page's own,
+	// and, rather than wrong, should the origins ever fail to line up with
+	// the text (a bug).
+	Files   []string
 	Dropped []Dropped
 }
 
@@ -102,13 +118,38 @@ func (r *Result) PageLine(n int) int {
 	return n
 }
 
-// FixLines points doc's sections, split from Text, at the page's lines.
+// File returns the repository path of the file line n (1-based) of Text
+// is written in, "" for the page's own lines and lines out of range.
+func (r *Result) File(n int) string {
+	if n >= 1 && n <= len(r.Files) {
+		return r.Files[n-1]
+	}
+	return ""
+}
+
+// FixLines points doc's sections, split from Text, at the page's lines,
+// and names as the Source of a section whose heading an include brought
+// in the file the heading is written in: the file to read or edit for
+// the section, as the AsciiDoc and rst readers name theirs. A section's
+// later chunks (Part > 0) take their first chunk's Source; the section
+// before the first heading has no heading and keeps "".
 func (r *Result) FixLines(doc *markdown.Document) {
 	if r.Lines == nil || doc == nil {
 		return
 	}
+	source := ""
 	for i := range doc.Sections {
-		doc.Sections[i].Line = r.PageLine(doc.Sections[i].Line)
+		s := &doc.Sections[i]
+		if s.Part == 0 {
+			source = ""
+			if s.Level > 0 {
+				source = r.File(s.Line)
+			}
+		}
+		if r.Files != nil {
+			s.Source = source
+		}
+		s.Line = r.PageLine(s.Line)
 	}
 }
 
@@ -122,21 +163,22 @@ func Expand(p string, src []byte, repo fs.FS) *Result {
 	}
 	e := &expander{repo: repo}
 	lines := splitLines(string(src))
-	var out bytes.Buffer
+	var out writer
 	var lineMap []int
 	st := &state{file: p, stack: []string{p}}
 	counted := 0 // out's bytes whose lines lineMap maps
 	e.expandLines(&out, st, lines, 0, func(first int) {
-		for range bytes.Count(out.Bytes()[counted:], []byte{'\n'}) {
+		for range bytes.Count(out.buf.Bytes()[counted:], []byte{'\n'}) {
 			lineMap = append(lineMap, first+1)
 		}
-		counted = out.Len()
+		counted = out.buf.Len()
 	})
 	changed := e.changed
 	if !changed {
 		return &Result{Text: src, Dropped: e.dropped}
 	}
-	text := out.Bytes()
+	written := len(lineMap) // out's lines, each ended by "\n"
+	text := out.buf.Bytes()
 	if !bytes.HasSuffix(src, []byte{'\n'}) {
 		text = bytes.TrimSuffix(text, []byte{'\n'})
 	}
@@ -147,7 +189,37 @@ func Expand(p string, src []byte, repo fs.FS) *Result {
 		lineMap = append(lineMap, len(lines))
 	}
 	lineMap = lineMap[:n]
-	return &Result{Text: text, Lines: lineMap, Dropped: e.dropped}
+	var files []string
+	if !e.misaligned && !out.misaligned && out.from.lines() == written {
+		files = pageFiles(out.from, p, n)
+	}
+	return &Result{Text: text, Lines: lineMap, Files: files, Dropped: e.dropped}
+}
+
+// pageFiles spells out the origins of a page's n lines of text, the
+// page's own lines "" (the page at p is never included into itself, so
+// its path names no included file); a line past them (the one empty
+// line of a page whose directives wrote nothing) is the page's too. It
+// returns nil when every line is the page's.
+func pageFiles(from origins, p string, n int) []string {
+	included := false
+	for _, r := range from {
+		included = included || r.file != p
+	}
+	if !included {
+		return nil
+	}
+	files := make([]string, n)
+	at := 0
+	for _, r := range from {
+		for k := at; k < min(at+r.n, n); k++ {
+			if r.file != p {
+				files[k] = r.file
+			}
+		}
+		at += r.n
+	}
+	return files
 }
 
 // mayInclude reports whether src holds the marker of any directive, the
@@ -180,6 +252,9 @@ type expander struct {
 	included int // bytes included so far
 	dropped  []Dropped
 	changed  bool // a directive was expanded
+	// misaligned is set when the origins of some lines did not line up
+	// with them (a bug; see writer): the page then reports none.
+	misaligned bool
 	// roots caches the site roots underRoot found, by their markers ("-"
 	// for none).
 	roots map[string]string
@@ -314,15 +389,18 @@ func isMarkdown(p string) bool {
 	return false
 }
 
-// nested expands the directives of an included markdown file's text.
-func (e *expander) nested(st *state, p, text string, depth int) string {
+// nested expands the directives of an included markdown file's text,
+// the file at p, each line of what it returns written in p or, for the
+// lines p's own directives bring, in the files they include.
+func (e *expander) nested(st *state, p, text string, depth int) piece {
 	if !isMarkdown(p) || !mayInclude([]byte(text)) {
-		return text
+		return fileOf(text, p)
 	}
 	sub := &state{file: p, stack: append(st.stack[:len(st.stack):len(st.stack)], p)}
-	var out bytes.Buffer
+	var out writer
 	e.expandLines(&out, sub, splitLines(text), depth+1, nil)
-	return strings.TrimSuffix(out.String(), "\n")
+	e.misaligned = e.misaligned || out.misaligned
+	return out.text(p)
 }
 
 // indentLines prefixes every line of text but the first with indent, and

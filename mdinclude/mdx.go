@@ -1,7 +1,6 @@
 package mdinclude
 
 import (
-	"bytes"
 	"regexp"
 	"slices"
 	"strings"
@@ -50,10 +49,11 @@ func mdxImports(lines []string) map[string]string {
 
 // partial writes the markdown file a line using an imported component
 // (<Name />) names, without its front matter and with its own directives
-// expanded, each line indented as the element; it reports false, writing
-// nothing, when the line is no such use. A file that cannot be read
-// leaves the line as written (the markdown reader drops the element).
-func (e *expander) partial(out *bytes.Buffer, st *state, l string, depth int) bool {
+// expanded, each line indented as the element and written in the file it
+// comes from; it reports false, writing nothing, when the line is no such
+// use. A file that cannot be read leaves the line as written (the
+// markdown reader drops the element).
+func (e *expander) partial(out *writer, st *state, l string, depth int) bool {
 	m := mdxUse.FindStringSubmatch(l)
 	if m == nil {
 		return false
@@ -73,16 +73,15 @@ func (e *expander) partial(out *bytes.Buffer, st *state, l string, depth int) bo
 		e.drop("mdx", target, err.Error())
 		return false
 	}
-	text = e.nested(st, p, strings.TrimSuffix(withoutFrontMatter(text), "\n"), depth)
-	if !e.chargeIndent(text, m[1], true) {
+	t := e.nested(st, p, strings.TrimSuffix(withoutFrontMatter(text), "\n"), depth)
+	if !e.chargeIndent(t.text, m[1], true) {
 		e.drop("mdx", target, errTooMuch.Error())
 		return false
 	}
 	e.changed = true
-	if text == "" {
+	if t.text == "" {
 		return true
 	}
-	out.WriteString(indentLines(text, m[1], true))
-	out.WriteByte('\n')
+	out.piece(piece{text: indentLines(t.text, m[1], true), from: t.from}, st.file)
 	return true
 }
