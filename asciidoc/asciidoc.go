@@ -68,6 +68,9 @@ type converter struct {
 	// headFiles maps indexes of out holding headings written in an
 	// included file to that file's repository path.
 	headFiles map[int]string
+	// includes holds the repository paths of the files included into the
+	// page: a cross reference to one is a reference within the page.
+	includes map[string]bool
 	// titles maps ids (of sections, discrete headings, blocks, anchors)
 	// to the plain text <<id>> shows: a reftext, else a title.
 	titles map[string]string

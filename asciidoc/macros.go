@@ -205,7 +205,9 @@ func markdownURL(u string) string {
 // target that names no page (xrefTarget: "<<id>>", "<<page.adoc>>",
 // "xref:id[]", "xref:Section Title[]") is an element of this page, by
 // its id or its text (xrefs.go); a fragment after "#" is taken as
-// written.
+// written. A page that is this one, or whose text the page includes (a
+// book's chapter files), is this page, as Asciidoctor's
+// catalog[:includes] check has it.
 func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool) {
 	if shorthand {
 		target, text, _ = strings.Cut(target, ",")
@@ -214,7 +216,7 @@ func (in *inliner) xref(b *strings.Builder, target, text string, shorthand bool)
 	text = strings.Trim(strings.TrimSpace(text), `"`)
 	page, frag, hasFrag := xrefTarget(target, shorthand)
 	frag = in.passesAsWritten(frag)
-	if page != "" && in.c.resolvePage(page) == in.c.path {
+	if p := in.c.resolvePage(page); page != "" && (p == in.c.path || in.c.includes[p]) {
 		page = "" // this page
 	}
 	// ref is what resolveRefs resolves: the fragment as written, or a

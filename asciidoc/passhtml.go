@@ -32,16 +32,23 @@ type htmlToken struct {
 	close bool // a closing tag ("</b>")
 }
 
-// htmlKinds are the tags written as markdown: bold, italic and code.
+// htmlKinds are the tags written as markdown (bold, italic, code, a
+// link, an image by its alt text) and those whose text the page does
+// not show (script, style).
 var htmlKinds = map[string]byte{
 	"b": 'b', "strong": 'b', "i": 'i', "em": 'i',
 	"code": 'c', "kbd": 'c', "samp": 'c', "tt": 'c',
+	"a": 'a', "img": 'm', "script": 'x', "style": 'x',
 }
+
+// pairedKinds are the kinds whose opening tag is paired with its
+// closing one.
+const pairedKinds = "bicax"
 
 // inlineTags are the other HTML tags that run within a line of text:
 // dropped without a space. Any other tag (br, p, div, li…) leaves one.
 var inlineTags = map[string]bool{
-	"a": true, "abbr": true, "bdi": true, "bdo": true, "big": true,
+	"abbr": true, "bdi": true, "bdo": true, "big": true,
 	"cite": true, "data": true, "del": true, "dfn": true,
 	"font": true, "ins": true, "mark": true, "q": true,
 	"s": true, "small": true, "span": true, "strike": true,
@@ -99,9 +106,9 @@ func htmlTokens(s string) []htmlToken {
 	if text < len(s) {
 		toks = append(toks, htmlToken{start: text, end: len(s), pair: -1})
 	}
-	var open [3][]int // bold, italic, code
+	var open [len(pairedKinds)][]int
 	for i, t := range toks {
-		k := strings.IndexByte("bic", t.kind)
+		k := strings.IndexByte(pairedKinds, t.kind)
 		switch {
 		case t.kind == 0 || k < 0:
 		case !t.close:
@@ -121,6 +128,92 @@ func htmlTokens(s string) []htmlToken {
 // still read, is text.
 func (in *inliner) passHTML(b *strings.Builder, s string) {
 	in.htmlRange(b, s, htmlTokens(s), 0, -1, 0)
+}
+
+// htmlTextRun writes text of a raw passthrough: as it is in plain text,
+// else escaped (lit), and "*" and "_" too, which the page shows as
+// written and markdown would read as emphasis.
+func (in *inliner) htmlTextRun(b *strings.Builder, text string) {
+	if in.plain {
+		b.WriteString(text)
+		return
+	}
+	for {
+		k := strings.IndexAny(text, "*_")
+		if k < 0 {
+			in.lit(b, text)
+			return
+		}
+		in.lit(b, text[:k])
+		b.WriteByte('\\')
+		b.WriteByte(text[k])
+		text = text[k+1:]
+	}
+}
+
+// htmlAttr returns the value of attribute name of tag (an HTML start
+// tag as written, "<a href='x' ...>"), character references decoded, or
+// "" when it has none.
+func htmlAttr(tag, name string) string {
+	tag = strings.TrimSuffix(strings.TrimPrefix(tag, "<"), ">")
+	// Past the tag's name.
+	i := strings.IndexFunc(tag, func(r rune) bool { return r == ' ' || r == '\t' || r == '\n' || r == '/' })
+	for i >= 0 && i < len(tag) {
+		for i < len(tag) && (tag[i] == ' ' || tag[i] == '\t' || tag[i] == '\n' || tag[i] == '/') {
+			i++
+		}
+		j := i
+		for j < len(tag) && tag[j] != '=' && tag[j] != ' ' && tag[j] != '\t' && tag[j] != '\n' && tag[j] != '/' {
+			j++
+		}
+		key := tag[i:j]
+		for j < len(tag) && (tag[j] == ' ' || tag[j] == '\t' || tag[j] == '\n') {
+			j++
+		}
+		if key == "" || j >= len(tag) || tag[j] != '=' {
+			if j == i {
+				return ""
+			}
+			i = j
+			continue
+		}
+		j++
+		for j < len(tag) && (tag[j] == ' ' || tag[j] == '\t' || tag[j] == '\n') {
+			j++
+		}
+		var value string
+		if j < len(tag) && (tag[j] == '"' || tag[j] == '\'') {
+			q := tag[j]
+			end := strings.IndexByte(tag[j+1:], q)
+			if end < 0 {
+				end = len(tag) - j - 1
+			}
+			value, i = tag[j+1:j+1+end], min(j+2+end, len(tag))
+		} else {
+			end := j
+			for end < len(tag) && tag[end] != ' ' && tag[end] != '\t' && tag[end] != '\n' {
+				end++
+			}
+			value, i = tag[j:end], end
+		}
+		if strings.EqualFold(key, name) {
+			return decodeEntities(value)
+		}
+	}
+	return ""
+}
+
+// safeHref reports whether a passthrough link's target may be a
+// markdown link's: not empty, and not a script or inline data, which a
+// browser would run.
+func safeHref(href string) bool {
+	h := strings.ToLower(strings.Map(func(r rune) rune {
+		if r <= ' ' {
+			return -1
+		}
+		return r
+	}, href))
+	return h != "" && !strings.HasPrefix(h, "javascript:") && !strings.HasPrefix(h, "vbscript:") && !strings.HasPrefix(h, "data:")
 }
 
 // htmlText returns what a raw passthrough shows as plain text: its text
@@ -143,11 +236,23 @@ func (in *inliner) htmlRange(b *strings.Builder, s string, toks []htmlToken, lo,
 		paired := t.pair > i && t.pair < hi
 		switch {
 		case t.kind == 0:
-			if in.plain {
-				b.WriteString(decodeEntities(s[t.start:t.end]))
+			in.htmlTextRun(b, decodeEntities(s[t.start:t.end]))
+		case paired && t.kind == 'x':
+			i = t.pair // a script's or style's text: the page shows none
+		case paired && t.kind == 'a' && depth < maxInlineDepth:
+			var inner strings.Builder
+			saved := in.inLink
+			in.inLink = true
+			in.htmlRange(&inner, s, toks, i+1, t.pair, depth+1)
+			in.inLink = saved
+			if href := htmlAttr(s[t.start:t.end], "href"); safeHref(href) {
+				in.link(b, inner.String(), href)
 			} else {
-				in.lit(b, decodeEntities(s[t.start:t.end]))
+				b.WriteString(inner.String())
 			}
+			i = t.pair
+		case t.kind == 'm':
+			in.htmlTextRun(b, htmlAttr(s[t.start:t.end], "alt"))
 		case paired && t.kind == 'c':
 			var code strings.Builder
 			for _, c := range toks[i+1 : t.pair] {

@@ -33,7 +33,7 @@ func TestPassthroughHTMLInProse(t *testing.T) {
 		"A **bold** and under word, *em*, `c` and ***both***.",
 		"Not a heading  line.",
 		"Spans **two", "lines** here.",
-		"`c` and [**L**](https://x.org) and & \\<tag> and x .",
+		"`c` and [**L**](https://x.org) and & \\<tag> and .",
 		`Kept \<b>esc\</b> and \<i>c\</i> as text.`,
 		"- item **bold**",
 		"|   |   |", "| --- | --- |", "| cell *it* | a b |",
@@ -59,6 +59,49 @@ func TestPassthroughHTMLInProse(t *testing.T) {
 	for _, s := range doc.Sections {
 		if s.Title != "Prose" {
 			t.Errorf("section %q, want Prose alone", s.Title)
+		}
+	}
+}
+
+// TestPassthroughLinksAndImages checks a raw passthrough's links, images,
+// scripts and emphasis characters against the page Asciidoctor 2.0.18
+// makes of
+//
+//	See pass:[<a href="https://example.org/api">the API</a>] and
+//	+++<a href="../other.html#x">other <b>page</b></a>+++ and
+//	pass:[<img src="x.png" alt="diagram">] and
+//	+++<a href="javascript:alert(1)">js</a>+++ and +++<i>*x*</i>+++ and
+//	+++a_b_c+++ and +++<script>alert(1)</script>+++ end.
+//
+// which passes the HTML through: a link is a markdown link to its href
+// (but a script URL, which is text), an image reads as its alt text, a
+// script shows nothing, and "*" and "_" the page shows as written are
+// escaped, not read as emphasis.
+func TestPassthroughLinksAndImages(t *testing.T) {
+	src := "See pass:[<a href=\"https://example.org/api\">the API</a>] and +++<a href=\"../other.html#x\">other <b>page</b></a>+++ and " +
+		"pass:[<img src=\"x.png\" alt=\"diagram\">] and +++<a href=\"javascript:alert(1)\">js</a>+++ and +++<i>*x*</i>+++ and " +
+		"+++a_b_c+++ and +++<script>alert(1)</script>+++ end.\n"
+	c := &converter{path: "doc.adoc", attrs: newAttributes()}
+	got := c.inlineMD(src, c.attrs)
+	want := "See [the API](https://example.org/api) and [other **page**](../other.html#x) and diagram and js and *\\*x\\** and a\\_b\\_c and  end.\n"
+	if got != want {
+		t.Errorf("inlineMD:\n got %q\nwant %q", got, want)
+	}
+	if got := htmlText(`<a href='x'>A</a> <img alt="B &amp; C"> <script>s</script>`); got != "A B & C " {
+		t.Errorf("htmlText = %q, want the text the page shows", got)
+	}
+	for tag, want := range map[string]string{
+		`<a href="x">`:               "x",
+		`<a HREF='y z' title=t>`:     "y z",
+		`<a title="href=no" href=u>`: "u",
+		`<a href = "spaced">`:        "spaced",
+		`<a href>`:                   "",
+		`<a href="&amp;q">`:          "&q",
+		`<a>`:                        "",
+		`<a href="unclosed>`:         "unclosed",
+	} {
+		if got := htmlAttr(tag, "href"); got != want {
+			t.Errorf("htmlAttr(%q) = %q, want %q", tag, got, want)
 		}
 	}
 }

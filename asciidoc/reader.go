@@ -361,6 +361,10 @@ func (p *preprocessor) include(target, attrList string, srcLine int, attrs *attr
 		return
 	}
 	p.included += len(b)
+	if p.c.includes == nil {
+		p.c.includes = map[string]bool{}
+	}
+	p.c.includes[resolved] = true
 	lines := splitLines(stripMarks(string(b)))
 	ia := parseAttrList(attrList)
 	if t, ok := ia.named["tags"]; ok {

@@ -276,3 +276,31 @@ func TestBlockTargetsRecordedOnce(t *testing.T) {
 		t.Errorf("places recorded %q, want %q, each once", ids, w)
 	}
 }
+
+// TestXrefToIncludedFile checks that a cross reference to a file the page
+// includes (a book's chapter files) stays in the page, as Asciidoctor's
+// catalog[:includes] check makes it: book.adoc including ch1.adoc and
+// ch2.adoc, ch1's "<<ch2.adoc#_chapter_two,the second>>",
+// "xref:ch2.adoc#_chapter_two[]" and "<<ch2#_chapter_two>>" are all
+// links to #_chapter_two, the last two reading "Chapter Two".
+func TestXrefToIncludedFile(t *testing.T) {
+	repo := fstest.MapFS{
+		"docs/ch1.adoc":   {Data: []byte("== Chapter One\n\nSee <<ch2.adoc#_chapter_two,the second>>, xref:ch2.adoc#_chapter_two[] and <<ch2#_chapter_two>>.\n")},
+		"docs/ch2.adoc":   {Data: []byte("== Chapter Two\n\nText.\n")},
+		"docs/other.adoc": {Data: []byte("= Other\n")},
+	}
+	src := "= Book\n\ninclude::ch1.adoc[]\n\ninclude::ch2.adoc[]\n\n== Last\n\nxref:other.adoc#x[elsewhere]\n"
+	doc, err := Split("docs/book.adoc", []byte(src), repo, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	var text string
+	for _, s := range doc.Sections {
+		text += s.Text + "\n"
+	}
+	for _, want := range []string{"[the second](#_chapter_two)", "[Chapter Two](#_chapter_two) and [Chapter Two](#_chapter_two).", "[elsewhere](/docs/other.adoc#x)"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("want %q in\n%s", want, text)
+		}
+	}
+}
