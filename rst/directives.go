@@ -263,7 +263,7 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 		c.blocks(d.body, false, depth+1)
 		return
 	case "glossary", "std:glossary":
-		c.glossary(append(d.more, d.body...), depth)
+		c.glossary(glossaryContent(d), depth)
 		return
 	case "default-role":
 		c.defaultRole = strings.ToLower(strings.TrimSpace(d.arg))

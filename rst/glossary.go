@@ -38,13 +38,14 @@ type glossaryEntry struct {
 	terms []string
 }
 
-// glossaryEntries splits a glossary's content (its lines after the
-// options, dedented) into entries as Sphinx's Glossary directive does: an
-// unindented line is a term, which starts an entry after a definition or
-// at the start (a blank line between them aside) and joins the entry's
-// terms after a term; indented lines are the definition; an unindented
-// line starting ".. " and the indented lines after it are a comment.
-// Lines before the first term belong to no entry.
+// glossaryEntries splits a glossary's content (glossaryContent: its
+// argument and its lines but the options, dedented) into entries as
+// Sphinx's Glossary directive does: an unindented line is a term, which
+// starts an entry after a definition or at the start (a blank line
+// between them aside) and joins the entry's terms after a term; indented
+// lines are the definition; an unindented line starting ".. " and the
+// indented lines after it are a comment. Lines before the first term
+// belong to no entry.
 func glossaryEntries(ls []srcLine) []glossaryEntry {
 	var out []glossaryEntry
 	inDefinition, inComment := true, false
@@ -97,10 +98,14 @@ func prefixedID(prefix, text string) string {
 // termTable holds the terms of the file's glossaries, which prescan finds
 // before any :term: reference is written.
 type termTable struct {
-	// ids maps a term's text, lower-cased, to its id, as the std domain
-	// looks :term: targets up without case (_terms); a later term of the
-	// same text replaces an earlier one, as there.
-	ids map[string]string
+	// exact maps a term's text to its id and lower maps it lower-cased,
+	// as the std domain keeps its terms: a :term: target is looked up
+	// as written among the objects first (_resolve_obj_xref), and only
+	// then lower-cased (_terms), so of terms "Node" and "node" each
+	// gets the references written as it is, and "NODE" the one noted
+	// last. A later term of the same text replaces an earlier one in
+	// each map, as there.
+	exact, lower map[string]string
 	// taken and serial number the ids as objectID will when the terms
 	// are written. They count only the terms' own ids: a term whose id
 	// another id of the document holds gets another id there, and a
@@ -111,8 +116,8 @@ type termTable struct {
 
 // note records the terms of a glossary's entries.
 func (tt *termTable) note(entries []glossaryEntry) {
-	if tt.ids == nil {
-		tt.ids, tt.taken = map[string]string{}, map[string]bool{}
+	if tt.exact == nil {
+		tt.exact, tt.lower, tt.taken = map[string]string{}, map[string]string{}, map[string]bool{}
 	}
 	for _, e := range entries {
 		for _, t := range e.terms {
@@ -122,16 +127,47 @@ func (tt *termTable) note(entries []glossaryEntry) {
 				tt.serial++
 			}
 			tt.taken[id] = true
-			tt.ids[strings.ToLower(t)] = id
+			tt.exact[t] = id
+			tt.lower[strings.ToLower(t)] = id
 		}
 	}
+}
+
+// lookup returns the id of the term a :term: reference to target (its
+// whitespace runs made single spaces) links to, as Sphinx resolves it:
+// the term written exactly so, else the last whose text lower-cased is
+// target's. tt may be nil (no glossary read).
+func (tt *termTable) lookup(target string) (string, bool) {
+	if tt == nil {
+		return "", false
+	}
+	if id, ok := tt.exact[target]; ok {
+		return id, true
+	}
+	id, ok := tt.lower[strings.ToLower(target)]
+	return id, ok
+}
+
+// glossaryContent returns the content of the glossary directive d as
+// docutils gives it to the directive, blank lines aside: Glossary takes
+// no argument, so text on the directive's own line is the first line of
+// the content (an unindented line, so a term: ".. glossary:: Arg Term"
+// makes the term "Arg Term", with a warning from Sphinx), followed by the
+// lines up to its options and those after them.
+func glossaryContent(d *directive) []srcLine {
+	var ls []srcLine
+	if d.arg != "" {
+		ls = append(ls, srcLine{text: d.arg, n: d.n})
+	}
+	ls = append(ls, d.more...)
+	return append(ls, d.body...)
 }
 
 // noteGlossary records the terms of the glossary directive at ls[i], if
 // it is one.
 func (c *converter) noteGlossary(ls []srcLine, i int) {
 	if d, _, ok := directiveAt(ls, i, "glossary", "std:glossary"); ok {
-		c.terms.note(glossaryEntries(append(d.more, d.body...)))
+		c.terms.note(glossaryEntries(glossaryContent(d)))
 	}
 }
 

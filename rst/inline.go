@@ -69,7 +69,7 @@ func (c *converter) renderedText(s string) string {
 // where the text is written next.
 func (c *converter) convertInline(s string, md bool) string {
 	v := newInl(s, md)
-	v.labels, v.anon, v.terms, v.defaultRole, v.subs, v.budget = c.labelTitles, c.anonLabels, c.terms.ids, c.defaultRole, c.subs, &c.subBudget
+	v.labels, v.anon, v.terms, v.defaultRole, v.subs, v.budget = c.labelTitles, c.anonLabels, &c.terms, c.defaultRole, c.subs, &c.subBudget
 	v.run()
 	for _, name := range v.targets {
 		c.innerTarget(MakeID(normalizeName(name)))
@@ -83,10 +83,10 @@ type inl struct {
 	md bool
 	// labels and anon are the file's labels with the titles a :ref:
 	// without one shows, and those that have none (converter.labelTitles,
-	// anonLabels); terms are its glossary terms' ids (termTable.ids).
+	// anonLabels); terms are its glossary terms (termTable.lookup).
 	labels map[string]string
 	anon   map[string]bool
-	terms  map[string]string
+	terms  *termTable
 	// targets are the names of the inline targets read, in order.
 	targets []string
 	// defaultRole is the role of `text` without one (".. default-role::"),

@@ -66,16 +66,19 @@ func (v *inl) ref(name, show, label string, explicit, disabled bool) {
 	}
 }
 
-// term writes a :term: reference to a glossary term. Sphinx looks the
-// term up by its text lower-cased, whitespace runs made single spaces,
-// and links to the id of the term that has that text (the last, when
-// several do). The id of a term of this document's glossaries is known
-// (converter.terms); another document's term is taken to be written as
-// the reference writes it: its id keeps case, so a reference in other
-// case than its term does not land.
+// term writes a :term: reference to a glossary term. Sphinx makes the
+// target's whitespace runs single spaces and links to the term written
+// exactly as the target, else to the last term whose text lower-cased
+// is the target's (termTable.lookup). The id of a term of this
+// document's glossaries is known (converter.terms); another document's
+// term is taken to be written as the reference writes it: its id keeps
+// case, so a reference in other case than its term does not land. (A
+// term of another document written exactly as the reference would win
+// over one of this document that differs in case; the reader, seeing
+// one file, links this document's.)
 func (v *inl) term(show, target string, disabled bool) {
 	target = strings.Join(strings.Fields(strings.TrimPrefix(target, "!")), " ")
-	id, ok := v.terms[strings.ToLower(target)]
+	id, ok := v.terms.lookup(target)
 	if !ok {
 		id = prefixedID("term", target)
 	}

@@ -158,3 +158,60 @@ func TestRefToIncludedLabel(t *testing.T) {
 		t.Errorf("anchors %q, want %q", anchors, w)
 	}
 }
+
+// TestTermExactCase checks that a :term: reference links to the term
+// written exactly as the reference writes it before one that differs only
+// in case, as Sphinx's std domain looks the exact text up first
+// (_resolve_obj_xref) and its lower case only then (_terms, where the
+// last of the terms with that lower case is kept). Checked against
+// sphinx-build 5.3's HTML for the same glossaries: "Node" and "node" are
+// linked to #term-Node and #term-node, "NODE" and "nOde" to #term-node;
+// with "node2" defined before "Node2", "NODE2" goes to #term-Node2.
+func TestTermExactCase(t *testing.T) {
+	src := "Case\n====\n\n.. glossary::\n\n   Node\n      Upper.\n\n   node\n      Lower.\n\n" +
+		"   node2\n      Lower.\n\n   Node2\n      Upper.\n\n" +
+		":term:`Node` and :term:`node` and :term:`NODE` and :term:`nOde`;\n" +
+		":term:`Node2` and :term:`node2` and :term:`NODE2`.\n"
+	got := toMarkdown(t, src)
+	want := "[Node](#term-Node) and [node](#term-node) and [NODE](#term-node) and [nOde](#term-node);\n" +
+		"[Node2](#term-Node2) and [node2](#term-node2) and [NODE2](#term-Node2)."
+	if !strings.Contains(got, want) {
+		t.Errorf("got\n%s\nwant it to hold\n%s", got, want)
+	}
+}
+
+// TestGlossaryArgument checks that text on a glossary directive's own
+// line is its first term, as docutils makes it the first line of the
+// content of a directive that takes no argument, options apart (Sphinx
+// warns when it is followed by an empty line and another term, which then
+// joins its entry). Checked against sphinx-build 5.3's HTML:
+// ".. glossary:: Arg Term" gives a term "Arg Term" with id
+// term-Arg-Term, written with the terms of its entry, and :term:
+// references to these terms link to their ids.
+func TestGlossaryArgument(t *testing.T) {
+	src := "Arg\n===\n\n" +
+		".. glossary:: Arg Term\n\n   Other\n      Def.\n\n" +
+		".. glossary:: First Arg\n   Second Line\n      Its definition.\n\n   Third\n      Third def.\n\n" +
+		".. glossary:: Sorted Arg\n   :sorted:\n\n   Zed\n      Zed def.\n\n" +
+		":term:`Arg Term`, :term:`other`, :term:`first arg`, :term:`second line`, :term:`sorted arg`.\n"
+	doc, err := Split("docs/page.rst", []byte(src), nil, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWords(t, []byte(src), doc)
+	got := innerAnchors(doc)
+	want := []string{"term-Arg-Term", "term-Other", "term-First-Arg", "term-Second-Line", "term-Third", "term-Sorted-Arg", "term-Zed"}
+	if len(got) != 1 || !slices.Equal(got["arg/0"], want) {
+		t.Errorf("inner anchors %q, want arg/0: %q", got, want)
+	}
+	text := toMarkdown(t, src)
+	for _, w := range []string{"Arg Term\nOther\n\nDef.", "First Arg\nSecond Line\n\nIts definition.", "Sorted Arg\nZed\n\nZed def."} {
+		if !strings.Contains(text, w) {
+			t.Errorf("got\n%s\nwant it to hold the entry\n%s", text, w)
+		}
+	}
+	wantText := "[Arg Term](#term-Arg-Term), [other](#term-Other), [first arg](#term-First-Arg), [second line](#term-Second-Line), [sorted arg](#term-Sorted-Arg)."
+	if !strings.Contains(text, wantText) {
+		t.Errorf("got\n%s\nwant it to hold\n%s", text, wantText)
+	}
+}

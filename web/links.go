@@ -1,7 +1,7 @@
 package web
 
 import (
-	"net/url"
+	"regexp"
 	"strings"
 
 	"github.com/codex7/codex7/artifacts"
@@ -76,15 +76,18 @@ func (s *Site) linkFixer(base, path string, docs func() (*catalog.Resolved, []ar
 
 // leadsNowhere reports whether a link target the version's documents do
 // not resolve is relative (a path, "#id"), so that it leads nowhere on
-// this site. An empty target, "#" (the top of the page) and one that
-// does not parse are left alone.
+// this site: it has no scheme and does not start with "//" (another
+// host). An empty target and "#" (the top of the page) are left alone. It
+// does not parse the target as a URL: "50%.md", which does not parse,
+// is relative all the same.
 func leadsNowhere(target string) bool {
-	u, err := url.Parse(strings.TrimSpace(target))
-	if err != nil || u.Scheme != "" || u.Host != "" || u.Opaque != "" {
-		return false
-	}
-	return u.Path != "" || u.Fragment != ""
+	t := strings.TrimSpace(target)
+	return t != "" && t != "#" && !strings.HasPrefix(t, "//") && !hasScheme.MatchString(t)
 }
+
+// hasScheme matches a target that starts with a URL scheme (RFC 3986:
+// a letter, then letters, digits, "+", "-" or ".", then ":").
+var hasScheme = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*:`)
 
 // listOnce returns a function that calls list the first time and returns
 // what it did every time: a query page's sections share one listing,

@@ -29,6 +29,9 @@ func TestLinkerShowsLinksAsDocumentViews(t *testing.T) {
 		"missing.md":           "",
 		"../config.md#nowhere": "",
 		"#module-json":         "",
+		"50%.md":               "", // does not parse as a URL: relative all the same
+		"//other.example/x":    "//other.example/x",
+		`\\evil.example`:       "",
 		"../config.md#ex-base": "/acme/vite/v5/-/doc/docs/config.md#base", // an id inside the section
 	} {
 		if got := string(fix([]byte(dest))); got != want {
