@@ -42,12 +42,12 @@ import (
 // and bytes; uvarint record count, then each record as uvarints: path,
 // anchor, heading, title (string ids), heading path (count, ids), level,
 // line, part, parts, tokens, topics (count, ids), kinds (bit 0 info, bit 1
-// code), langs (count, ids), source (string id), text block, offset and length in the decoded
-// block; then its text's exact and similarity hashes, 8 bytes each.
+// code), langs (count, ids), source (string id), within (string id), text block, offset and
+// length in the decoded block; then its text's exact and similarity hashes, 8 bytes each.
 const (
 	storeFile     = "sections.bin"
-	storeMagic    = "codex7-sections5\n"
-	trailerMagic  = "C7S5"
+	storeMagic    = "codex7-sections6\n"
+	trailerMagic  = "C7S6"
 	textBlockSize = 4 << 10
 	// maxDictBytes bounds the dictionary, read whole when the store
 	// opens (S2 takes up to 64 KiB).
@@ -70,10 +70,10 @@ const (
 	// most 4 MiB (larger ones are never indexed).
 	maxBlockBytes = 8 << 20
 	// minRecordBytes is the smallest encoding of a record in the meta
-	// stream: 5 string ids, 3 list counts, level, line, part, parts,
+	// stream: 6 string ids, 3 list counts, level, line, part, parts,
 	// tokens, kinds, block, offset and length of a byte each, and the two
 	// 8-byte hashes.
-	minRecordBytes = 5 + 3 + 5 + 1 + 3 + 16
+	minRecordBytes = 6 + 3 + 5 + 1 + 3 + 16
 )
 
 // ErrCorruptStore means sections.bin is damaged.
@@ -127,7 +127,11 @@ type storeReader struct {
 	strEnd  []uint32
 	lists   []uint32
 	recs    []metaRec
-	cache   *Cache
+	// within maps the records of the few sections that are entries of
+	// another (Meta.Within: Sphinx's object descriptions) to that string's
+	// id. A field of metaRec would cost every record 8 bytes.
+	within map[uint32]uint32
+	cache  *Cache
 }
 
 type blockEntry struct {
@@ -247,6 +251,8 @@ func oldStore(magic string) (string, bool) {
 		return "sections.bin version 3 (artifact formats 4 and 5, DEFLATE text blocks)", true
 	case "codex7-sections4\n":
 		return "sections.bin version 4 (artifact formats 6 and 7, without sections' source files)", true
+	case "codex7-sections5\n":
+		return "sections.bin version 5 (artifact format 8, without the sections that object descriptions are entries of)", true
 	}
 	return "", false
 }
@@ -438,6 +444,12 @@ func (s *storeReader) decodeMeta(meta []byte, records uint32) error {
 		}
 		r.langs = list()
 		r.source = d.u32(nstrs)
+		if w := d.u32(nstrs); d.err == nil && s.str(w) != "" {
+			if s.within == nil {
+				s.within = map[uint32]uint32{}
+			}
+			s.within[uint32(i)] = w
+		}
 		// An empty text may name the block after the last (none was
 		// flushed for it); text never reads it.
 		r.block = d.u32(uint64(len(s.blocks)) + 1)
@@ -511,6 +523,9 @@ func (s *storeReader) metaIn(n uint32, buf *[]string) (Meta, error) {
 		Part: int(r.part), Parts: int(r.parts), Tokens: int(r.tokens),
 		Topics: list(r.topics), Langs: list(r.langs), Source: s.str(r.source),
 		Hash: r.hash, SimHash: r.sim,
+	}
+	if w, ok := s.within[n]; ok {
+		m.Within = s.str(w)
 	}
 	var kinds [2]string
 	k := 0

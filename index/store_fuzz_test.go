@@ -78,7 +78,7 @@ func oneRecordMeta(length uint64) []byte {
 	meta = append(meta, 0)               // heading path
 	meta = append(meta, 0, 0, 0, 0, 0)   // level, line, part, parts, tokens
 	meta = append(meta, 0, 0, 0)         // topics, kinds, langs
-	meta = append(meta, 0)               // source
+	meta = append(meta, 0, 0)            // source, within
 	meta = append(meta, 1, 0)            // block, offset
 	meta = binary.AppendUvarint(meta, length)
 	return append(meta, make([]byte, 16)...) // hashes

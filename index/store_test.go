@@ -34,6 +34,9 @@ func writeStore(t testing.TB, n int, emptyTexts bool) (string, []*record) {
 		if i%6 == 0 {
 			r.Source = fmt.Sprintf("docs/partials/p%d.adoc", i%4)
 		}
+		if i%10 == 3 {
+			r.Within = fmt.Sprintf("Values {#values-%d}", i%3)
+		}
 		if i%9 == 0 {
 			r.Kinds = []string{KindCode}
 			r.Topics = nil
@@ -307,10 +310,10 @@ func TestStoreDictionaryIsNoText(t *testing.T) {
 }
 
 // TestStoreOldVersionRefused checks that stores of previous versions
-// (artifact formats 3 to 7) are refused with a message saying to rebuild,
+// (artifact formats 3 to 8) are refused with a message saying to rebuild,
 // not misread.
 func TestStoreOldVersionRefused(t *testing.T) {
-	for magic, trailer := range map[string]string{"codex7-sections2\n": "C7S2", "codex7-sections3\n": "C7S3", "codex7-sections4\n": "C7S4"} {
+	for magic, trailer := range map[string]string{"codex7-sections2\n": "C7S2", "codex7-sections3\n": "C7S3", "codex7-sections4\n": "C7S4", "codex7-sections5\n": "C7S5"} {
 		p, _ := writeStore(t, 3, false)
 		data, _ := os.ReadFile(p)
 		copy(data, magic)

@@ -97,6 +97,7 @@ func (s *storeWriter) add(r *record) error {
 	s.meta = append(s.meta, kinds)
 	s.strs64(m.Langs)
 	s.meta = binary.AppendUvarint(s.meta, s.str(m.Source))
+	s.meta = binary.AppendUvarint(s.meta, s.str(m.Within))
 	s.meta = binary.AppendUvarint(s.meta, uint64(len(s.table)/2))
 	s.meta = binary.AppendUvarint(s.meta, uint64(s.raw.Len()))
 	s.meta = binary.AppendUvarint(s.meta, uint64(len(r.Text)))

@@ -65,6 +65,9 @@ type Meta struct {
 	// Source is the included file the section's heading is written in,
 	// when not Path (markdown.Section.Source).
 	Source string `json:"source,omitempty"`
+	// Within is the section the published page shows this one as a part
+	// of, when it is an entry of it (markdown.Section.Within).
+	Within string `json:"within,omitempty"`
 	// Hash and SimHash identify the text for near-duplicate detection
 	// (see NearDuplicate).
 	Hash    uint64 `json:"-"`
@@ -197,7 +200,7 @@ func newRecord(e *Entry) *record {
 		Path: e.Path, Anchor: s.Anchor, Heading: s.Heading, Title: s.Title,
 		HeadingPath: s.HeadingPath, Level: s.Level, Line: s.Line,
 		Part: s.Part, Parts: s.Parts, Tokens: s.Tokens, Topics: e.Topics,
-		Kinds: Kinds(s), Langs: sortedKeys(langs), Source: s.Source,
+		Kinds: Kinds(s), Langs: sortedKeys(langs), Source: s.Source, Within: s.Within,
 	}, Text: s.Text}
 }
 

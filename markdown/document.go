@@ -86,6 +86,16 @@ type Section struct {
 	// the AsciiDoc and rst readers and, for markdown includes, package
 	// mdinclude's Result.FixLines set it, on every chunk.
 	Source string `json:"source,omitempty"`
+	// Within is set on a section a reader made from an entry inside a
+	// section of its source rather than from a heading: a Sphinx object
+	// description (a function, a class, a configuration value), which the
+	// published page shows as a part of the section that holds it, not as
+	// a section of its own. It is the Heading of that section (the nearest
+	// enclosing one that is not an entry), so that a question naming that
+	// section counts the entry as one of its chunks; "" for a section of
+	// the source, and for an entry before the document's first heading.
+	// Split leaves it empty; the rst reader sets it, on every chunk.
+	Within string `json:"within,omitempty"`
 	// Tokens is tokens.Count(Text).
 	Tokens int `json:"tokens"`
 }

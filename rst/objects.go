@@ -155,9 +155,9 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 		title = "django-admin " + sig
 	}
 	if noindex {
-		c.w.lateHeading(level, escapeText(title), id, d.n)
+		c.w.entryHeading(level, escapeText(title), id, true, d.n)
 	} else {
-		c.w.heading(level, escapeText(title), c.objectID(id, serial), d.n)
+		c.w.entryHeading(level, escapeText(title), c.objectID(id, serial), false, d.n)
 	}
 	c.placedHere(from)
 	if len(d.more) > 0 {

@@ -193,17 +193,22 @@ func Split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.D
 	// heading: the markdown starts with a blank line of its own.
 	heads := make([]int, len(doc.Sections))
 	source := "" // the included file the current section's heading is in
+	within := "" // the section of the source the current entry is in
 	for i := range doc.Sections {
 		s := &doc.Sections[i]
 		heads[i] = -1
 		if s.Part == 0 {
-			source = ""
+			source, within = "", ""
 		}
 		if s.Level > 0 && s.Part == 0 {
 			heads[i] = s.Line - 2
 			source = c.w.headFiles[heads[i]]
+			if c.w.entries[heads[i]] {
+				within = enclosingSection(doc, heads, i, c.w.entries)
+			}
 		}
 		s.Source = source
+		s.Within = within
 		if s.Line >= 1 && s.Line <= len(lineMap) {
 			s.Line = lineMap[s.Line-1]
 		} else if len(lineMap) > 0 {
@@ -215,6 +220,19 @@ func Split(p string, src []byte, repo fs.FS, opts markdown.Options) (*markdown.D
 		return doc, &DroppedError{Path: p, Includes: c.dropped}
 	}
 	return doc, nil
+}
+
+// enclosingSection returns the Heading of the nearest section enclosing
+// the entry doc.Sections[i] that is not an entry itself (a method's class
+// is one), or "" when there is none. heads holds the writer's line of each
+// earlier section's heading.
+func enclosingSection(doc *markdown.Document, heads []int, i int, entries map[int]bool) string {
+	for p := doc.Sections[i].Parent; p >= 0; p = doc.Sections[p].Parent {
+		if !entries[heads[p]] {
+			return doc.Sections[p].Heading
+		}
+	}
+	return ""
 }
 
 // looksRST reports whether a .txt file's lines show reStructuredText: a
@@ -310,6 +328,10 @@ type writer struct {
 	// of headings written from an included file to that file.
 	file      string
 	headFiles map[int]string
+	// entries holds the indexes in lines of the headings written for
+	// object descriptions (entryHeading): entries of their section on the
+	// published page, not sections (markdown.Section.Within).
+	entries map[int]bool
 }
 
 // lateAnchor is an anchor finish writes (" {#id}") at byte at of the
@@ -457,6 +479,21 @@ func (w *writer) heading(level int, title, anchor string, n int) {
 	}
 	w.line(h, n)
 	w.line("", n)
+}
+
+// entryHeading writes the heading of an object description, as heading
+// or, when late, lateHeading does, and records it as an entry.
+func (w *writer) entryHeading(level int, title, anchor string, late bool, n int) {
+	if late {
+		w.lateHeading(level, title, anchor, n)
+	} else {
+		w.heading(level, title, anchor, n)
+	}
+	if w.entries == nil {
+		w.entries = map[int]bool{}
+	}
+	// The heading's line and a blank line end the markdown.
+	w.entries[len(w.lines)-2] = true
 }
 
 // lateHeading writes a heading whose anchor is chosen later: want until

@@ -385,3 +385,36 @@ func TestIncludedSectionSource(t *testing.T) {
 		t.Errorf("the included section has %d chunks; the test needs several", parts)
 	}
 }
+
+// TestEntriesWithin: an object description is an entry of the section
+// that holds it on the published page (Within), on every chunk; one
+// nested in another (a method in its class) is an entry of the same
+// section; real sections, before or after entries, are no entries.
+func TestEntriesWithin(t *testing.T) {
+	long := strings.Repeat("The value goes on and on. ", 400)
+	src := "Config\n======\n\nValues\n------\n\n.. confval:: BIG\n\n   " + long + "\n\n" +
+		".. class:: App\n\n   The app.\n\n   .. method:: run()\n\n      Runs it.\n\n" +
+		"Later\n-----\n\nown text\n"
+	doc, err := Split("docs/config.rst", []byte(src), fstest.MapFS{}, markdown.DefaultOptions())
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]string{"Config": "", "Values": "", "Later": "", "BIG": "Values {#values}", "App": "Values {#values}", "run()": "Values {#values}"}
+	parts := 0
+	for _, s := range doc.Sections {
+		w, ok := want[s.Title]
+		if !ok {
+			t.Errorf("unexpected section %q", s.Title)
+			continue
+		}
+		if s.Within != w {
+			t.Errorf("section %q part %d: within %q, want %q", s.Title, s.Part, s.Within, w)
+		}
+		if s.Title == "BIG" {
+			parts++
+		}
+	}
+	if parts < 2 {
+		t.Errorf("the entry has %d chunks; the test needs several", parts)
+	}
+}

@@ -105,9 +105,10 @@ type Miss struct {
 }
 
 // Evaluate asks every question of the engine and scores the top 10: a hit
-// is a returned section (or chunk of one) whose path, or the file an
-// include brought it from (Meta.Source), and heading (as written, or
-// without its MDX anchor comment) match an expected one. It
+// is a returned section (or chunk of one, or an entry of one: see
+// answers) whose path, or the file an include brought it from
+// (Meta.Source), and heading (as written, or without its MDX anchor
+// comment) match an expected one. It
 // also asks get-library-docs for each question at budget tokens
 // (request.DefaultTokens when 0) and counts the answers that hold an
 // answering section (Scores.InDocs).
@@ -238,16 +239,30 @@ func answeredInDocs(ctx context.Context, e *Engine, q Question, budget int) (boo
 }
 
 // answers reports whether the section m answers q: its path and heading
-// are those of an expected section. The path may be the file the section
-// is written in (Meta.Source): questions name an AsciiDoc partial, which
-// is not a page, where its text is.
+// are those of an expected section, or it is a part of one. The path may
+// be the file the section is written in (Meta.Source): questions name an
+// AsciiDoc partial, which is not a page, where its text is. A section
+// that is an entry of another (Meta.Within: a Sphinx object description,
+// which the published page shows inside the section that holds it)
+// counts as a chunk of that one, as a question names sections of the
+// source, "or a chunk of that section" (../shared/eval/README.md).
 func answers(m *index.Meta, q Question) bool {
 	for _, x := range q.Expected {
-		if (m.Path == x.Path || m.Source == x.Path) && (m.Heading == x.Heading || m.Heading == x.HeadingNorm || m.Title == x.HeadingNorm || withoutAnchor(m.Heading) == markdownLiterals(x.HeadingNorm)) {
+		if m.Path != x.Path && m.Source != x.Path {
+			continue
+		}
+		if sameHeading(m.Heading, m.Title, x) || (m.Within != "" && sameHeading(m.Within, "", x)) {
 			return true
 		}
 	}
 	return false
+}
+
+// sameHeading reports whether a section's heading as written in its
+// markdown, or its title when not "", is the expected section's.
+func sameHeading(heading, title string, x Expected) bool {
+	return heading == x.Heading || heading == x.HeadingNorm || (title != "" && title == x.HeadingNorm) ||
+		withoutAnchor(heading) == markdownLiterals(x.HeadingNorm)
 }
 
 // markdownLiterals writes a reStructuredText heading's inline literals

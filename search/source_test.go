@@ -66,3 +66,41 @@ func TestSectionSource(t *testing.T) {
 		t.Errorf("a question naming the partial: %+v, want it answered first", s)
 	}
 }
+
+// TestEntryWithin checks that a Sphinx object description, which the rst
+// reader makes a section of its own, counts as a chunk of the section
+// that holds it on the published page when a question names that section;
+// a real subsection of that section does not.
+func TestEntryWithin(t *testing.T) {
+	w := gittest.New(t, "main")
+	w.Write(map[string]string{
+		"docs/config.rst": "Configuration\n=============\n\nBuiltin Values\n--------------\n\n" +
+			".. py:data:: ZEBRA_HOSTS\n\n   Hosts the zebra serves.\n\n" +
+			"Striped Things\n~~~~~~~~~~~~~~\n\nThe quagga stripes.\n",
+	})
+	w.Commit("docs")
+	e := openCatalog(t, "  - id: /acme/tool\n    repo: "+w.Dir+"\n")
+	ctx := context.Background()
+	ask := func(query, title string) Scores {
+		t.Helper()
+		res, err := e.Search(ctx, Request{Library: "/acme/tool", Query: query, Limit: 10})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(res.Hits) == 0 || res.Hits[0].Title != title {
+			t.Fatalf("%q: hits %+v, want %q first", query, res.Hits, title)
+		}
+		rep, err := Evaluate(ctx, e, []Question{{Library: "/acme/tool", Query: query, Kind: "api",
+			Expected: []Expected{{Path: "docs/config.rst", Heading: "Builtin Values", HeadingNorm: "Builtin Values"}}}}, 0)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return rep.Overall
+	}
+	if s := ask("ZEBRA_HOSTS", "ZEBRA_HOSTS"); s.RecallAt1 != 1 {
+		t.Errorf("the entry inside the named section: %+v, want it answered first", s)
+	}
+	if s := ask("quagga stripes", "Striped Things"); s.RecallAt5 != 0 {
+		t.Errorf("a subsection of the named section: %+v, want it not counted", s)
+	}
+}
