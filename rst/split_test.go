@@ -367,23 +367,7 @@ func TestIncludedSectionSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"Changes": "", "After": "", "own()": "", "Version 2": "CHANGES.rst", "Nested": "docs/nested.rst"}
-	parts := 0
-	for _, s := range doc.Sections {
-		w, ok := want[s.Title]
-		if !ok {
-			t.Errorf("unexpected section %q", s.Title)
-			continue
-		}
-		if s.Source != w {
-			t.Errorf("section %q part %d: source %q, want %q", s.Title, s.Part, s.Source, w)
-		}
-		if s.Title == "Version 2" {
-			parts++
-		}
-	}
-	if parts < 2 {
-		t.Errorf("the included section has %d chunks; the test needs several", parts)
-	}
+	checkEverySection(t, doc, "source", func(s *markdown.Section) string { return s.Source }, want, "Version 2")
 }
 
 // TestEntriesWithin: an object description is an entry of the section
@@ -400,21 +384,30 @@ func TestEntriesWithin(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := map[string]string{"Config": "", "Values": "", "Later": "", "BIG": "Values {#values}", "App": "Values {#values}", "run()": "Values {#values}"}
+	checkEverySection(t, doc, "within", func(s *markdown.Section) string { return s.Within }, want, "BIG")
+}
+
+// checkEverySection checks what field gets of every section (every
+// chunk) of doc against want, by title, and that the section titled
+// chunked was split into chunks, which the test needs.
+func checkEverySection(t *testing.T, doc *markdown.Document, what string, field func(*markdown.Section) string, want map[string]string, chunked string) {
+	t.Helper()
 	parts := 0
-	for _, s := range doc.Sections {
+	for i := range doc.Sections {
+		s := &doc.Sections[i]
 		w, ok := want[s.Title]
 		if !ok {
 			t.Errorf("unexpected section %q", s.Title)
 			continue
 		}
-		if s.Within != w {
-			t.Errorf("section %q part %d: within %q, want %q", s.Title, s.Part, s.Within, w)
+		if got := field(s); got != w {
+			t.Errorf("section %q part %d: %s %q, want %q", s.Title, s.Part, what, got, w)
 		}
-		if s.Title == "BIG" {
+		if s.Title == chunked {
 			parts++
 		}
 	}
 	if parts < 2 {
-		t.Errorf("the entry has %d chunks; the test needs several", parts)
+		t.Errorf("section %q has %d chunks; the test needs several", chunked, parts)
 	}
 }
