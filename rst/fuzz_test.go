@@ -29,6 +29,7 @@ func FuzzSplit(f *testing.F) {
 	}
 	f.Add([]byte(".. _a:\n\nT\n=\n\n.. _b:\n\n.. figure:: x.png\n   :name: c\n\n   A _`d`.\n\n:ref:`b` :ref:`c`\n"), uint16(5))
 	f.Add([]byte("T\n=\n\n.. include:: inc.rst\n\n.. code-block::\n\n   x\n"), uint16(5))
+	f.Add([]byte("T\n=\n\nS\n-\n\n.. py:class:: A\n\n   a\n\n   .. py:method:: f()\n\n      f\n\n.. confval:: C\n   :noindex:\n\n   c\n"), uint16(5))
 	f.Add([]byte(".. |s| replace:: **s** |u|\n.. |u| unicode:: U+2610\n\n.. parsed-literal::\n\n   |s| `a\n   <u>`_\n\n"+
 		".. list-table::\n\n   * -\n     - - x\n   * - |u|\n     -\n\n1. - a\n\n| b::\n\n> q\n"), uint16(50))
 	f.Add([]byte("T\n=\n\n:term:`a b` :term:`!x` :mod:`~m.n` :ref:`l` :ref:`t`\n\n.. glossary::\n   :sorted:\n\n   A\n   b : c\n      d\n\n"+
@@ -74,6 +75,19 @@ func FuzzSplit(f *testing.F) {
 					t.Errorf("section %d: inner anchor %q empty or taken", i, a)
 				}
 				ids[a] = true
+			}
+		}
+		// An entry is within the heading of a section that encloses it.
+		for i, s := range doc.Sections {
+			if s.Within == "" {
+				continue
+			}
+			found := false
+			for p := s.Parent; p >= 0 && !found; p = doc.Sections[p].Parent {
+				found = doc.Sections[p].Heading == s.Within
+			}
+			if !found {
+				t.Errorf("section %d (%q) is within %q, which no enclosing section is headed", i, s.Heading, s.Within)
 			}
 		}
 		if m := missingWords(src, doc); len(m) > 0 {
