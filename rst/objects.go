@@ -155,10 +155,11 @@ func (c *converter) object(d *directive, name string, k objectKind, depth int) {
 		title = "django-admin " + sig
 	}
 	if noindex {
-		c.w.entryHeading(level, escapeText(title), id, true, d.n)
+		c.w.lateHeading(level, escapeText(title), id, d.n)
 	} else {
-		c.w.entryHeading(level, escapeText(title), c.objectID(id, serial), false, d.n)
+		c.w.heading(level, escapeText(title), c.objectID(id, serial), d.n)
 	}
+	c.w.markEntry()
 	c.placedHere(from)
 	if len(d.more) > 0 {
 		var sigs []string

@@ -329,7 +329,7 @@ type writer struct {
 	file      string
 	headFiles map[int]string
 	// entries holds the indexes in lines of the headings written for
-	// object descriptions (entryHeading): entries of their section on the
+	// object descriptions (markEntry): entries of their section on the
 	// published page, not sections (markdown.Section.Within).
 	entries map[int]bool
 }
@@ -481,14 +481,9 @@ func (w *writer) heading(level int, title, anchor string, n int) {
 	w.line("", n)
 }
 
-// entryHeading writes the heading of an object description, as heading
-// or, when late, lateHeading does, and records it as an entry.
-func (w *writer) entryHeading(level int, title, anchor string, late bool, n int) {
-	if late {
-		w.lateHeading(level, title, anchor, n)
-	} else {
-		w.heading(level, title, anchor, n)
-	}
+// markEntry records the heading just written (by heading or
+// lateHeading) as an object description's: an entry of its section.
+func (w *writer) markEntry() {
 	if w.entries == nil {
 		w.entries = map[int]bool{}
 	}
