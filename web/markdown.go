@@ -31,10 +31,15 @@ import (
 // GitHub's extensions (tables, strikethrough, task lists, autolinks) are
 // on, as the documents are mostly written for GitHub. Headings are moved
 // down by shift levels (at most to h6), so that a section shown under a
-// page's h3 keeps the page's heading outline in order.
+// page's h3 keeps the page's heading outline in order. A heading's
+// attributes ("## Title {#id}", which the reStructuredText reader writes
+// for every title and some markdown sites use) are read so that they do
+// not show as text, and dropped: the element around each section
+// carries its anchor, and a document's classes or styles have no place
+// on the page.
 func newMarkdown(shift int) goldmark.Markdown {
 	return goldmark.New(
-		goldmark.WithParserOptions(parser.WithASTTransformers(util.Prioritized(headingShift(shift), 100))),
+		goldmark.WithParserOptions(parser.WithAttribute(), parser.WithASTTransformers(util.Prioritized(headingShift(shift), 100))),
 		goldmark.WithExtensions(extension.NewTable(extension.WithTableCellAlignMethod(extension.TableCellAlignNone)),
 			extension.Strikethrough, extension.TaskList, extension.Linkify),
 		goldmark.WithRendererOptions(
@@ -43,16 +48,15 @@ func newMarkdown(shift int) goldmark.Markdown {
 	)
 }
 
-// headingShift moves every heading down by its value.
+// headingShift moves every heading down by its value and drops its
+// attributes.
 type headingShift int
 
 func (s headingShift) Transform(doc *ast.Document, _ text.Reader, _ parser.Context) {
-	if s == 0 {
-		return
-	}
 	_ = ast.Walk(doc, func(n ast.Node, entering bool) (ast.WalkStatus, error) {
 		if h, ok := n.(*ast.Heading); ok && entering {
 			h.Level = min(h.Level+int(s), 6)
+			h.RemoveAttributes()
 		}
 		return ast.WalkContinue, nil
 	})

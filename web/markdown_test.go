@@ -1,6 +1,7 @@
 package web
 
 import (
+	"fmt"
 	"regexp"
 	"strings"
 	"testing"
@@ -75,6 +76,24 @@ func TestHeadingShift(t *testing.T) {
 	for _, want := range []string{"<h4>A</h4>", "<h5>B</h5>", "<h6>D</h6>"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %s:\n%s", want, out)
+		}
+	}
+}
+
+// TestHeadingAttributes: a heading's {#id} and other attributes, which
+// the reStructuredText reader writes on every title, are neither shown as
+// text nor put on the heading (the section's element has the anchor, and
+// a document's style has no place on the page).
+func TestHeadingAttributes(t *testing.T) {
+	for _, shift := range []int{0, 3} {
+		out := string(renderMarkdown(newMarkdown(shift), "# Why Blueprints? {#why-blueprints}\n\n## Setext {.big style=\"color:red\"}\n\ntext {#not-a-heading}\n", nil))
+		for _, want := range []string{fmt.Sprintf("<h%d>Why Blueprints?</h%d>", 1+shift, 1+shift), fmt.Sprintf("<h%d>Setext</h%d>", 2+shift, 2+shift), "text {#not-a-heading}"} {
+			if !strings.Contains(out, want) {
+				t.Errorf("shift %d: output lacks %s:\n%s", shift, want, out)
+			}
+		}
+		if strings.Contains(out, "why-blueprints") || strings.Contains(out, "color") {
+			t.Errorf("shift %d: an attribute reached the page:\n%s", shift, out)
 		}
 	}
 }
