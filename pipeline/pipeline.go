@@ -102,6 +102,10 @@ const (
 	StageBuilt     Stage = "built"
 	StageUpToDate  Stage = "up-to-date"
 	StageFailed    Stage = "failed"
+	// StageInterrupted is a version the build's context ended before it
+	// was published (Ctrl-C): nothing of it was written, and what was
+	// published of it before stays as it was.
+	StageInterrupted Stage = "interrupted"
 )
 
 // Event reports progress on one library version.
@@ -116,7 +120,7 @@ type Event struct {
 // VersionResult is the outcome for one library version.
 type VersionResult struct {
 	Library, Version, Ref, Commit string
-	// Stage is StageBuilt, StageUpToDate or StageFailed.
+	// Stage is StageBuilt, StageUpToDate, StageFailed or StageInterrupted.
 	Stage                        Stage
 	Err                          error
 	Documents, Sections, Skipped int
@@ -269,14 +273,21 @@ func Build(ctx context.Context, cfg *config.Config, opts Options) (*Result, erro
 		}
 		return a.Version < c.Version
 	})
-	if err := ctx.Err(); err != nil {
-		return res, err
-	}
 	latest := map[string]string{}
 	for _, p := range plans {
-		if p.latest != "" {
+		if p != nil && p.latest != "" {
 			latest[p.lib.ID] = p.latest
 		}
+	}
+	if err := ctx.Err(); err != nil {
+		// Interrupted: the versions published before it are complete, so
+		// the catalog lists them (with every version it listed before),
+		// and the directory stays one that verify accepts and serve
+		// reads. Nothing is removed: the plans may be incomplete.
+		var werr error
+		res.Catalog, werr = artifacts.WriteCatalog(opts.Out, latest)
+		res.Elapsed = time.Since(start)
+		return res, errors.Join(err, werr)
 	}
 	// A full build makes the output what the config says: versions it no
 	// longer names (dropped, renamed, their library removed) leave the
@@ -362,6 +373,18 @@ type builder struct {
 	intact sync.Map // string → bool
 }
 
+// failure logs a version's failure and returns its stage: StageFailed,
+// or StageInterrupted when it failed because ctx ended (the version is
+// not broken; the build was stopped).
+func (b *builder) failure(ctx context.Context, library, version string, err error) Stage {
+	if ctx.Err() != nil {
+		b.log.Info("build interrupted", "library", library, "version", version)
+		return StageInterrupted
+	}
+	b.log.Error("build failed", "library", library, "version", version, "err", err)
+	return StageFailed
+}
+
 // parallel runs f(0..n-1) on at most opts.Jobs goroutines.
 func (b *builder) parallel(n int, f func(int)) { b.parallelN(b.opts.Jobs, n, f) }
 
@@ -385,9 +408,8 @@ func (b *builder) build(ctx context.Context, j *job) VersionResult {
 		b.opts.Progress(Event{Library: j.lib.ID, Version: j.name, Stage: stage, Files: files, Sections: sections, Elapsed: time.Since(start)})
 	}
 	fail := func(err error) VersionResult {
-		r.Stage, r.Err, r.Duration = StageFailed, fmt.Errorf("%s@%s: %w", j.lib.ID, j.name, err), time.Since(start)
-		b.opts.Progress(Event{Library: j.lib.ID, Version: j.name, Stage: StageFailed, Err: err, Elapsed: r.Duration})
-		b.log.Error("build failed", "library", j.lib.ID, "version", j.name, "err", err)
+		r.Stage, r.Err, r.Duration = b.failure(ctx, j.lib.ID, j.name, err), fmt.Errorf("%s@%s: %w", j.lib.ID, j.name, err), time.Since(start)
+		b.opts.Progress(Event{Library: j.lib.ID, Version: j.name, Stage: r.Stage, Err: err, Elapsed: r.Duration})
 		return r
 	}
 	if j.snapToken {

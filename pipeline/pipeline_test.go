@@ -5,6 +5,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 
@@ -264,6 +265,62 @@ func TestBuildCancelledKeepsPublished(t *testing.T) {
 	}
 	if snapshotJSON(t, out) != before {
 		t.Error("a cancelled build changed published artifacts")
+	}
+}
+
+// TestBuildInterruptedListsPublished: a first build stopped after its
+// first version is published leaves a catalog that lists that version
+// (so verify accepts the directory and serve reads it), reports the
+// versions it did not build as interrupted, not failed, and its time.
+func TestBuildInterruptedListsPublished(t *testing.T) {
+	widgets, cli := fixtureRepos(t)
+	cfg := fixtureConfig(t, widgets, cli)
+	out := t.TempDir()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	res, err := Build(ctx, cfg, Options{Out: out, Jobs: 1, Progress: func(e Event) {
+		if e.Stage == StageBuilt {
+			cancel()
+		}
+	}})
+	if !errors.Is(err, context.Canceled) {
+		t.Fatalf("interrupted build error = %v, want context.Canceled", err)
+	}
+	var built []string
+	interrupted := 0
+	for _, v := range res.Versions {
+		switch v.Stage {
+		case StageBuilt:
+			built = append(built, v.Library+"@"+v.Version)
+		case StageInterrupted:
+			interrupted++
+		default:
+			t.Errorf("%s@%s: stage %s (%v), want built or interrupted", v.Library, v.Version, v.Stage, v.Err)
+		}
+	}
+	if len(built) == 0 || interrupted == 0 {
+		t.Fatalf("built %v and %d interrupted; want both", built, interrupted)
+	}
+	if len(res.Failed()) != 0 || res.Elapsed <= 0 {
+		t.Errorf("Failed() = %v, Elapsed = %v", res.Failed(), res.Elapsed)
+	}
+	cat, err := artifacts.ReadCatalog(out)
+	if err != nil {
+		t.Fatalf("no catalog after an interrupted first build: %v", err)
+	}
+	var listed []string
+	for _, l := range cat.Libraries {
+		for _, v := range l.Versions {
+			listed = append(listed, l.ID+"@"+v.Version)
+		}
+	}
+	slices.Sort(built)
+	slices.Sort(listed)
+	if !slices.Equal(listed, built) {
+		t.Errorf("catalog lists %v, want the published %v", listed, built)
+	}
+	if probs, err := artifacts.Verify(out); err != nil || len(probs) > 0 {
+		t.Errorf("Verify = %v, %v", probs, err)
 	}
 }
 

@@ -60,9 +60,9 @@ func (b *builder) repoURL(repo string) string {
 func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 	p := &plan{lib: lib}
 	fail := func(version string, err error) *plan {
-		p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: version, Stage: StageFailed, Err: fmt.Errorf("%s@%s: %w", lib.ID, version, err)})
-		b.opts.Progress(Event{Library: lib.ID, Version: version, Stage: StageFailed, Err: err})
-		b.log.Error("build failed", "library", lib.ID, "version", version, "err", err)
+		stage := b.failure(ctx, lib.ID, version, err)
+		p.failed = append(p.failed, VersionResult{Library: lib.ID, Version: version, Stage: stage, Err: fmt.Errorf("%s: %w", VersionName(lib.ID, version), err)})
+		b.opts.Progress(Event{Library: lib.ID, Version: version, Stage: stage, Err: err})
 		return p
 	}
 	url := b.repoURL(lib.Repo)
@@ -258,4 +258,14 @@ func readContext7(snap *fetch.Snapshot, log *slog.Logger) *config.Context7 {
 		return nil
 	}
 	return c7
+}
+
+// VersionName names a library version in messages (/org/name@version).
+// The version "*", which stands for every version of a library whose
+// versions could not be listed, names the library alone.
+func VersionName(library, version string) string {
+	if version == "*" {
+		return library
+	}
+	return library + "@" + version
 }
