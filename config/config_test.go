@@ -165,6 +165,8 @@ func TestParseErrors(t *testing.T) {
 		{"root is a list", "- id: /a/b\n", []wantErr{{1, "", "the file must be a mapping with a libraries: list"}}},
 		{"syntax error", lines("libraries:", `  - id: "/a/b`, valid), []wantErr{{2, "", "invalid YAML: found unexpected end of stream (check indentation"}}},
 		{"colon in a plain value", lines("libraries:", "  - id: /a/b", valid, "    docs: a: b"), []wantErr{{4, "", "invalid YAML: mapping values are not allowed in this context"}}},
+		{"indentation breaks a list", lines("libraries:", "  - id: /a/b", valid, "   title: X"), []wantErr{{4, "", "invalid YAML: did not find expected '-' indicator"}}},
+		{"indentation breaks a later library", lines("libraries:", "  - id: /a/b", valid, "  - id: /a/c", valid, "    title: C", "   docs: [a]", "  - id: /a/d", valid), []wantErr{{7, "", "invalid YAML: did not find expected '-' indicator"}}},
 		{"tab in the indentation", lines("libraries:", "  - id: /a/b", valid, "\ttitle: X"), []wantErr{{4, "", "invalid YAML: a tab in the indentation"}}},
 		{"tab after spaces", lines("libraries:", "  - id: /a/b", valid, "    title: X", "  \t  docs: [a]"), []wantErr{{5, "", "a tab in the indentation"}}},
 		{"two documents", lines("libraries:", "  - id: /a/b", valid, "---", "libraries: []"), []wantErr{{4, "", `only one YAML document is allowed; remove the "---" separator`}}},

@@ -306,6 +306,9 @@ func syntaxError(err error, data []byte) *Error {
 		e.Msg = "invalid YAML: a tab in the indentation; YAML indents with spaces only"
 		return e
 	}
+	if strings.HasPrefix(msg, "did not find expected") && data != nil {
+		e.Line = problemLine(data, e.Line, msg)
+	}
 	if strings.HasPrefix(msg, "exceeded max depth") {
 		// The parser stops at 10,000 levels, before tooDeep can look.
 		e.Msg = tooDeepMsg
@@ -313,6 +316,42 @@ func syntaxError(err error, data []byte) *Error {
 	}
 	e.Msg = "invalid YAML: " + quotedRE.ReplaceAllString(msg, "the value") + " (check indentation, quoting and that lists use \"- \")"
 	return e
+}
+
+// problemLine returns the line (1-based) of a block-structure error
+// ("did not find expected key", "... '-' indicator"), which the parser
+// reports at the line before the collection it was reading (its context,
+// counted from 0): for a library of a long list, the line above the
+// list. The error is on the last line of the shortest prefix of data
+// that fails with the same message, found by bisection from that line:
+// a broken block stays broken as lines are added. It returns from when
+// the search finds nothing better.
+func problemLine(data []byte, from int, msg string) int {
+	lines := bytes.SplitAfter(data, []byte("\n"))
+	fails := func(n int) bool {
+		var v any
+		err := yaml.Unmarshal(bytes.Join(lines[:n], nil), &v)
+		if err == nil {
+			return false
+		}
+		m := strings.TrimPrefix(err.Error(), "yaml: ")
+		if i := lineRE.FindStringIndex(m); i != nil {
+			m = m[:i[0]] + m[i[1]:]
+		}
+		return m == msg
+	}
+	lo, hi := max(from, 1), len(lines) // fails(hi); the answer is in [lo, hi]
+	if lo > hi || !fails(hi) {
+		return from
+	}
+	for lo < hi {
+		if mid := lo + (hi-lo)/2; fails(mid) {
+			hi = mid
+		} else {
+			lo = mid + 1
+		}
+	}
+	return hi
 }
 
 // tabLine returns the number of the first line at or after from (1-based)
