@@ -33,8 +33,8 @@ func closestWordsOf(id, title string, aliases []string) []string {
 // Closest suggests up to n ids, among the libraries sc lets the request
 // see, for want, a name that named none (lower case): those whose id,
 // title and alias words appear in want over the most bytes, best first
-// and in catalog order among equals; when none shares a word, the first
-// library. It looks up want's substrings no longer than the catalog's
+// and in catalog order among equals; none when no library shares a word
+// with want (a library picked for no reason would mislead). It looks up want's substrings no longer than the catalog's
 // longest word in a map of the catalog's words instead of looking at every
 // library: a catalog of 50,000 libraries answers an unknown name in
 // microseconds, not tens of milliseconds (the work grows with len(want)
@@ -86,13 +86,6 @@ func (x *Index) Closest(sc request.Scope, want string, n int) []string {
 	var out []string
 	for _, s := range all[:min(len(all), n)] {
 		out = append(out, x.libs[s.lib].ID)
-	}
-	if len(out) == 0 {
-		for _, l := range x.libs {
-			if request.Visible(sc, l.ID) {
-				return []string{l.ID}
-			}
-		}
 	}
 	return out
 }

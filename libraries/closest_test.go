@@ -37,7 +37,7 @@ func closestByScan(libs []artifacts.CatalogLib, sc request.Scope, want string, n
 	sort.SliceStable(all, func(i, j int) bool { return all[i].score > all[j].score })
 	var out []string
 	for _, s := range all {
-		if len(out) == n || (s.score == 0 && len(out) > 0) {
+		if len(out) == n || s.score == 0 {
 			break
 		}
 		out = append(out, s.id)
@@ -85,6 +85,9 @@ func TestClosestAsScanningEveryLibrary(t *testing.T) {
 				want = strings.Repeat(want, 20)
 			}
 			got, scan := x.Closest(sc, want, 3), closestByScan(cat.Libraries, sc, want, 3)
+			if want == "/zzz/qqq" && len(got) > 0 {
+				t.Fatalf("scope %v, %q shares no word with the catalog and was suggested %v", sc, want, got)
+			}
 			if fmt.Sprint(got) != fmt.Sprint(scan) {
 				t.Fatalf("scope %v, %q: suggested %v, a scan of every library %v", sc, want, got, scan)
 			}
