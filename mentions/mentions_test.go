@@ -121,6 +121,8 @@ var detectCases = []struct {
 	{"ambiguous name quoted", `Is "next" the right choice here?`, []string{"/vercel/next.js"}},
 	{"ambiguous at sentence start with a tech noun", "Express middleware runs in order", []string{"/expressjs/express"}},
 	{"ambiguous lower case with a tech noun", "my express middleware runs twice", []string{"/expressjs/express"}},
+	{"ambiguous after an article, with a tech noun", "how do I register a flask blueprint", []string{"/pallets/flask"}},
+	{"english: an article, no tech noun", "pour a flask of tea and a click of salt", nil},
 	{"ambiguous after a cue", "how do i fetch data in react", []string{"/facebook/react"}},
 	{"ambiguous with a version", "Will react 18 break my app?", []string{"/facebook/react"}},
 	{"capitalized in mid-sentence", "I love React and Vue", []string{"/facebook/react"}},

@@ -76,12 +76,12 @@ using use uses with in into via install installing installed import importing im
 migrated upgrade upgrading upgraded downgrade downgrading vs versus
 `)
 
-// verbBefore are words after which a bare ambiguous name is a verb or a
-// common noun, not a library: "to express", "we react", "a click handler".
+// verbBefore are words after which a bare ambiguous name is a verb, not
+// a library: "to express", "we react". ("a"/"an" are determiners: "a
+// click handler" is a common noun, "a flask blueprint" the library.)
 var verbBefore = wordSet(`
 to will would can could should must may might shall i we you they he she it who that which
 dont didnt doesnt wont cant cannot couldnt shouldnt wouldnt lets please not never always often quickly t ll d
-a an
 `)
 
 // determiners make the next word a common noun ("the next 5 minutes",
