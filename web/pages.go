@@ -2,6 +2,7 @@ package web
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"html/template"
 	"net/http"
@@ -25,6 +26,10 @@ import (
 type catalogData struct {
 	Filter    string
 	Libraries []catalogLib
+	// NoCatalog says the engine has no catalog to show and is not ready
+	// (nothing built where it reads, or its first load still running):
+	// the page says so rather than show an empty catalog.
+	NoCatalog bool
 }
 
 type catalogLib struct {
@@ -48,7 +53,7 @@ func (s *Site) catalogPage(w http.ResponseWriter, r *http.Request) {
 	words := strings.Fields(strings.ToLower(filter))
 	scope := request.ScopeOf(r.Context())
 	cat := s.engine.Catalog()
-	data := catalogData{Filter: filter}
+	data := catalogData{Filter: filter, NoCatalog: !s.engine.Status().Ready && (cat == nil || len(cat.Libraries) == 0)}
 	if cat != nil {
 		for i := range cat.Libraries {
 			l := &cat.Libraries[i]
@@ -203,12 +208,19 @@ func docURL(base, path, anchor string) string {
 // queryData is the query page's content.
 type queryData struct {
 	libraryData
-	Answer     *search.Answer
-	Sections   []sectionView
-	Raw        string
-	Error      string
+	Answer   *search.Answer
+	Sections []sectionView
+	Raw      string
+	Error    string
+	// Unknown are the topics asked for that the version lacks, and
+	// Available the answers to ask with its topics instead (an error
+	// listing dozens of slugs as text reads as a wall).
+	Unknown    []string
+	Available  []topicLink
 	Prev, Next string
 }
+
+type topicLink struct{ Slug, URL string }
 
 type sectionView struct {
 	search.Section
@@ -259,6 +271,16 @@ func (s *Site) queryPage(w http.ResponseWriter, r *http.Request) {
 	ans, err := s.engine.Docs(r.Context(), req)
 	if err != nil {
 		status, d.Error = errorStatus(err)
+		if te := (*search.TopicError)(nil); errors.As(err, &te) {
+			d.Error, d.Unknown = "", te.Topics
+			for _, slug := range te.Available {
+				v := url.Values{"topics": {slug}}
+				if form.Q != "" {
+					v.Set("q", form.Q)
+				}
+				d.Available = append(d.Available, topicLink{Slug: slug, URL: d.Base + "/-/query?" + v.Encode()})
+			}
+		}
 		s.render(w, r, status, "query", "Answer for "+d.Title, d)
 		return
 	}

@@ -6,6 +6,7 @@ import (
 	"html/template"
 	"io/fs"
 	"net/http"
+	"strconv"
 	"strings"
 )
 
@@ -30,6 +31,7 @@ func parseTemplates(a *assets) map[string]*template.Template {
 		"short": shortCommit,
 		"join":  strings.Join,
 		"count": count,
+		"num":   num,
 	}
 	out := map[string]*template.Template{}
 	for _, name := range pageNames {
@@ -75,7 +77,26 @@ func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun
 	}
-	return fmt.Sprintf("%d %ss", n, noun)
+	return num(n) + " " + noun + "s"
+}
+
+// num writes n with its thousands grouped by commas (1,399,763): token
+// counts of large libraries run to millions.
+func num(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	var b strings.Builder
+	if neg {
+		b.WriteByte('-')
+	}
+	for i, c := range s {
+		if i > 0 && (len(s)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
 }
 
 // shortCommit is a commit's first 12 characters.

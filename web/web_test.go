@@ -23,6 +23,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/request"
+	"github.com/codex7/codex7/search"
 	"github.com/codex7/codex7/web"
 )
 
@@ -70,7 +71,9 @@ func TestPages(t *testing.T) {
 		{"/acme/widgets", 200, "Acme Widgets"},
 		{"/acme/cli/main", 200, "Acme CLI"},
 		{"/acme/widgets/-/query?q=install", 200, "Sections, in the order the agent reads them"},
-		{"/acme/widgets/-/query?topics=nope", 404, "topic not found"},
+		{"/acme/widgets/-/query?topics=nope", 404, "This version has no topic nope"},
+		// The version's topics are links to ask with them, the question kept.
+		{"/acme/widgets/-/query?q=poll&topics=nope", 404, `<li><a href="/acme/widgets/-/query?q=poll&amp;topics=`},
 		{"/acme/widgets/-/query?q=x&tokens=lots", 400, "tokens must be a whole number"},
 		{"/-/resolve?name=widgets", 200, "/acme/widgets"},
 		{"/-/resolve?name=widgets&detail=everything", 400, "invalid detail"},
@@ -563,6 +566,24 @@ func TestCatalogOrder(t *testing.T) {
 				t.Errorf("%s %s: commit or build time not shown", l.ID, v.Version)
 			}
 		}
+	}
+}
+
+// TestCatalogNotLoaded: a server whose artifacts hold no build yet says
+// so on its catalog page, instead of an empty catalog.
+func TestCatalogNotLoaded(t *testing.T) {
+	empty, err := search.OpenWith(t.TempDir(), search.Options{AllowEmpty: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { empty.Close() })
+	_, body := get(t, noRedirects(nil), serve(t, handler(empty, nil)).URL, "/")
+	if !strings.Contains(body, "No catalog is loaded yet") || !strings.Contains(body, "indexer build") {
+		t.Errorf("the catalog page of an empty artifacts directory does not say it holds no build:\n%s", body)
+	}
+	_, body = get(t, noRedirects(nil), serve(t, handler(openEngine(t, dist(t)), nil)).URL, "/?q=no-such-library-anywhere")
+	if strings.Contains(body, "No catalog is loaded") || !strings.Contains(body, "none matches the filter") {
+		t.Errorf("a filter matching nothing reads as a missing catalog:\n%s", body)
 	}
 }
 
