@@ -22,8 +22,10 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
 	"log/slog"
 	"net/url"
+	"os"
 	"regexp"
 	"sort"
 	"strings"
@@ -42,6 +44,9 @@ var (
 	ErrRefNotFound = errors.New("ref not found")
 	// ErrNoDefaultBranch means the remote does not advertise HEAD.
 	ErrNoDefaultBranch = errors.New("remote has no default branch")
+	// ErrNoRepository means a local repository path names no folder, or
+	// a folder that is no git repository.
+	ErrNoRepository = errors.New("no git repository there")
 )
 
 // DefaultTokenEnv is the environment variable read for an HTTPS token when a
@@ -160,7 +165,8 @@ func (f *Fetcher) ListRefs(ctx context.Context, repoURL string, auth transport.A
 		return nil, fmt.Errorf("list refs of %s: %w", Redact(repoURL), err)
 	}
 	defer release()
-	if t, _ := Transport(repoURL); t == TransportFile {
+	t, _ := Transport(repoURL)
+	if t == TransportFile {
 		if dir, err := localPath(repoURL); err == nil {
 			refs, err := listLocal(ctx, dir)
 			if err == nil {
@@ -171,7 +177,24 @@ func (f *Fetcher) ListRefs(ctx context.Context, repoURL string, auth transport.A
 			}
 		}
 	}
-	return listRemote(ctx, repoURL, auth)
+	refs, err := listRemote(ctx, repoURL, auth)
+	if t == TransportFile && errors.Is(err, transport.ErrRepositoryNotFound) {
+		return nil, noLocalRepository(repoURL)
+	}
+	return refs, err
+}
+
+// noLocalRepository is ErrNoRepository for the local repository path
+// repoURL, saying whether the folder (or, as git reads it, the folder
+// with .git added) exists.
+func noLocalRepository(repoURL string) error {
+	dir, _ := localPath(repoURL)
+	for _, d := range []string{dir, dir + ".git"} {
+		if _, err := os.Stat(d); !errors.Is(err, fs.ErrNotExist) {
+			return fmt.Errorf("list refs of %s: %w: the folder is not a git repository (commit the docs to a repository there, or point repo: at one)", repoURL, ErrNoRepository)
+		}
+	}
+	return fmt.Errorf("list refs of %s: %w: the folder does not exist (a relative repo: path is read from the config file's folder)", repoURL, ErrNoRepository)
 }
 
 // listRemote asks the remote for its refs over git's protocol.

@@ -3,6 +3,7 @@ package fetch
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -147,10 +148,19 @@ func TestCloneCancelled(t *testing.T) {
 	})
 }
 
+// TestListRefsBadRemote: a local path that names no folder, or a folder
+// that is no repository, is ErrNoRepository with what to do about it.
 func TestListRefsBadRemote(t *testing.T) {
-	_, err := ListRefs(context.Background(), filepath.Join(t.TempDir(), "nope"), nil)
-	if err == nil {
-		t.Fatal("want an error for a missing repository")
+	for _, tc := range []struct{ name, dir, want string }{
+		{"no folder", filepath.Join(t.TempDir(), "nope"), "the folder does not exist"},
+		{"no repository", t.TempDir(), "the folder is not a git repository"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := ListRefs(context.Background(), tc.dir, nil)
+			if !errors.Is(err, ErrNoRepository) || !strings.Contains(fmt.Sprint(err), tc.want) {
+				t.Fatalf("ListRefs(%s) = %v, want ErrNoRepository saying %q", tc.dir, err, tc.want)
+			}
+		})
 	}
 }
 
