@@ -88,6 +88,12 @@ two of them is an error, never a silent pick.
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
+	// The transport is one or the other: a server asked for both would
+	// silently speak only one of them.
+	if *stdio && flagGiven(fs, "http") {
+		fmt.Fprintln(stderr, "indexer serve: give --stdio or --http ADDR, not both: --stdio speaks MCP on stdin and stdout for one local client, --http serves it over the network")
+		return exitUsage
+	}
 	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 || *maxOpen == 0 || *maxOpen < -1 {
 		fmt.Fprintln(stderr, "indexer serve: --reload-interval and --memory-limit-mib must be >= 0, --cache-mib >= 1 and --max-open >= 1 (or -1: no bound)")
 		return exitUsage
