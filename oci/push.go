@@ -61,10 +61,10 @@ type PushedVersion struct {
 	Size                     int64
 }
 
-// Push publishes the dist in dir at ref: it verifies the dist first and
-// refuses a damaged one (ErrBadDist), uploads each version layer the
-// registry does not hold yet, then catalog.json, then the manifest, and
-// tags it last, so that a push stopped at any moment leaves the tag where
+// Push publishes the dist in dir at ref: it checks opts.Tags
+// (ErrReference) and verifies the dist first, refusing a damaged one
+// (ErrBadDist), uploads each version layer the registry does not hold yet,
+// then catalog.json, then the manifest, and tags it last, so that a push stopped at any moment leaves the tag where
 // it was. Versions whose layer the tag's current manifest lists with the
 // same manifest checksum are checked by digest without being packed again.
 // It holds artifacts.Lock on dir from the verification until the tag is
@@ -80,6 +80,13 @@ func Push(ctx context.Context, dir string, ref Reference, opts PushOptions) (*Pu
 	}
 	if ref.IsDigest() {
 		return nil, fmt.Errorf("%w %s: push to a tag; the digest is printed afterwards", ErrReference, ref)
+	}
+	// Every tag is checked before the registry is contacted: a bad one
+	// found when tagging would come after every layer was uploaded.
+	for _, tag := range opts.Tags {
+		if err := CheckTag(tag); err != nil {
+			return nil, fmt.Errorf("push %s: %w", ref, err)
+		}
 	}
 	release, err := lockForPush(dir, log)
 	if err != nil {

@@ -4,10 +4,14 @@ import (
 	"context"
 	"errors"
 	"log/slog"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"testing"
 
 	"github.com/codex7/codex7/artifacts"
@@ -104,5 +108,27 @@ func TestPushDistChangedDuringPush(t *testing.T) {
 	}
 	if _, err := Resolve(context.Background(), ref, Options{}); !errors.Is(err, ErrNotFound) {
 		t.Errorf("tag after the refused push: %v, want ErrNotFound", err)
+	}
+}
+
+// TestPushChecksTagsFirst: a tag the registry would refuse is refused
+// before the registry is contacted, not after every layer was uploaded.
+func TestPushChecksTagsFirst(t *testing.T) {
+	var requests atomic.Int64
+	reg := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		requests.Add(1)
+		http.NotFound(w, r)
+	}))
+	defer reg.Close()
+	s := newSite(t)
+	ref := mustRef(t, "oci://"+strings.TrimPrefix(reg.URL, "http://")+"/codex7/docs:v1")
+	for _, tag := range []string{"bad tag", "", ".hidden", "-v1", strings.Repeat("x", 129), "v1/2"} {
+		_, err := Push(context.Background(), s.out, ref, PushOptions{Tags: []string{"release-1", tag}})
+		if !errors.Is(err, ErrReference) || !strings.Contains(err.Error(), strconv.Quote(tag)) || !strings.Contains(err.Error(), "a tag is") {
+			t.Errorf("push with tag %q: %v, want ErrReference naming the tag and what a tag is", tag, err)
+		}
+	}
+	if n := requests.Load(); n != 0 {
+		t.Errorf("the registry got %d requests from pushes with a bad tag, want none", n)
 	}
 }

@@ -48,6 +48,20 @@ func ParseReference(s string) (Reference, error) {
 	return Reference{ref: ref}, nil
 }
 
+// tagForm says what a tag may be, as the OCI distribution spec has it.
+const tagForm = "a tag is 1 to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-', e.g. v1.2.0 or latest"
+
+// CheckTag returns an error wrapping ErrReference, saying what a tag looks
+// like, when tag cannot be a tag in a registry; nil otherwise. Push checks
+// its tags with it before it contacts the registry, so that a bad tag is
+// refused before anything is uploaded.
+func CheckTag(tag string) error {
+	if err := (registry.Reference{Reference: tag}).ValidateReferenceAsTag(); err != nil {
+		return fmt.Errorf("%w: tag %q is not allowed: %s", ErrReference, tag, tagForm)
+	}
+	return nil
+}
+
 // String returns the reference with its scheme, tag or digest.
 func (r Reference) String() string { return Scheme + r.ref.String() }
 

@@ -253,3 +253,17 @@ func mustParseRef(t *testing.T, s string) Reference {
 	}
 	return ref
 }
+
+func TestCheckTag(t *testing.T) {
+	for _, tag := range []string{"latest", "v1.2.3", "Release_2", "_x", "1", strings.Repeat("x", 128)} {
+		if err := CheckTag(tag); err != nil {
+			t.Errorf("CheckTag(%q) = %v, want nil", tag, err)
+		}
+	}
+	for _, tag := range []string{"", "bad tag", ".v1", "-v1", "v1/2", "v1:2", "v1@x", strings.Repeat("x", 129)} {
+		err := CheckTag(tag)
+		if !errors.Is(err, ErrReference) || !strings.Contains(err.Error(), "a tag is") {
+			t.Errorf("CheckTag(%q) = %v, want ErrReference saying what a tag is", tag, err)
+		}
+	}
+}
