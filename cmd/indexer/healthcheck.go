@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"net/http"
+	"net/url"
 	"time"
 )
 
@@ -20,18 +21,24 @@ artifacts are loaded.`, stdout, stderr)
 	if done {
 		return code
 	}
-	url := "http://127.0.0.1:8080/readyz"
+	target := "http://127.0.0.1:8080/readyz"
 	switch len(pos) {
 	case 0:
 	case 1:
-		url = pos[0]
+		target = pos[0]
 	default:
 		fmt.Fprintln(stderr, "indexer healthcheck: give at most one URL")
 		return exitUsage
 	}
+	// A URL that names no server is bad usage, not an unhealthy server:
+	// a container runtime would restart a healthy one over it.
+	if u, err := url.Parse(target); err != nil || (u.Scheme != "http" && u.Scheme != "https") || u.Host == "" {
+		fmt.Fprintf(stderr, "indexer healthcheck: %q is not an http:// or https:// URL with a host: give the server's probe, e.g. http://127.0.0.1:8080/readyz\n", target)
+		return exitUsage
+	}
 	ctx, cancel := context.WithTimeout(ctx, *timeout)
 	defer cancel()
-	req, err := http.NewRequestWithContext(ctx, http.MethodGet, url, nil)
+	req, err := http.NewRequestWithContext(ctx, http.MethodGet, target, nil)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer healthcheck: %v\n", err)
 		return exitUsage
@@ -44,9 +51,9 @@ artifacts are loaded.`, stdout, stderr)
 	defer resp.Body.Close()
 	body, _ := io.ReadAll(io.LimitReader(resp.Body, 4<<10))
 	if resp.StatusCode != http.StatusOK {
-		fmt.Fprintf(stderr, "indexer healthcheck: %s: %s\n%s", url, resp.Status, body)
+		fmt.Fprintf(stderr, "indexer healthcheck: %s: %s\n%s", target, resp.Status, body)
 		return exitFailed
 	}
-	fmt.Fprintf(stdout, "%s: %s\n", url, resp.Status)
+	fmt.Fprintf(stdout, "%s: %s\n", target, resp.Status)
 	return exitOK
 }

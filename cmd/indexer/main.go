@@ -17,7 +17,7 @@ import (
 // Exit codes, documented in usage.
 const (
 	exitOK      = 0
-	exitFailed  = 1 // the command ran and found failures (build, verify)
+	exitFailed  = 1 // the command ran and found failures (build, verify), or serve could not start serving
 	exitUsage   = 2 // bad flags, bad config, nothing could start
 	exitNoMatch = 3 // search found nothing
 )
@@ -43,9 +43,12 @@ Run 'indexer COMMAND --help' for a command's flags.
 
 Exit codes: 0 success; 1 some library version failed to build (or the
 build could not finish: output locked by another build, disk errors), verify
-found bad files, eval could not ask every question, or push or pull failed
-(registry unreachable, credentials refused, a version refused); 2 bad usage
-or config; 3 search matched nothing.
+found bad files, eval could not ask every question, push or pull failed
+(registry unreachable, credentials refused, a version refused), or serve
+could not start serving (its --http port in use, a registry it serves from
+unreachable) or stopped on an error; 2 bad usage or config (flags, paths,
+addresses and URLs are checked before anything runs); 3 search matched
+nothing.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }
@@ -171,4 +174,26 @@ func flagGiven(fs *flag.FlagSet, name string) bool {
 		}
 	})
 	return given
+}
+
+// checkArtifactsDir returns why dir cannot be an artifact directory
+// before a command reads it: it does not exist, or is a file. flagName is
+// the flag that named it ("--artifacts"), "" for a positional argument;
+// the message says what to give instead. A directory without a build is
+// no error here: each command says what it lacks.
+func checkArtifactsDir(dir, flagName string) error {
+	name, fix := dir, "the right directory"
+	if flagName != "" {
+		name, fix = flagName+" "+dir, "the right "+flagName
+	}
+	fi, err := os.Stat(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+		return fmt.Errorf("%s: no such directory: run 'indexer build --out %s' first, or give %s", name, dir, fix)
+	case err != nil:
+		return fmt.Errorf("%s: %w", name, err)
+	case !fi.IsDir():
+		return fmt.Errorf("%s: not a directory: it must be an artifact directory, as 'indexer build --out DIR' writes", name)
+	}
+	return nil
 }

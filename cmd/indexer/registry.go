@@ -8,7 +8,9 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 
+	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/oci"
 	"github.com/codex7/codex7/pipeline"
 )
@@ -79,6 +81,22 @@ what was pushed, what was there, the bytes sent and the manifest digest
 	ref, code := oneReference(pos, "push", stderr)
 	if code != 0 {
 		return code
+	}
+	// Everything the user gave is checked before the registry is
+	// contacted: a bad tag or directory is no registry failure.
+	for _, t := range tags {
+		if err := oci.CheckTag(t); err != nil {
+			fmt.Fprintf(stderr, "indexer push: --tag: %v\n", err)
+			return exitUsage
+		}
+	}
+	if err := checkArtifactsDir(*dir, "--artifacts"); err != nil {
+		fmt.Fprintf(stderr, "indexer push: %v\n", err)
+		return exitUsage
+	}
+	if _, err := os.Stat(filepath.Join(*dir, artifacts.CatalogFile)); errors.Is(err, os.ErrNotExist) {
+		fmt.Fprintf(stderr, "indexer push: --artifacts %s holds no build (no %s): run 'indexer build --out %s' first, or give the right --artifacts\n", *dir, artifacts.CatalogFile, *dir)
+		return exitUsage
 	}
 	res, err := oci.Push(ctx, *dir, ref, oci.PushOptions{Options: rf.options(os.Getenv), Tags: tags, Logger: verboseLogger(stderr, *verbose)})
 	if err != nil {

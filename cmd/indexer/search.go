@@ -71,7 +71,10 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
 	res, err := engine.Search(ctx, search.Request{Library: lib, Query: *query, Topics: topicSlugs, Limit: *limit, WithText: *withText})
 	switch {
 	case errors.Is(err, catalog.ErrLibraryNotFound), errors.Is(err, catalog.ErrVersionNotFound),
-		errors.Is(err, search.ErrTopicNotFound), errors.Is(err, request.ErrInvalidKey), errors.Is(err, search.ErrEmptyQuery):
+		errors.Is(err, search.ErrTopicNotFound), errors.Is(err, request.ErrInvalidKey), errors.Is(err, search.ErrEmptyQuery),
+		errors.Is(err, request.ErrInvalidRequest), errors.Is(err, request.ErrInvalidCharacter):
+		// The request is the user's own flags: a query too long, a
+		// control character in an id. The error names the limit.
 		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitUsage
 	case err != nil:

@@ -6,9 +6,11 @@ import (
 	"fmt"
 	"io"
 	"log/slog"
+	"net"
 	"os"
 	"os/signal"
 	"runtime/debug"
+	"strconv"
 	"strings"
 	"sync/atomic"
 	"syscall"
@@ -93,6 +95,14 @@ two of them is an error, never a silent pick.
 	if *stdio && flagGiven(fs, "http") {
 		fmt.Fprintln(stderr, "indexer serve: give --stdio or --http ADDR, not both: --stdio speaks MCP on stdin and stdout for one local client, --http serves it over the network")
 		return exitUsage
+	}
+	// Before anything is logged or opened: a bad address found by
+	// net.Listen would come after a warning about who can reach it.
+	if !*stdio {
+		if err := checkListenAddr(*addr); err != nil {
+			fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+			return exitUsage
+		}
 	}
 	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 || *maxOpen == 0 || *maxOpen < -1 {
 		fmt.Fprintln(stderr, "indexer serve: --reload-interval and --memory-limit-mib must be >= 0, --cache-mib >= 1 and --max-open >= 1 (or -1: no bound)")
@@ -240,6 +250,10 @@ two of them is an error, never a silent pick.
 	if conflicted.Load() {
 		return exitUsage
 	}
+	if errors.Is(err, syscall.EADDRINUSE) {
+		fmt.Fprintf(stderr, "indexer serve: --http %s: the port is in use (another server, or an earlier indexer serve): choose another --http address, or stop the other server\n", *addr)
+		return exitFailed
+	}
 	if err != nil && !errors.Is(err, context.Canceled) && !errors.Is(err, io.EOF) {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 		return exitFailed
@@ -249,3 +263,19 @@ two of them is an error, never a silent pick.
 
 // defaultCacheMiB is the default size of the section text cache.
 const defaultCacheMiB = index.DefaultCacheBytes >> 20
+
+// checkListenAddr returns why addr cannot be serve's --http address: it
+// must be HOST:PORT with a port from 0 to 65535 (0: any free port), HOST
+// empty for every interface. Whether the host resolves, or the port is
+// free, only listening tells.
+func checkListenAddr(addr string) error {
+	const want = "give HOST:PORT with a port from 0 to 65535, e.g. 127.0.0.1:8080, or 0.0.0.0:8080 in a container"
+	_, port, err := net.SplitHostPort(addr)
+	if err != nil {
+		return fmt.Errorf("--http %q is not HOST:PORT: %s", addr, want)
+	}
+	if n, err := strconv.Atoi(port); err != nil || n < 0 || n > 65535 {
+		return fmt.Errorf("--http %q: port %q is not a number from 0 to 65535: %s", addr, port, want)
+	}
+	return nil
+}

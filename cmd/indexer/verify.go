@@ -1,8 +1,11 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 
 	"github.com/codex7/codex7/artifacts"
 )
@@ -24,6 +27,10 @@ exits 1 if there is any.`, stdout, stderr)
 	if fs.NArg() == 1 {
 		dir = fs.Arg(0)
 	}
+	if err := checkArtifactsDir(dir, ""); err != nil {
+		fmt.Fprintf(stderr, "indexer verify: %v\n", err)
+		return exitUsage
+	}
 	probs, err := artifacts.Verify(dir)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer verify: %v\n", err)
@@ -34,6 +41,11 @@ exits 1 if there is any.`, stdout, stderr)
 	}
 	if len(probs) > 0 {
 		fmt.Fprintf(stderr, "%s: %d bad files\n", dir, len(probs))
+		if _, err := os.Stat(filepath.Join(dir, artifacts.CatalogFile)); errors.Is(err, os.ErrNotExist) {
+			// A directory with no catalog at all is no damaged build
+			// but none: say how to make one.
+			fmt.Fprintf(stderr, "%s holds no build (no %s): run 'indexer build --out %s' to make one, or give the directory a build wrote\n", dir, artifacts.CatalogFile, dir)
+		}
 		return exitFailed
 	}
 	fmt.Fprintf(stdout, "%s: ok\n", dir)
