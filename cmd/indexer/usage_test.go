@@ -28,6 +28,7 @@ func checkUsage(t *testing.T, cases []usageCase) {
 		t.Run(c.name, func(t *testing.T) {
 			code, stdout, stderr := runCLI(t, c.args...)
 			out := stdout + stderr
+			t.Logf("indexer %s: exit %d\n%s", strings.Join(c.args, " "), code, out)
 			if code != c.code {
 				t.Errorf("indexer %s: exit %d, want %d\n%s", strings.Join(c.args, " "), code, c.code, out)
 			}
@@ -139,4 +140,41 @@ func TestUsageErrorsWithArtifacts(t *testing.T) {
 	if n := requests.Load(); n != 0 {
 		t.Errorf("the registry got %d requests from pushes with a bad tag, want none", n)
 	}
+}
+
+// TestEvalQuestions: an evaluation file without questions is bad usage,
+// not a table of zeros; questions that cannot be searched name their
+// libraries (a few, then how many more); help and errors describe the
+// file's format instead of a path on the maintainers' machines.
+func TestEvalQuestions(t *testing.T) {
+	out, _ := contextFixtures(t)
+	write := func(name, content string) string {
+		t.Helper()
+		p := filepath.Join(t.TempDir(), name)
+		if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	question := func(lib string) string {
+		return `{"library":"` + lib + `","query":"log in","expected":[{"path":"fixtures/docs/acme-cli/index.mdx","heading":"Log in"}]}` + "\n"
+	}
+	empty := write("empty.jsonl", "")
+	blank := write("blank.jsonl", "\n  \n")
+	unknown := write("unknown.jsonl", question("/acme/cli")+question("/acme/nope")+question("/acme/nope")+question("/acme/cli@v9"))
+	many := write("many.jsonl", question("/a/one")+question("/a/two")+question("/a/three")+question("/a/four")+question("/a/five"))
+	checkUsage(t, []usageCase{
+		{name: "empty file", args: []string{"eval", "--artifacts", out, "--questions", empty},
+			code: exitUsage, want: []string{empty + " holds no questions", "JSON Lines", `"expected"`}, avoid: []string{"overall"}},
+		{name: "blank lines only", args: []string{"eval", "--artifacts", out, "--questions", blank},
+			code: exitUsage, want: []string{"holds no questions"}},
+		{name: "unknown libraries named", args: []string{"eval", "--artifacts", out, "--questions", unknown},
+			code: exitFailed, want: []string{"3 questions could not be searched", "/acme/nope (2 questions): library not found", "/acme/cli@v9 (1 question): version not found"}},
+		{name: "a few named, then how many more", args: []string{"eval", "--artifacts", out, "--questions", many},
+			code: exitFailed, want: []string{"5 questions could not be searched", "/a/five (1 question)", "/a/four (1 question)", "/a/one (1 question)", "and 2 more libraries"}, avoid: []string{"/a/two (", "/a/three ("}},
+		{name: "questions missing", args: []string{"eval", "--artifacts", out},
+			code: exitUsage, want: []string{"--questions FILE.jsonl is required", "JSON Lines", `"library"`}, avoid: []string{"shared/eval", "dev.jsonl"}},
+		{name: "help", args: []string{"eval", "--help"},
+			code: exitOK, want: []string{"JSON Lines", `"query"`, `"expected"`}, avoid: []string{"shared/eval", "dev.jsonl"}},
+	})
 }
