@@ -45,16 +45,18 @@ Without --config it reads ./codex7.yaml, else fixtures/codex7.yaml (the
 bundled example libraries, whose git repository fixtures/.repo it first
 makes from fixtures/docs as they are on disk, committed or not). Private HTTPS repos take a token from
 $CODEX7_GIT_TOKEN (or the library's token_env); ssh URLs use the SSH agent
-once the config's allow.transports lists ssh.`, stdout, stderr)
+once the config's allow.transports lists ssh.`, stdout, stderr,
+		"indexer build --config codex7.yaml --out dist",
+		"indexer build --library /acme/widgets --force -v")
 	cfgPath := fs.String("config", "", "config file (default ./codex7.yaml, else "+fixtureConfig+")")
 	out := fs.String("out", "dist", "artifact directory")
 	var libs listFlag
 	fs.Var(&libs, "library", "build only this library id (repeatable)")
 	force := fs.Bool("force", false, "rebuild versions that are up to date")
-	jobs := fs.Int("jobs", 0, "library versions built at once (default: number of CPUs)")
-	listJobs := fs.Int("list-jobs", pipeline.DefaultListJobs, "libraries whose refs are listed at once")
-	perHost := fs.Int("per-host", fetch.DefaultPerHost, "listings and clones at once against one git host (local repositories count as one host)")
-	fetchTimeout := fs.Duration("fetch-timeout", 10*time.Minute, "time limit for fetching one library version")
+	jobs := fs.Int("jobs", 0, "library versions built at once, at least 1 (0: one per CPU)")
+	listJobs := fs.Int("list-jobs", pipeline.DefaultListJobs, "libraries whose refs are listed at once, at least 1")
+	perHost := fs.Int("per-host", fetch.DefaultPerHost, "listings and clones at once against one git host, at least 1 (local repositories count as one host)")
+	fetchTimeout := durationFlag(fs, "fetch-timeout", 10*time.Minute, "time limit for fetching one library version")
 	verbose := fs.Bool("v", false, "verbose: log every skipped file and debug detail")
 	memLimit := fs.Int64("memory-limit-mib", 400, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile to this file")
@@ -64,6 +66,22 @@ once the config's allow.transports lists ssh.`, stdout, stderr)
 	}
 	if fs.NArg() > 0 {
 		fmt.Fprintf(stderr, "indexer build: unexpected argument %q (flags only; see --help)\n", fs.Arg(0))
+		return exitUsage
+	}
+	// The pipeline takes 0 or less as its default: a value given on the
+	// command line means what it says, or is refused.
+	switch {
+	case *jobs < 0:
+		fmt.Fprintf(stderr, "indexer build: --jobs %d: give at least 1, or 0 for one per CPU\n", *jobs)
+		return exitUsage
+	case *listJobs < 1:
+		fmt.Fprintf(stderr, "indexer build: --list-jobs %d: give at least 1 (default %d)\n", *listJobs, pipeline.DefaultListJobs)
+		return exitUsage
+	case *perHost < 1:
+		fmt.Fprintf(stderr, "indexer build: --per-host %d: give at least 1 (default %d)\n", *perHost, fetch.DefaultPerHost)
+		return exitUsage
+	case *fetchTimeout <= 0:
+		fmt.Fprintf(stderr, "indexer build: --fetch-timeout %v: give a positive duration, e.g. 10m\n", *fetchTimeout)
 		return exitUsage
 	}
 	path, err := findConfig(*cfgPath)

@@ -47,13 +47,15 @@ hook, whose output Claude Code adds to the prompt's context, in
     "timeout": 10}]}]}}`
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
-	fs := newFlags(`context [flags] "PROMPT"`, contextHelp, stdout, stderr)
+	fs := newFlags(`context [flags] "PROMPT"`, contextHelp, stdout, stderr,
+		`indexer context "how do I add middleware in express?"`,
+		"indexer context --json --tokens 2000 - < prompt.txt")
 	dir := fs.String("artifacts", "dist", "artifact directory")
 	asJSON := fs.Bool("json", false, `print {"libraries":[...],"items":[...]} as JSON`)
 	asMarkdown := fs.Bool("markdown", false, "print Markdown for an agent's context (the default)")
 	hook := fs.Bool("hook", false, `read the prompt from a Claude Code hook event on stdin ({"prompt": ...})`)
 	tokens := fs.Int("tokens", contextitems.DefaultTokens, "token budget of all the sections together")
-	timeout := fs.Duration("timeout", contextitems.DefaultTimeout, "time budget; libraries that do not answer in time are left out")
+	timeout := durationFlag(fs, "timeout", contextitems.DefaultTimeout, "time budget; libraries that do not answer in time are left out")
 	verbose := fs.Bool("v", false, "log why each library found was left out")
 	if code, done := parse(fs, args, stdout); done {
 		return code

@@ -39,8 +39,8 @@ func addContext7Flags(fs *flag.FlagSet, getenv func(string) string) *context7Fla
 		url:      fs.String("context7-url", base, "Context7 API base URL (default: CONTEXT7_API_URL, else the public service); Context7 serves get-context7-docs and remote matches when CONTEXT7_API_KEY is set"),
 		cacheDir: fs.String("context7-cache-dir", defaultContext7CacheDir(), "directory for cached Context7 answers, which several servers may share"),
 		mem:      fs.Bool("context7-cache-mem", false, "keep Context7 answers in memory only, as for a read-only container"),
-		ttl:      fs.Duration("context7-cache-ttl", cache.DefaultTTL, "how long a Context7 answer is reused"),
-		timeout:  fs.Duration("context7-timeout", context7.DefaultTimeout, "the most one Context7 call may take"),
+		ttl:      durationFlag(fs, "context7-cache-ttl", cache.DefaultTTL, "how long a Context7 answer is reused"),
+		timeout:  durationFlag(fs, "context7-timeout", context7.DefaultTimeout, "the most one Context7 call may take"),
 	}
 }
 

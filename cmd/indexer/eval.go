@@ -23,7 +23,9 @@ it from) and heading match an expected one. "in docs" is the share of
 questions whose get-library-docs answer (the question as its query, at
 --tokens) holds an answering section: what an agent reading that answer
 gets, whatever the section's rank. --misses lists every question not
-answered first: its answers, and what ranked above them.`, stdout, stderr)
+answered first: its answers, and what ranked above them.`, stdout, stderr,
+		"indexer eval --questions questions.jsonl --misses",
+		"indexer eval --questions questions.jsonl --artifacts dist --json > report.json")
 	dir := fs.String("artifacts", "dist", "artifact directory")
 	file := fs.String("questions", "", "evaluation file, JSON Lines: one question a line (see above), required")
 	asJSON := fs.Bool("json", false, "print the report as JSON (misses included)")

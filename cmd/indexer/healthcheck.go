@@ -15,8 +15,10 @@ http://127.0.0.1:8080/readyz) must answer 200 within --timeout. Exit 0 if
 it does, 1 otherwise, with the status or error on stderr. It needs no
 shell or curl, so a container image of the binary alone can use it as its
 HEALTHCHECK; /healthz checks the process only, /readyz also that the
-artifacts are loaded.`, stdout, stderr)
-	timeout := fs.Duration("timeout", 5*time.Second, "how long to wait for the answer")
+artifacts are loaded.`, stdout, stderr,
+		"indexer healthcheck http://127.0.0.1:8080/readyz",
+		"indexer healthcheck --timeout 2s http://codex7:8080/healthz")
+	timeout := durationFlag(fs, "timeout", 5*time.Second, "how long to wait for the answer")
 	pos, code, done := parseInterspersed(fs, args, stdout)
 	if done {
 		return code

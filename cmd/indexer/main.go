@@ -11,7 +11,10 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"strconv"
+	"strings"
 	"syscall"
+	"time"
 )
 
 // Exit codes, documented in usage.
@@ -39,7 +42,8 @@ Usage:
   indexer healthcheck [--timeout D] [URL]
   indexer version
 
-Run 'indexer COMMAND --help' for a command's flags.
+Run 'indexer help COMMAND' (or 'indexer COMMAND --help') for a command's
+flags and examples.
 
 Exit codes: 0 success; 1 some library version failed to build (or the
 build could not finish: output locked by another build, disk errors), verify
@@ -86,7 +90,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return runContext(ctx, rest, os.Stdin, stdout, stderr)
 	case "version", "--version":
 		fs := newFlags("version", `Prints the release version, commit and build date stamped in, the artifact
-format, Go version and platform.`, stdout, stderr)
+format, Go version and platform.`, stdout, stderr,
+			"indexer version")
 		if code, done := parse(fs, rest, stdout); done {
 			return code
 		}
@@ -97,48 +102,115 @@ format, Go version and platform.`, stdout, stderr)
 		fmt.Fprintln(stdout, versionString())
 		return exitOK
 	case "help", "-h", "--help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
+		switch {
+		case len(rest) == 0 || rest[0] == "help" || rest[0] == "-h" || rest[0] == "--help":
+			fmt.Fprint(stdout, usage)
+			return exitOK
+		case len(rest) > 1:
+			fmt.Fprintln(stderr, "indexer help: give one command, e.g. indexer help build")
+			return exitUsage
+		}
+		// A command's own help; an unknown one is said so, exit 2.
+		return run([]string{rest[0], "--help"}, stdout, stderr)
 	default:
 		fmt.Fprintf(stderr, "indexer: unknown command %q\n\n%s", cmd, usage)
 		return exitUsage
 	}
 }
 
-// newFlags makes a flag set whose --help prints the command's usage to
-// stdout and whose errors go to stderr.
-func newFlags(name, synopsis string, stdout, stderr io.Writer) *flag.FlagSet {
+// newFlags makes the flag set of a command. name is the command and its
+// synopsis ("build [flags]"); help says what it does; examples are command
+// lines that work as written, shown last. Its Usage prints the whole help:
+// parse shows it on --help, on stdout, and only a one-line pointer to it
+// after a bad flag. Errors go to stderr.
+func newFlags(name, help string, stdout, stderr io.Writer, examples ...string) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		out := fs.Output()
-		fmt.Fprintf(out, "Usage: indexer %s\n\n%s\n\nFlags:\n", name, synopsis)
-		fs.PrintDefaults()
+		fmt.Fprintf(out, "Usage: indexer %s\n\n%s\n", name, help)
+		hasFlags := false
+		fs.VisitAll(func(*flag.Flag) { hasFlags = true })
+		if hasFlags {
+			fmt.Fprint(out, "\nFlags:\n")
+			fs.PrintDefaults()
+		}
+		if len(examples) > 0 {
+			fmt.Fprint(out, "\nExamples:\n")
+			for _, e := range examples {
+				fmt.Fprintf(out, "  %s\n", e)
+			}
+		}
 	}
 	return fs
 }
 
+// commandOf returns the command a flag set of newFlags is for ("build").
+func commandOf(fs *flag.FlagSet) string {
+	name, _, _ := strings.Cut(fs.Name(), " ")
+	return name
+}
+
 // parse parses args; it returns done=true with the exit code when the
-// command should stop: help asked (usage on stdout, once) or bad flags
-// (the error and usage on stderr).
+// command should stop: help asked (the whole help on stdout, once) or a
+// bad flag (its error and one line saying where the help is, on stderr:
+// the whole help would bury the error).
 func parse(fs *flag.FlagSet, args []string, stdout io.Writer) (code int, done bool) {
+	help := fs.Usage
+	// The flag package calls Usage after a bad flag's error: the line
+	// below says where the help is instead.
+	fs.Usage = func() {}
+	defer func() { fs.Usage = help }()
+	showHelp := func() (int, bool) {
+		fs.SetOutput(stdout)
+		help()
+		return exitOK, true
+	}
 	for _, a := range args {
 		if a == "--" {
 			break
 		}
-		if a == "-h" || a == "-help" || a == "--help" {
-			fs.SetOutput(stdout)
-			fs.Usage()
-			return exitOK, true
+		if a == "-h" || a == "-help" || a == "--help" || a == "--h" {
+			return showHelp()
 		}
 	}
 	if err := fs.Parse(args); err != nil {
 		if errors.Is(err, flag.ErrHelp) {
-			return exitOK, true
+			return showHelp()
 		}
+		fmt.Fprintf(fs.Output(), "Run 'indexer %s --help' for usage.\n", commandOf(fs))
 		return exitUsage, true
 	}
 	return 0, false
+}
+
+// durationValue is a flag.Value for a time.Duration whose error, unlike
+// the flag package's "parse error", says what a duration looks like: a
+// number without a unit ("5") is the usual mistake.
+type durationValue time.Duration
+
+func (d *durationValue) String() string { return (*time.Duration)(d).String() }
+
+func (d *durationValue) Set(s string) error {
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		if _, nerr := strconv.ParseFloat(s, 64); nerr == nil {
+			return fmt.Errorf("a duration needs a unit: e.g. %ss or %sm (units: ms, s, m, h)", s, s)
+		}
+		return errors.New("not a duration: give a number with a unit, e.g. 30s, 5m or 1h30m")
+	}
+	*d = durationValue(v)
+	return nil
+}
+
+// durationFlag defines a duration flag like fs.Duration, with
+// durationValue's errors. Its help says a unit is needed, and still
+// names the flag's type "duration".
+func durationFlag(fs *flag.FlagSet, name string, value time.Duration, usage string) *time.Duration {
+	p := new(time.Duration)
+	*p = value
+	fs.Var((*durationValue)(p), name, usage+", a `duration` with a unit (30s, 5m)")
+	return p
 }
 
 // newLogger logs to stderr: text on a terminal, JSON otherwise (CI, containers).

@@ -68,7 +68,9 @@ are not uploaded again; the tag moves only once everything is uploaded. Prints
 what was pushed, what was there, the bytes sent and the manifest digest
 (pin a deployment to oci://HOST/REPO@DIGEST). The tag defaults to latest.
 
-`+credentialsHelp, stdout, stderr)
+`+credentialsHelp, stdout, stderr,
+		"indexer push --artifacts dist oci://ghcr.io/acme/docs:latest",
+		"indexer push --tag v1.4.0 oci://localhost:5000/acme/docs")
 	dir := fs.String("artifacts", "dist", "artifact directory to publish (as written by indexer build)")
 	var tags listFlag
 	fs.Var(&tags, "tag", "another tag for the pushed manifest, e.g. a release (repeatable)")
@@ -130,7 +132,9 @@ changed; --missing-ok lets the first run start from nothing while a
 registry that is down, refuses the credentials or lost a blob of the tag
 still fails the job.
 
-`+credentialsHelp, stdout, stderr)
+`+credentialsHelp, stdout, stderr,
+		"indexer pull --artifacts dist oci://ghcr.io/acme/docs:latest",
+		"indexer pull --missing-ok oci://ghcr.io/acme/docs && indexer build && indexer push oci://ghcr.io/acme/docs")
 	dir := fs.String("artifacts", "dist", "artifact directory to bring up to date")
 	missingOK := fs.Bool("missing-ok", false, "a reference that does not exist yet (a first CI run) is no error: the directory is left as it is, exit 0")
 	rf := addRegistryFlags(fs)

@@ -18,7 +18,9 @@ pushes and serves its own dist), and into --out the HAProxy (2.6+)
 configuration haproxy.cfg with its map libraries.map, which route every MCP
 tool call and REST request to the group holding its library. A group
 without --server gets one replica, codex7-GROUP:8080 (a Kubernetes Service
-name). See deploy/replicas.`, stdout, stderr)
+name). See deploy/replicas.`, stdout, stderr,
+		"indexer route --groups a,b --config codex7.yaml --out router",
+		"indexer route --groups a,b --by org --server a=10.0.0.5:8080 --server a=10.0.0.6:8080")
 	cfgPath := fs.String("config", "codex7.yaml", "config file of the whole catalog")
 	out := fs.String("out", "router", "directory for haproxy.cfg and libraries.map")
 	groups := fs.String("groups", "", "comma-separated replica group names (letters, digits, - and _)")

@@ -29,12 +29,14 @@ type searchResult struct {
 
 func runSearch(ctx context.Context, args []string, stdout, stderr io.Writer) int {
 	fs := newFlags("search --library ID --query TEXT [flags]", `Searches one library version's sections, best first, from the artifacts
-built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr)
+built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr,
+		`indexer search --library /acme/cli --query "log in from a browser"`,
+		`indexer search --library /acme/widgets --query "environment variables" --limit 3 --json`)
 	dir := fs.String("artifacts", "dist", "artifact directory")
 	libFlag := fs.String("library", "", "library id, e.g. /tiangolo/fastapi or /tiangolo/fastapi@main (required)")
 	version := fs.String("version", "", "version (default: the library's latest)")
-	query := fs.String("query", "", "what to look for")
-	topicList := fs.String("topics", "", "comma-separated topic slugs; keep sections tagged with any")
+	query := fs.String("query", "", "what to look for (required, unless --topics is given)")
+	topicList := fs.String("topics", "", "comma-separated topic slugs; keep sections tagged with any (--query, --topics or both are required)")
 	limit := fs.Int("limit", 10, "number of results (1-100)")
 	asJSON := fs.Bool("json", false, `print {"results":[...]} as JSON`)
 	withText := fs.Bool("text", false, "print each section's markdown under its result line")

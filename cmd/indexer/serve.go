@@ -66,14 +66,16 @@ serving, a failing registry leaves what was pulled served, is named in
 repeated, local directories and registries together; a library found in
 two of them is an error, never a silent pick.
 
-`+credentialsHelp, stdout, stderr)
+`+credentialsHelp, stdout, stderr,
+		"indexer serve --stdio --artifacts /srv/codex7/dist",
+		"indexer serve --http 0.0.0.0:8080 --auth tokens.yaml --artifacts oci://ghcr.io/acme/docs:latest")
 	var sources listFlag
 	fs.Var(&sources, "artifacts", "artifact directory (as written by indexer build) or registry reference oci://HOST/REPO[:TAG|@DIGEST] (as pushed by indexer push); repeat to serve several as one catalog (default dist)")
 	cacheDir := fs.String("cache-dir", "", "where registry references are pulled to (default: the user cache dir's codex7 folder); must be writable")
 	rf := addRegistryFlags(fs)
 	stdio := fs.Bool("stdio", false, "speak MCP over stdin and stdout")
 	addr := fs.String("http", server.DefaultAddr, "address for streamable HTTP")
-	interval := fs.Duration("reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json, and to ask registries whether a tag moved (0: only on SIGHUP)")
+	interval := durationFlag(fs, "reload-interval", 2*time.Second, "how often to look for a rebuilt catalog.json, and to ask registries whether a tag moved (0: only on SIGHUP)")
 	cacheMiB := fs.Int("cache-mib", defaultCacheMiB, "memory for section text read from disk, shared by all libraries, in MiB")
 	maxOpen := fs.Int("max-open", catalog.DefaultMaxOpen, "library versions kept open at once; beyond it the least recently used one no request holds closes, and re-opens when asked (each costs about 200 KB for a library of 20 pages, a few MB for a large one; -1: no bound)")
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")

@@ -17,7 +17,9 @@ to FILE under "tokens:", which keeps only the token's SHA-256: the token
 itself is stored nowhere. SIGHUP makes a running server reread FILE.
 
 A pattern is a library id with * for any org or project: /acme/* or
-/vercel/next.js; /*/* is every library.`, stdout, stderr)
+/vercel/next.js; /*/* is every library.`, stdout, stderr,
+		"indexer token --name ci-bot --library '/acme/*' --library /vercel/next.js",
+		"indexer token --name dashboards --library '/*/*' --rate 5")
 	name := fs.String("name", "", "the token's name in logs and audit lines (required)")
 	var libs listFlag
 	fs.Var(&libs, "library", "a library id pattern the token may read; repeat for more (required)")

@@ -6,6 +6,7 @@ import (
 	"net/http/httptest"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -176,5 +177,98 @@ func TestEvalQuestions(t *testing.T) {
 			code: exitUsage, want: []string{"--questions FILE.jsonl is required", "JSON Lines", `"library"`}, avoid: []string{"shared/eval", "dev.jsonl"}},
 		{name: "help", args: []string{"eval", "--help"},
 			code: exitOK, want: []string{"JSON Lines", `"query"`, `"expected"`}, avoid: []string{"shared/eval", "dev.jsonl"}},
+	})
+}
+
+// TestCommandHelp: every command's help, by --help or by 'indexer help
+// CMD', ends with examples whose flags are the command's own, and has a
+// Flags: heading only when there are flags.
+func TestCommandHelp(t *testing.T) {
+	commands := []string{"build", "verify", "push", "pull", "search", "eval", "serve", "token", "route", "context", "healthcheck", "version"}
+	flagLine := regexp.MustCompile(`(?m)^  -([A-Za-z0-9][A-Za-z0-9_.-]*)`)
+	for _, cmd := range commands {
+		t.Run(cmd, func(t *testing.T) {
+			code, help, stderr := runCLI(t, cmd, "--help")
+			if code != exitOK || stderr != "" {
+				t.Fatalf("indexer %s --help: exit %d, stderr %q", cmd, code, stderr)
+			}
+			if code, viaHelp, stderr := runCLI(t, "help", cmd); code != exitOK || stderr != "" || viaHelp != help {
+				t.Errorf("indexer help %s: exit %d, stderr %q, output differs from --help's:\n%s", cmd, code, stderr, viaHelp)
+			}
+			body, examples, ok := strings.Cut(help, "\nExamples:\n")
+			if !ok {
+				t.Fatalf("indexer %s --help has no examples:\n%s", cmd, help)
+			}
+			flags := map[string]bool{}
+			if _, list, ok := strings.Cut(body, "\nFlags:\n"); ok {
+				for _, m := range flagLine.FindAllStringSubmatch(list, -1) {
+					flags[m[1]] = true
+				}
+				if len(flags) == 0 {
+					t.Errorf("indexer %s --help has an empty Flags: heading:\n%s", cmd, help)
+				}
+			}
+			n := 0
+			for _, line := range strings.Split(strings.TrimRight(examples, "\n"), "\n") {
+				ex, ok := strings.CutPrefix(line, "  indexer "+cmd)
+				if !ok {
+					t.Errorf("indexer %s --help: example %q is not an indexer %s command line", cmd, line, cmd)
+					continue
+				}
+				n++
+				// The flags of this command, up to a shell operator.
+				for _, w := range strings.Fields(ex) {
+					if w == "&&" || w == "|" || w == ">" || w == "<" {
+						break
+					}
+					if name, ok := strings.CutPrefix(w, "-"); ok && name != "" {
+						name, _, _ = strings.Cut(strings.TrimPrefix(name, "-"), "=")
+						if !flags[name] {
+							t.Errorf("indexer %s --help: example %q gives --%s, which is no flag of the command", cmd, line, name)
+						}
+					}
+				}
+			}
+			if n == 0 || n > 3 {
+				t.Errorf("indexer %s --help has %d examples, want one to three", cmd, n)
+			}
+		})
+	}
+}
+
+// TestFlagErrors: a bad flag prints its error and where the help is, not
+// the whole help; values out of range are refused with the range.
+func TestFlagErrors(t *testing.T) {
+	for _, args := range [][]string{
+		{"build", "--nope"},
+		{"push", "oci://127.0.0.1:1/docs", "--nope"},
+		{"verify", "--nope"},
+		{"version", "--nope"},
+	} {
+		code, stdout, stderr := runCLI(t, args...)
+		want := "flag provided but not defined: -nope\nRun 'indexer " + args[0] + " --help' for usage.\n"
+		if code != exitUsage || stdout != "" || stderr != want {
+			t.Errorf("indexer %s: exit %d, stdout %q, stderr %q; want exit 2 and stderr %q", strings.Join(args, " "), code, stdout, stderr, want)
+		}
+	}
+	checkUsage(t, []usageCase{
+		{name: "help of an unknown command", args: []string{"help", "frobnicate"}, code: exitUsage, want: []string{`unknown command "frobnicate"`}},
+		{name: "help of two commands", args: []string{"help", "build", "push"}, code: exitUsage, want: []string{"give one command"}},
+		{name: "help of help", args: []string{"help", "help"}, code: exitOK, want: []string{"indexer help COMMAND"}},
+		{name: "duration without a unit", args: []string{"build", "--fetch-timeout", "5"},
+			code: exitUsage, want: []string{"-fetch-timeout", "needs a unit", "5s", "5m"}, avoid: []string{"parse error", "Usage:"}},
+		{name: "not a duration", args: []string{"healthcheck", "--timeout", "soon"},
+			code: exitUsage, want: []string{"not a duration", "30s"}, avoid: []string{"parse error"}},
+		{name: "duration of serve", args: []string{"serve", "--reload-interval", "2"},
+			code: exitUsage, want: []string{"needs a unit"}},
+		{name: "jobs negative", args: []string{"build", "--jobs", "-1"}, code: exitUsage, want: []string{"--jobs -1", "at least 1, or 0 for one per CPU"}},
+		{name: "list-jobs negative", args: []string{"build", "--list-jobs", "-3"}, code: exitUsage, want: []string{"--list-jobs -3", "at least 1"}},
+		{name: "list-jobs zero", args: []string{"build", "--list-jobs", "0"}, code: exitUsage, want: []string{"--list-jobs 0", "at least 1"}},
+		{name: "per-host zero", args: []string{"build", "--per-host", "0"}, code: exitUsage, want: []string{"--per-host 0", "at least 1"}},
+		{name: "fetch-timeout zero", args: []string{"build", "--fetch-timeout", "0s"}, code: exitUsage, want: []string{"--fetch-timeout 0s", "positive"}},
+		{name: "search says what is required", args: []string{"search", "--help"}, code: exitOK,
+			want: []string{"what to look for (required, unless --topics is given)"}},
+		{name: "durations keep their type in help", args: []string{"serve", "--help"}, code: exitOK,
+			want: []string{"  -reload-interval duration\n", "a duration with a unit (30s, 5m)"}},
 	})
 }

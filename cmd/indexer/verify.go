@@ -15,7 +15,8 @@ func runVerify(args []string, stdout, stderr io.Writer) int {
 format version, the sha256 of every file, and that the catalog describes
 each version as its manifest does (a build or pull stopped before writing
 the catalog leaves it out of date: run it again). Prints each bad file and
-exits 1 if there is any.`, stdout, stderr)
+exits 1 if there is any.`, stdout, stderr,
+		"indexer verify dist")
 	if code, done := parse(fs, args, stdout); done {
 		return code
 	}
