@@ -1,12 +1,15 @@
 package main
 
 import (
+	"errors"
 	"fmt"
 	"io"
+	"math"
 	"strconv"
 	"strings"
 
 	"github.com/codex7/codex7/access"
+	"github.com/codex7/codex7/config"
 )
 
 func runToken(args []string, stdout, stderr io.Writer) int {
@@ -31,6 +34,19 @@ A pattern is a library id with * for any org or project: /acme/* or
 		fmt.Fprintln(stderr, "indexer token: give --name and at least one --library, e.g. --name ci --library '/acme/*'")
 		return exitUsage
 	}
+	// Said in the flags' terms here; the policy's own check below would
+	// name a line of an entry the user never wrote.
+	for i, l := range libs {
+		libs[i] = strings.TrimSpace(l)
+		if err := checkLibraryPattern(libs[i]); err != nil {
+			fmt.Fprintf(stderr, "indexer token: --library %q: %v\n", l, err)
+			return exitUsage
+		}
+	}
+	if !(*rate > 0) || math.IsInf(*rate, 0) {
+		fmt.Fprintf(stderr, "indexer token: --rate %v: give the requests per second the token may make, above 0 (default %d)\n", *rate, access.DefaultRate)
+		return exitUsage
+	}
 	tok, err := access.NewToken()
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer token: %v\n", err)
@@ -46,10 +62,54 @@ A pattern is a library id with * for any org or project: /acme/* or
 	}
 	// The entry must load: check it before anyone pastes it.
 	if _, err := access.Parse(strings.NewReader("tokens:\n"+entry), "the new entry"); err != nil {
-		fmt.Fprintf(stderr, "indexer token: %v\n", err)
+		fmt.Fprintf(stderr, "indexer token: the entry for these flags would not load in an --auth file: %v\n", err)
 		return exitUsage
 	}
 	fmt.Fprintln(stdout, tok)
 	fmt.Fprint(stdout, entry)
 	return exitOK
+}
+
+// patternForm says what a --library pattern looks like.
+const patternForm = "a pattern is a library id, /org/project, with * for any run of characters within a segment, e.g. /acme/* or /vercel/next.js; /*/* is every library"
+
+// checkLibraryPattern returns what is wrong with a --library pattern:
+// not /org/project in shape, or with a segment that no library id can
+// have, which would make a token that can never read anything. What an
+// id may hold is the config's rule (see validLibraryID).
+func checkLibraryPattern(p string) error {
+	segs := strings.Split(p, "/")
+	if len(segs) != 3 || segs[0] != "" || segs[1] == "" || segs[2] == "" {
+		return errors.New(patternForm)
+	}
+	// A * stands for any run of characters: an id that a pattern can match,
+	// if any can, is the pattern with each * made one letter.
+	for _, seg := range segs[1:] {
+		if !validLibraryID("/" + strings.ReplaceAll(seg, "*", "x") + "/x") {
+			return fmt.Errorf("no library id can match %q: the org and project of an id are letters, digits, '.', '_' and '-', not starting with '.'; write e.g. /acme/* or /vercel/next.js", seg)
+		}
+	}
+	return nil
+}
+
+// validLibraryID reports whether the build config accepts id as a
+// library id. It asks the config package's own validation, of a config
+// whose one library is otherwise sound, so that the two never disagree.
+func validLibraryID(id string) bool {
+	c := &config.Config{Libraries: []config.Library{{ID: id, Repo: "https://example.com/org/project.git"}}}
+	err := c.Validate()
+	if err == nil {
+		return true
+	}
+	var problems interface{ Unwrap() []error }
+	if !errors.As(err, &problems) {
+		return false
+	}
+	for _, p := range problems.Unwrap() {
+		var ce *config.Error
+		if errors.As(p, &ce) && ce.Field == "libraries[0].id" {
+			return false
+		}
+	}
+	return true
 }

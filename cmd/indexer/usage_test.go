@@ -272,3 +272,31 @@ func TestFlagErrors(t *testing.T) {
 			want: []string{"  -reload-interval duration\n", "a duration with a unit (30s, 5m)"}},
 	})
 }
+
+// TestTokenFlags: token's errors speak of its flags, say what a pattern
+// looks like, and refuse a pattern no library id can match, by the build
+// config's own rule for ids.
+func TestTokenFlags(t *testing.T) {
+	internal := []string{"invalid access policy", "the new entry", "token \"ci\":"}
+	checkUsage(t, []usageCase{
+		{name: "no leading slash", args: []string{"token", "--name", "ci", "--library", "acme"},
+			code: exitUsage, want: []string{`--library "acme"`, "/org/project", "/acme/*"}, avoid: internal},
+		{name: "space in org", args: []string{"token", "--name", "ci", "--library", "/a b/c"},
+			code: exitUsage, want: []string{`--library "/a b/c"`, `no library id can match "a b"`, "/acme/*"}, avoid: internal},
+		{name: "dot first", args: []string{"token", "--name", "ci", "--library", "/acme/.*"},
+			code: exitUsage, want: []string{`no library id can match ".*"`}, avoid: internal},
+		{name: "three segments", args: []string{"token", "--name", "ci", "--library", "/acme/docs/v1"},
+			code: exitUsage, want: []string{"/org/project"}, avoid: internal},
+		{name: "rate zero", args: []string{"token", "--name", "ci", "--library", "/acme/*", "--rate", "0"},
+			code: exitUsage, want: []string{"--rate 0", "above 0"}, avoid: internal},
+		{name: "rate negative", args: []string{"token", "--name", "ci", "--library", "/acme/*", "--rate", "-1"},
+			code: exitUsage, want: []string{"--rate -1"}, avoid: internal},
+		{name: "patterns", args: []string{"token", "--name", "ci", "--library", "/acme/*", "--library", "/*/*", "--library", "/Vercel/next*.js", "--library", " /acme/x "},
+			code: exitOK, want: []string{`libraries: ["/acme/*", "/*/*", "/Vercel/next*.js", "/acme/x"]`}},
+	})
+	for id, want := range map[string]bool{"/acme/x": true, "/vercel/next.js": true, "/a_b/c-d": true, "/a b/c": false, "/.x/y": false, "/acme": false, "acme/x": false} {
+		if got := validLibraryID(id); got != want {
+			t.Errorf("validLibraryID(%q) = %v, want %v", id, got, want)
+		}
+	}
+}
