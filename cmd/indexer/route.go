@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"io"
+	"os"
+	"path/filepath"
 	"strings"
 
 	"github.com/codex7/codex7/routing"
@@ -46,6 +48,14 @@ name). See deploy/replicas.`, stdout, stderr,
 		}
 		opts.Servers[g] = append(opts.Servers[g], addr)
 	}
+	// Whether each file was there before, to say which ones are
+	// overwritten: a group's config beside the user's may have been edited.
+	files := routeFiles(opts)
+	existed := make([]bool, len(files))
+	for i, f := range files {
+		_, err := os.Stat(f)
+		existed[i] = err == nil
+	}
 	res, err := routing.Generate(opts)
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer route: %v\n", err)
@@ -54,6 +64,26 @@ name). See deploy/replicas.`, stdout, stderr,
 	for _, g := range res {
 		fmt.Fprintf(stdout, "group %s: %d libraries, replicas %s\n", g.Name, len(g.Libraries), strings.Join(g.Servers, " "))
 	}
-	fmt.Fprintf(stdout, "wrote %s/haproxy.cfg and %s/libraries.map\n", *out, *out)
+	for i, f := range files {
+		if existed[i] {
+			fmt.Fprintf(stdout, "wrote %s (overwriting the one there)\n", f)
+		} else {
+			fmt.Fprintf(stdout, "wrote %s\n", f)
+		}
+	}
 	return exitOK
+}
+
+// routeFiles returns the files routing.Generate writes for opts: the
+// proxy's haproxy.cfg and libraries.map in Out, and codex7.GROUP.yaml
+// (the config's name with the group before its extension) beside the
+// config for each group, as Generate's doc comment says. Generate does not
+// return them, so they are named here by the same rule.
+func routeFiles(opts routing.Options) []string {
+	files := []string{filepath.Join(opts.Out, "haproxy.cfg"), filepath.Join(opts.Out, "libraries.map")}
+	base := strings.TrimSuffix(filepath.Base(opts.Config), filepath.Ext(opts.Config))
+	for _, g := range opts.Groups {
+		files = append(files, filepath.Join(filepath.Dir(opts.Config), base+"."+g+".yaml"))
+	}
+	return files
 }

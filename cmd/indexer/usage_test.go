@@ -300,3 +300,38 @@ func TestTokenFlags(t *testing.T) {
 		}
 	}
 }
+
+// TestRouteReportsEveryFile: route names every file it writes, the
+// groups' configs beside the user's included, and says which ones it
+// overwrote.
+func TestRouteReportsEveryFile(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "codex7.yaml")
+	if err := os.WriteFile(cfg, []byte("libraries:\n  - id: /acme/one\n    repo: https://example.com/acme/one.git\n  - id: /acme/two\n    repo: https://example.com/acme/two.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "r1")
+	files := []string{filepath.Join(out, "haproxy.cfg"), filepath.Join(out, "libraries.map"), filepath.Join(dir, "codex7.a.yaml"), filepath.Join(dir, "codex7.b.yaml")}
+	var fresh, again []string
+	for _, f := range files {
+		fresh = append(fresh, "wrote "+f+"\n")
+		again = append(again, "wrote "+f+" (overwriting the one there)\n")
+	}
+	args := []string{"route", "--groups", "a,b", "--config", cfg, "--out", out}
+	checkUsage(t, []usageCase{
+		{name: "first", args: args, code: exitOK, want: fresh, avoid: []string{"overwriting"}},
+		{name: "again", args: args, code: exitOK, want: again},
+	})
+	for _, f := range files {
+		if _, err := os.Stat(f); err != nil {
+			t.Errorf("route reported %s: %v", f, err)
+		}
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(entries) != 4 { // codex7.yaml, the two groups' and r1
+		t.Errorf("route wrote files it did not report: %v", entries)
+	}
+}
