@@ -28,8 +28,9 @@ type Reference struct {
 func IsReference(s string) bool { return strings.HasPrefix(s, Scheme) }
 
 // ParseReference parses oci://HOST[:PORT]/REPO[:TAG|@DIGEST]; a reference
-// with neither tag nor digest gets DefaultTag. Errors wrap ErrReference
-// and say what a reference looks like.
+// with neither tag nor digest gets DefaultTag, one with an empty tag or
+// digest after its ':' or '@' is an error. Errors wrap ErrReference, name
+// the part that is wrong and say what it looks like.
 func ParseReference(s string) (Reference, error) {
 	if !IsReference(s) {
 		return Reference{}, fmt.Errorf("%w %q: it must start with %s (e.g. oci://ghcr.io/acme/docs:latest)", ErrReference, s, Scheme)
@@ -37,6 +38,9 @@ func ParseReference(s string) (Reference, error) {
 	raw := strings.TrimPrefix(s, Scheme)
 	if !strings.Contains(raw, "/") {
 		return Reference{}, fmt.Errorf("%w %q: give a host and a repository, e.g. oci://ghcr.io/acme/docs:latest", ErrReference, s)
+	}
+	if why := referenceProblem(raw); why != "" {
+		return Reference{}, fmt.Errorf("%w %q: %s", ErrReference, s, why)
 	}
 	ref, err := registry.ParseReference(raw)
 	if err != nil {
@@ -48,8 +52,54 @@ func ParseReference(s string) (Reference, error) {
 	return Reference{ref: ref}, nil
 }
 
-// tagForm says what a tag may be, as the OCI distribution spec has it.
-const tagForm = "a tag is 1 to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-', e.g. v1.2.0 or latest"
+// What the parts of a reference may be, as the OCI distribution spec has
+// them, for messages.
+const (
+	tagForm        = "a tag is 1 to 128 letters, digits, '_', '.' and '-', not starting with '.' or '-', e.g. v1.2.0 or latest"
+	repositoryForm = "repository names are lowercase: letters a-z and digits, in parts separated by '.', '_', '__' or '-' and joined by '/', each part starting and ending with a letter or digit, e.g. acme/docs"
+	digestForm     = "a digest is sha256: and 64 hex digits, as push prints"
+)
+
+// referenceProblem says what is wrong with raw, a reference without its
+// scheme, split into host, repository and tag or digest as oras's
+// registry.ParseReference splits it, and checked with its validators;
+// "" when nothing is. It also refuses what that parser lets through as no
+// tag at all: an empty tag or digest after the ':' or '@'.
+func referenceProblem(raw string) string {
+	host, path, _ := strings.Cut(raw, "/")
+	repo := path
+	var tag, digest string
+	var hasTag, hasDigest bool
+	if i := strings.Index(path, "@"); i >= 0 {
+		repo, digest, hasDigest = path[:i], path[i+1:], true
+		if j := strings.Index(repo, ":"); j >= 0 {
+			repo = repo[:j] // a tag beside a digest is dropped
+		}
+	} else if i := strings.Index(path, ":"); i >= 0 {
+		repo, tag, hasTag = path[:i], path[i+1:], true
+	}
+	switch {
+	case (registry.Reference{Registry: host}).ValidateRegistry() != nil:
+		return fmt.Sprintf("host %q is not HOST or HOST:PORT, e.g. ghcr.io or localhost:5000", host)
+	case repo == "":
+		return "give a repository after the host, e.g. oci://ghcr.io/acme/docs"
+	case (registry.Reference{Repository: repo}).ValidateRepository() != nil:
+		msg := fmt.Sprintf("repository %q is not allowed: %s", repo, repositoryForm)
+		if lower := strings.ToLower(repo); lower != repo && (registry.Reference{Repository: lower}).ValidateRepository() == nil {
+			msg += fmt.Sprintf(" (did you mean %s%s/%s%s?)", Scheme, host, lower, path[len(repo):])
+		}
+		return msg
+	case hasTag && tag == "":
+		return fmt.Sprintf("the tag after ':' is empty: give one, e.g. %s%s/%s:%s, or leave out the ':' for %s", Scheme, host, repo, DefaultTag, DefaultTag)
+	case hasTag && CheckTag(tag) != nil:
+		return fmt.Sprintf("tag %q is not allowed: %s", tag, tagForm)
+	case hasDigest && digest == "":
+		return "the digest after '@' is empty: " + digestForm
+	case hasDigest && (registry.Reference{Reference: digest}).ValidateReferenceAsDigest() != nil:
+		return fmt.Sprintf("digest %q is not allowed: %s", digest, digestForm)
+	}
+	return ""
+}
 
 // CheckTag returns an error wrapping ErrReference, saying what a tag looks
 // like, when tag cannot be a tag in a registry; nil otherwise. Push checks
