@@ -147,6 +147,12 @@ still fails the job.
 	if code != 0 {
 		return code
 	}
+	// The directory may be absent (pull makes it), but a file there is
+	// the user's mistake, to be said before the registry is asked.
+	if fi, err := os.Stat(*dir); err == nil && !fi.IsDir() {
+		fmt.Fprintf(stderr, "indexer pull: --artifacts %s: not a directory: give the directory to pull into (it is made if absent), e.g. --artifacts dist\n", *dir)
+		return exitUsage
+	}
 	res, err := oci.Pull(ctx, ref, *dir, oci.PullOptions{Options: rf.options(os.Getenv), Logger: verboseLogger(stderr, *verbose)})
 	if *missingOK && errors.Is(err, oci.ErrNotFound) {
 		fmt.Fprintf(stdout, "nothing at %s yet: %s left as it is\n", ref, *dir)

@@ -335,3 +335,28 @@ func TestRouteReportsEveryFile(t *testing.T) {
 		t.Errorf("route wrote files it did not report: %v", entries)
 	}
 }
+
+// TestRegistryReferences: a reference the registry would refuse says
+// what a valid one looks like, and pull's --artifacts must be a directory
+// or absent; both are found before any network access.
+func TestRegistryReferences(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "dist")
+	if err := os.WriteFile(file, nil, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	dist := t.TempDir()
+	checkUsage(t, []usageCase{
+		{name: "uppercase repository", args: []string{"push", "--artifacts", dist, "oci://127.0.0.1:1/X"},
+			code: exitUsage, want: []string{`repository "X" is not allowed`, "lowercase", "did you mean oci://127.0.0.1:1/x?"}},
+		{name: "empty tag", args: []string{"push", "--artifacts", dist, "oci://127.0.0.1:1/x:"},
+			code: exitUsage, want: []string{"the tag after ':' is empty"}},
+		{name: "empty tag on pull", args: []string{"pull", "--artifacts", dist, "oci://127.0.0.1:1/x:"},
+			code: exitUsage, want: []string{"the tag after ':' is empty"}},
+		{name: "pull into a file", args: []string{"pull", "--artifacts", file, "oci://127.0.0.1:1/docs"},
+			code: exitUsage, want: []string{"--artifacts " + file + ": not a directory"}, avoid: []string{"unreachable"}},
+		{name: "pull into a file, missing ok", args: []string{"pull", "--missing-ok", "--artifacts", file, "oci://127.0.0.1:1/docs"},
+			code: exitUsage, want: []string{"not a directory"}},
+		{name: "pull into a new directory still asks the registry", args: []string{"pull", "--artifacts", filepath.Join(dist, "new"), "oci://127.0.0.1:1/docs"},
+			code: exitFailed, want: []string{"unreachable"}},
+	})
+}
