@@ -21,7 +21,7 @@ import (
 const (
 	exitOK      = 0
 	exitFailed  = 1 // the command ran and found failures (build, verify), or serve could not start serving
-	exitUsage   = 2 // bad flags, bad config, nothing could start
+	exitUsage   = 2 // bad flags, config, paths, addresses or URLs: nothing could start
 	exitNoMatch = 3 // search found nothing
 )
 
