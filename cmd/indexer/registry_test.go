@@ -136,7 +136,9 @@ func TestPushPullCommands(t *testing.T) {
 			{"no such tag", creds, []string{"pull", "oci://" + reg.Host + "/codex7/docs:nope", "--artifacts", t.TempDir()}, exitFailed, "no such artifact"},
 			{"no such tag, missing ok", creds, []string{"pull", "--missing-ok", "oci://" + reg.Host + "/codex7/docs:nope", "--artifacts", t.TempDir()}, exitOK, ""},
 			{"missing ok, wrong password", []string{"CODEX7_REGISTRY_USERNAME=" + reg.Username, "CODEX7_REGISTRY_PASSWORD=hunter2-wrong", "DOCKER_CONFIG=" + t.TempDir()}, []string{"pull", "--missing-ok", ref, "--artifacts", t.TempDir()}, exitFailed, "refused the credentials"},
-			{"no dist", creds, []string{"push", "--artifacts", filepath.Join(t.TempDir(), "missing"), ref}, exitFailed, "missing"},
+			// A missing directory is the user's mistake, said before the
+			// registry is contacted.
+			{"no dist", creds, []string{"push", "--artifacts", filepath.Join(t.TempDir(), "missing"), ref}, exitUsage, "missing: no such directory"},
 			{"registry down", nil, []string{"pull", "oci://127.0.0.1:1/codex7/docs", "--artifacts", t.TempDir()}, exitFailed, "registry unreachable"},
 		} {
 			code, out, errOut := cli(t, bin, c.env, c.args...)
@@ -307,7 +309,7 @@ func TestServeSources(t *testing.T) {
 	if code, out, errOut := cli(t, bin, nil, "push", "--artifacts", local.out, "oci://"+reg.Host+"/codex7/local:v1"); code != 0 {
 		t.Fatalf("push: %d %s%s", code, out, errOut)
 	}
-	code, _, errOut := cli(t, bin, nil, "serve", "--http", freeAddr(t), "--artifacts", local.out, "--artifacts", "oci://"+reg.Host+"/codex7/local:v1", "--cache-dir", cacheDir, "--stdio")
+	code, _, errOut := cli(t, bin, nil, "serve", "--artifacts", local.out, "--artifacts", "oci://"+reg.Host+"/codex7/local:v1", "--cache-dir", cacheDir, "--stdio")
 	if code != exitUsage || !strings.Contains(errOut, "/acme/local") || !strings.Contains(errOut, "two sources") {
 		t.Errorf("one library from two sources: exit %d, %q; want exit 2 naming /acme/local", code, errOut)
 	}
