@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"os"
+	"path/filepath"
 	"runtime"
 	"runtime/debug"
 	"runtime/pprof"
@@ -15,6 +16,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/fetch"
 	"github.com/codex7/codex7/fixtures"
@@ -134,7 +136,8 @@ once the config's allow.transports lists ssh.`, stdout, stderr,
 	}
 	switch {
 	case errors.Is(err, context.Canceled):
-		fmt.Fprintln(stderr, "indexer build: interrupted; published artifacts are unchanged or complete")
+		fmt.Fprintf(stderr, "indexer build: interrupted: the versions built before it are published and listed in %s, the others keep what was published of them before; run the same command again to build the rest\n",
+			filepath.Join(*out, artifacts.CatalogFile))
 		return exitFailed
 	case errors.Is(err, pipeline.ErrUnknownLibrary):
 		fmt.Fprintf(stderr, "indexer build: %v\n", err)
@@ -215,7 +218,7 @@ func findConfig(flagValue string) (string, error) {
 }
 
 func summarize(w io.Writer, res *pipeline.Result) {
-	var built, upToDate int
+	var built, upToDate, interrupted int
 	var docs, sections, skipped int
 	for _, v := range res.Versions {
 		switch v.Stage {
@@ -226,11 +229,17 @@ func summarize(w io.Writer, res *pipeline.Result) {
 			skipped += v.Skipped
 		case pipeline.StageUpToDate:
 			upToDate++
+		case pipeline.StageInterrupted:
+			interrupted++
 		}
 	}
 	failed := res.Failed()
-	fmt.Fprintf(w, "built %d, up to date %d, failed %d library versions (%d documents, %d sections) in %s\n",
-		built, upToDate, len(failed), docs, sections, res.Elapsed.Round(time.Millisecond))
+	stopped := ""
+	if interrupted > 0 {
+		stopped = fmt.Sprintf(", interrupted %d", interrupted)
+	}
+	fmt.Fprintf(w, "built %d, up to date %d, failed %d%s library versions (%d documents, %d sections) in %s\n",
+		built, upToDate, len(failed), stopped, docs, sections, res.Elapsed.Round(time.Millisecond))
 	if skipped > 0 {
 		fmt.Fprintf(w, "  %d files skipped (not documentation, such as Antora partials and navs or a .txt that is not reStructuredText; too large, binary, invalid UTF-8, symlinks, submodules, unsafe names, too deep): listed with the reason in each manifest.json, and logged with -v\n", skipped)
 	}
@@ -281,7 +290,7 @@ func newProgress(w io.Writer) *progress {
 func (p *progress) event(e pipeline.Event) {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	key := e.Library + "@" + e.Version
+	key := pipeline.VersionName(e.Library, e.Version)
 	p.clearLocked()
 	switch e.Stage {
 	case pipeline.StageBuilt:
@@ -292,6 +301,8 @@ func (p *progress) event(e pipeline.Event) {
 	case pipeline.StageFailed:
 		delete(p.active, key)
 		fmt.Fprintf(p.w, "  FAILED     %s: %v\n", key, e.Err)
+	case pipeline.StageInterrupted:
+		delete(p.active, key) // the summary counts them
 	default:
 		if _, ok := p.active[key]; !ok {
 			p.since[key] = time.Now()

@@ -2,7 +2,9 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -92,6 +94,29 @@ func TestSummaryNamesRemoved(t *testing.T) {
 	summarize(&b, &pipeline.Result{})
 	if strings.Contains(b.String(), "removed") {
 		t.Errorf("summary %q mentions removals when there were none", b.String())
+	}
+}
+
+// TestSummaryCountsInterrupted: versions an interrupted build did not
+// get to are counted as interrupted, not failed, and the progress lines
+// drop them from the versions in flight without a FAILED line.
+func TestSummaryCountsInterrupted(t *testing.T) {
+	var b strings.Builder
+	summarize(&b, &pipeline.Result{Elapsed: 1500 * time.Millisecond, Versions: []pipeline.VersionResult{
+		{Library: "/acme/cli", Version: "main", Stage: pipeline.StageBuilt, Documents: 4, Sections: 15},
+		{Library: "/acme/widgets", Version: "main", Stage: pipeline.StageInterrupted, Err: context.Canceled},
+		{Library: "/acme/docs", Version: "*", Stage: pipeline.StageInterrupted, Err: context.Canceled},
+	}})
+	if want := "built 1, up to date 0, failed 0, interrupted 2 library versions (4 documents, 15 sections) in 1.5s\n"; b.String() != want {
+		t.Errorf("summary %q, want %q", b.String(), want)
+	}
+	var out strings.Builder
+	p := &progress{w: &out, active: map[string]pipeline.Event{}, since: map[string]time.Time{}}
+	p.event(pipeline.Event{Library: "/acme/widgets", Version: "main", Stage: pipeline.StageFetching})
+	p.event(pipeline.Event{Library: "/acme/widgets", Version: "main", Stage: pipeline.StageInterrupted, Err: context.Canceled})
+	p.event(pipeline.Event{Library: "/acme/docs", Version: "*", Stage: pipeline.StageFailed, Err: errors.New("no git repository there")})
+	if len(p.active) != 0 || strings.Contains(out.String(), "canceled") || !strings.Contains(out.String(), "FAILED     /acme/docs: no git repository there") {
+		t.Errorf("progress left %v in flight, or wrote:\n%s", p.active, out.String())
 	}
 }
 
