@@ -14,7 +14,10 @@ import (
 	"github.com/codex7/codex7/request"
 )
 
-// Question is one line of an evaluation file (../shared/eval format).
+// Question is one line of an evaluation file (JSON Lines): a question
+// asked of a library, the sections that answer it and, optionally, the
+// kind of question (howto, api, concept, troubleshoot, code), by which
+// Evaluate also reports.
 type Question struct {
 	Library  string     `json:"library"`
 	Query    string     `json:"query"`

@@ -29,16 +29,19 @@ const usage = `indexer turns documentation in git repositories into versioned se
 artifacts for coding agents, and queries them.
 
 Usage:
-  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [--list-jobs N] [--per-host N] [--fetch-timeout D] [-v]
+  indexer build   [--config FILE] [--out DIR] [--library ID]... [--force] [--jobs N] [--list-jobs N] [--per-host N] [--fetch-timeout D]
+                  [--memory-limit-mib N] [--cpuprofile F] [--memprofile F] [-v]
   indexer verify  [DIR]
-  indexer push    [--artifacts DIR] [--tag T]... oci://HOST[:PORT]/REPO[:TAG]
-  indexer pull    [--artifacts DIR] [--missing-ok] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
+  indexer push    [--artifacts DIR] [--tag T]... [-v] oci://HOST[:PORT]/REPO[:TAG]
+  indexer pull    [--artifacts DIR] [--missing-ok] [-v] oci://HOST[:PORT]/REPO[:TAG|@DIGEST]
   indexer search  --library ID --query TEXT [--artifacts DIR] [--version V] [--topics a,b] [--limit N] [--json] [--text]
   indexer eval    --questions FILE.jsonl [--artifacts DIR] [--tokens N] [--json] [--misses]
-  indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [--context7-* ...]
+  indexer serve   (--stdio | --http ADDR) [--artifacts DIR|oci://REF]... [--reload-interval D] [--auth FILE] [...]
+                  (the rest: indexer help serve)
   indexer token   --name NAME --library PATTERN... [--rate N]
   indexer route   --groups A,B[,...] [--config FILE] [--out DIR] [--server GROUP=HOST:PORT]... [--by library|org]
-  indexer context [--artifacts DIR] [--json|--markdown] [--hook] [--tokens N] [--timeout D] "PROMPT"
+                  [--bind ADDR] [--map-file PATH]
+  indexer context [--artifacts DIR] [--json|--markdown] [--hook] [--tokens N] [--timeout D] [-v] "PROMPT"
   indexer healthcheck [--timeout D] [URL]
   indexer version
 

@@ -197,6 +197,11 @@ func TestNoFlagBuildUsesFixtures(t *testing.T) {
 	if code, stdout, _ := runCLI(t, "verify", out); code != exitFailed || !strings.Contains(stdout, "acme/cli/"+fixtures.Branch+"/topics.json") {
 		t.Errorf("verify after corruption: exit %d, %q", code, stdout)
 	}
+	// search on the damaged version: artifacts that cannot be read, exit 2,
+	// with what to run.
+	if code, _, stderr := runCLI(t, "search", "--artifacts", out, "--library", "/acme/cli", "--query", "deploy"); code != exitUsage || !strings.Contains(stderr, "indexer verify "+out) {
+		t.Errorf("search on a damaged version: exit %d, %q; want %d and the way to see and mend it", code, stderr, exitUsage)
+	}
 }
 
 func TestProgressLines(t *testing.T) {

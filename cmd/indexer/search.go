@@ -79,6 +79,10 @@ built by 'indexer build'. Relevance is 1 for the best hit.`, stdout, stderr,
 		// control character in an id. The error names the limit.
 		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitUsage
+	case errors.Is(err, catalog.ErrVersionUnavailable):
+		// Artifacts that cannot be read, as a damaged catalog is.
+		fmt.Fprintf(stderr, "indexer search: %v\n(indexer verify %s names the damaged files; indexer build builds the version again)\n", err, *dir)
+		return exitUsage
 	case err != nil:
 		fmt.Fprintf(stderr, "indexer search: %v\n", err)
 		return exitFailed
