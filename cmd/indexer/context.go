@@ -99,7 +99,9 @@ func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, std
 
 	opts := contextitems.Options{Remote: contextRemote(log), Timeout: *timeout, Tokens: *tokens, Logger: log}
 	if engine, err := search.Open(*dir); err != nil {
-		log.Warn("context: no local artifacts (run 'indexer build' first?)", "dir", *dir, "err", err)
+		// A hook's stderr is read by people: one line, as other
+		// commands' errors are, not a log record.
+		fmt.Fprintf(stderr, "indexer context: no local artifacts in %s (run 'indexer build' first, or give --artifacts): %v\n", *dir, err)
 	} else {
 		defer engine.Close()
 		opts.Engine = engine

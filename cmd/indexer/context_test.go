@@ -124,7 +124,7 @@ func TestContextDegrades(t *testing.T) {
 		t.Errorf("unknown library: exit %d, %v, %s", code, err, stdout)
 	}
 	// No artifacts at all: a warning, exit 0.
-	if code, stdout, stderr := runCLI(t, "context", "--artifacts", filepath.Join(out, "nope"), "deploy with the Acme CLI"); code != exitOK || stdout != "" || !strings.Contains(stderr, "no local artifacts") {
+	if code, stdout, stderr := runCLI(t, "context", "--artifacts", filepath.Join(out, "nope"), "deploy with the Acme CLI"); code != exitOK || stdout != "" || !strings.HasPrefix(stderr, "indexer context: no local artifacts in ") {
 		t.Errorf("no artifacts: exit %d, stdout %q, stderr %q", code, stdout, stderr)
 	}
 }
