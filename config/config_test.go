@@ -869,3 +869,12 @@ func TestParseWindowsGlobs(t *testing.T) {
 		{4, "libraries[0].docs[1]", `glob "/docs/**" is absolute`},
 	})
 }
+
+// TestCheckID: the exported check is the one the config applies.
+func TestCheckID(t *testing.T) {
+	for id, ok := range map[string]bool{"/vercel/next.js": true, "/acme/x_y-z": true, "/a b/c": false, "acme/x": false, "/a/b/c": false, "/.a/b": false, "": false} {
+		if err := CheckID(id); (err == nil) != ok {
+			t.Errorf("CheckID(%q) = %v, want ok %v", id, err, ok)
+		}
+	}
+}

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"net/url"
 	"path/filepath"
@@ -301,6 +302,17 @@ func (v *validator) topics() {
 }
 
 // checkID returns what is wrong with a library id, or "".
+// CheckID returns what is wrong with id as a library id (/org/project,
+// two segments of letters, digits, '.', '_' and '-', each not starting
+// with '.'), with the fix, or nil. Other packages ask it so that they
+// hold ids to the rule the build does (indexer token's patterns).
+func CheckID(id string) error {
+	if msg := checkID(id); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
+
 func checkID(id string) string {
 	const form = "ids are /org/project: two segments of letters, digits, '.', '_' and '-', each not starting with '.'"
 	if strings.TrimSpace(id) == "" {

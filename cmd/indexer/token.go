@@ -93,23 +93,5 @@ func checkLibraryPattern(p string) error {
 }
 
 // validLibraryID reports whether the build config accepts id as a
-// library id. It asks the config package's own validation, of a config
-// whose one library is otherwise sound, so that the two never disagree.
-func validLibraryID(id string) bool {
-	c := &config.Config{Libraries: []config.Library{{ID: id, Repo: "https://example.com/org/project.git"}}}
-	err := c.Validate()
-	if err == nil {
-		return true
-	}
-	var problems interface{ Unwrap() []error }
-	if !errors.As(err, &problems) {
-		return false
-	}
-	for _, p := range problems.Unwrap() {
-		var ce *config.Error
-		if errors.As(p, &ce) && ce.Field == "libraries[0].id" {
-			return false
-		}
-	}
-	return true
-}
+// library id (config.CheckID), so that the two never disagree.
+func validLibraryID(id string) bool { return config.CheckID(id) == nil }
