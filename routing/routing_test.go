@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"sort"
 	"strings"
 	"testing"
@@ -140,6 +141,19 @@ func TestGenerate(t *testing.T) {
 	groups, err := Generate(opts)
 	if err != nil {
 		t.Fatal(err)
+	}
+	// What it wrote is what Files names, for a caller to report.
+	var written []string
+	for _, d := range []string{dir, opts.Out} {
+		entries, _ := os.ReadDir(d)
+		for _, e := range entries {
+			if p := filepath.Join(d, e.Name()); e.Type().IsRegular() && p != cfgPath {
+				written = append(written, p)
+			}
+		}
+	}
+	if files := opts.Files(); !slices.Equal(slices.Sorted(slices.Values(files)), slices.Sorted(slices.Values(written))) {
+		t.Errorf("Generate wrote %v; Files says %v", written, files)
 	}
 	read := func(p string) []byte {
 		t.Helper()

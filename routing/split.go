@@ -3,9 +3,10 @@ package routing
 import (
 	"bytes"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
-	"sort"
+	"slices"
 	"strings"
 
 	"go.yaml.in/yaml/v3"
@@ -92,9 +93,26 @@ type Options struct {
 	MapFile string
 }
 
+// Files returns the paths Generate writes for opts: haproxy.cfg and
+// libraries.map in opts.Out, then each group's config beside opts.Config
+// (codex7.yaml gives codex7.<group>.yaml), in opts.Groups' order.
+func (opts Options) Files() []string {
+	files := []string{filepath.Join(opts.Out, "haproxy.cfg"), filepath.Join(opts.Out, "libraries.map")}
+	for _, g := range opts.Groups {
+		files = append(files, opts.groupConfig(g))
+	}
+	return files
+}
+
+// groupConfig is the path of group g's config.
+func (opts Options) groupConfig(g string) string {
+	base := strings.TrimSuffix(filepath.Base(opts.Config), filepath.Ext(opts.Config))
+	return filepath.Join(filepath.Dir(opts.Config), base+"."+g+".yaml")
+}
+
 // Generate loads opts.Config, splits its libraries across opts.Groups,
-// writes haproxy.cfg and libraries.map into opts.Out and, beside the
-// config, codex7.<group>.yaml for each group. It returns the groups. The
+// and writes the files opts.Files names: the proxy's haproxy.cfg and
+// libraries.map, and a config for each group. It returns the groups. The
 // output is the same, byte for byte, for the same inputs.
 func Generate(opts Options) ([]Group, error) {
 	cfg, err := config.Load(opts.Config)
@@ -142,23 +160,16 @@ func Generate(opts Options) ([]Group, error) {
 	if err := WriteMap(&mapText, Entries(libs, assign)); err != nil {
 		return nil, err
 	}
-	files := map[string][]byte{
-		filepath.Join(opts.Out, "haproxy.cfg"):   cfgText.Bytes(),
-		filepath.Join(opts.Out, "libraries.map"): mapText.Bytes(),
-	}
-	base := strings.TrimSuffix(filepath.Base(opts.Config), filepath.Ext(opts.Config))
+	paths := opts.Files()
+	files := map[string][]byte{paths[0]: cfgText.Bytes(), paths[1]: mapText.Bytes()}
 	for _, g := range opts.Groups {
 		data, err := SplitConfig(src, opts.Config, assign, g)
 		if err != nil {
 			return nil, err
 		}
-		files[filepath.Join(filepath.Dir(opts.Config), base+"."+g+".yaml")] = data
+		files[opts.groupConfig(g)] = data
 	}
-	paths := make([]string, 0, len(files))
-	for p := range files {
-		paths = append(paths, p)
-	}
-	sort.Strings(paths)
+	paths = slices.Sorted(maps.Keys(files))
 	for _, p := range paths {
 		if err := os.WriteFile(p, files[p], 0o644); err != nil {
 			return nil, err

@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"io"
 	"os"
-	"path/filepath"
 	"strings"
 
 	"github.com/codex7/codex7/routing"
@@ -50,7 +49,7 @@ name). See deploy/replicas.`, stdout, stderr,
 	}
 	// Whether each file was there before, to say which ones are
 	// overwritten: a group's config beside the user's may have been edited.
-	files := routeFiles(opts)
+	files := opts.Files()
 	existed := make([]bool, len(files))
 	for i, f := range files {
 		_, err := os.Stat(f)
@@ -72,18 +71,4 @@ name). See deploy/replicas.`, stdout, stderr,
 		}
 	}
 	return exitOK
-}
-
-// routeFiles returns the files routing.Generate writes for opts: the
-// proxy's haproxy.cfg and libraries.map in Out, and codex7.GROUP.yaml
-// (the config's name with the group before its extension) beside the
-// config for each group, as Generate's doc comment says. Generate does not
-// return them, so they are named here by the same rule.
-func routeFiles(opts routing.Options) []string {
-	files := []string{filepath.Join(opts.Out, "haproxy.cfg"), filepath.Join(opts.Out, "libraries.map")}
-	base := strings.TrimSuffix(filepath.Base(opts.Config), filepath.Ext(opts.Config))
-	for _, g := range opts.Groups {
-		files = append(files, filepath.Join(filepath.Dir(opts.Config), base+"."+g+".yaml"))
-	}
-	return files
 }
