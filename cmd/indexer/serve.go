@@ -252,7 +252,7 @@ two of them is an error, never a silent pick.
 	if conflicted.Load() {
 		return exitUsage
 	}
-	if errors.Is(err, syscall.EADDRINUSE) {
+	if addrInUse(err) {
 		fmt.Fprintf(stderr, "indexer serve: --http %s: the port is in use (another server, or an earlier indexer serve): choose another --http address, or stop the other server\n", *addr)
 		return exitFailed
 	}
