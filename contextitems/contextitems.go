@@ -25,6 +25,7 @@ import (
 
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/catalog"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/mentions"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
@@ -200,7 +201,8 @@ type Item struct {
 }
 
 // Known returns the libraries to detect in prompts: every library of the
-// catalog, by its title, project name (and org, when the project's name
+// catalog, by its title, project name and the project name without
+// generic words (libraries.ShortName) (and org, when the project's name
 // is generic, the org has no other project and the library is not a
 // well-known one) and aliases plus the package names mentions.WellKnown
 // gives the same id; and, when remote is true, the well-known libraries
@@ -225,6 +227,9 @@ func Known(cat *artifacts.Catalog, remote bool) []mentions.Library {
 		for _, l := range cat.Libraries {
 			org, project := splitID(l.ID)
 			names := []string{l.Title, project}
+			if short := libraries.ShortName(project); short != "" {
+				names = append(names, short) // "React" for /reactjs/react.dev, as resolve-library-id finds it
+			}
 			i, isWell := byID[strings.ToLower(l.ID)]
 			if mentions.Ambiguous(project) && orgs[strings.ToLower(org)] == 1 && !isWell {
 				names = append(names, org) // "/mongodb/docs" is mongodb, unless mongodb has other projects

@@ -394,6 +394,20 @@ func TestKnown(t *testing.T) {
 			t.Errorf("%s listed twice", l.ID)
 		}
 	}
+	// A project named with a site's generic words is found by its short
+	// name, as resolve-library-id finds it.
+	cat = &artifacts.Catalog{Libraries: []artifacts.CatalogLib{
+		{Library: artifacts.Library{ID: "/reactjs/react.dev"}}, {Library: artifacts.Library{ID: "/keras-team/keras-io"}}}}
+	x := mentions.NewIndex(Known(cat, false))
+	for prompt, want := range map[string]string{
+		"React hooks: when should I use useMemo?":     "/reactjs/react.dev",
+		"In React, how do I pass data to a child?":    "/reactjs/react.dev",
+		"Keras callbacks: stop training on a plateau": "/keras-team/keras-io",
+	} {
+		if got := x.Detect(prompt); len(got) != 1 || got[0].ID != want {
+			t.Errorf("Detect(%q) = %+v, want %s", prompt, got, want)
+		}
+	}
 	// A well-known library with a generic name does not get its org, a
 	// company's name: "Microsoft" is no mention of Playwright.
 	cat = &artifacts.Catalog{Libraries: []artifacts.CatalogLib{{Library: artifacts.Library{ID: "/microsoft/playwright", Title: "Playwright"}}}}

@@ -108,6 +108,19 @@ func nameKeys(s string) []string {
 	return keys
 }
 
+// ShortName returns the name a project goes by when its generic trailing
+// words and a glued "js" are dropped ("react" for "react.dev", "keras"
+// for "keras-io", "express" for "expressjs.com"), as resolving a name
+// matches it; "" when that is the name itself or nothing but generic
+// words.
+func ShortName(project string) string {
+	keys := nameKeys(project)
+	if len(keys) < 2 {
+		return ""
+	}
+	return keys[len(keys)-1]
+}
+
 // termStem folds simple English plurals so that "hooks" finds "Hook" and
 // "routes" finds "route": "-ies" becomes "-y" and a final "s" goes, except
 // after s, u and i ("express", "prometheus", "analysis").
