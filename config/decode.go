@@ -9,6 +9,8 @@ import (
 	"strings"
 
 	"go.yaml.in/yaml/v3"
+
+	"github.com/codex7/codex7/internal/editdist"
 )
 
 // tree is the YAML tree of a config file, indexed so that the problems a
@@ -339,29 +341,9 @@ func closest(s string, names []string) string {
 		if ls == n || (len(n) >= 3 && strings.HasPrefix(ls, n)) || (len(ls) >= 3 && strings.HasPrefix(n, ls)) {
 			return n
 		}
-		if d := editDistance(ls, n); d <= max(2, len(n)/3) && d < bestD {
+		if d := editdist.Distance(ls, n); d <= max(2, len(n)/3) && d < bestD {
 			best, bestD = n, d
 		}
 	}
 	return best
-}
-
-func editDistance(a, b string) int {
-	prev := make([]int, len(b)+1)
-	cur := make([]int, len(b)+1)
-	for j := range prev {
-		prev[j] = j
-	}
-	for i := 1; i <= len(a); i++ {
-		cur[0] = i
-		for j := 1; j <= len(b); j++ {
-			cost := 1
-			if a[i-1] == b[j-1] {
-				cost = 0
-			}
-			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
-		}
-		prev, cur = cur, prev
-	}
-	return prev[len(b)]
 }

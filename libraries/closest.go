@@ -5,6 +5,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/codex7/codex7/internal/editdist"
 	"github.com/codex7/codex7/request"
 )
 
@@ -88,4 +89,59 @@ func (x *Index) Closest(sc request.Scope, want string, n int) []string {
 		out = append(out, x.libs[s.lib].ID)
 	}
 	return out
+}
+
+// Spelled suggests up to n ids, among the libraries sc lets the request
+// see, for name when it matched nothing: those with a name a typo away
+// from it ("fastpi", "falsk"): one edit (editdist.Distance) for a name of
+// four to seven letters, two from eight, nearest first and by id among
+// equals. Shorter names have too many neighbours. It compares name with
+// every library's names: it is for the rare name that matched nothing.
+func (x *Index) Spelled(sc request.Scope, name string, n int) []string {
+	p := parseName(name)
+	type near struct {
+		lib, d int
+	}
+	var found []near
+	for i := range x.names {
+		best := -1
+		for _, k := range p.keys {
+			if len(k) < 4 {
+				continue
+			}
+			limit := 1
+			if len(k) >= 8 {
+				limit = 2
+			}
+			for _, lk := range x.names[i].keys {
+				if abs(len(lk)-len(k)) > limit {
+					continue
+				}
+				if d := editdist.Distance(k, lk); d <= limit && (best < 0 || d < best) {
+					best = d
+				}
+			}
+		}
+		if best >= 0 && request.Visible(sc, x.libs[i].ID) {
+			found = append(found, near{i, best})
+		}
+	}
+	sort.Slice(found, func(a, b int) bool {
+		if found[a].d != found[b].d {
+			return found[a].d < found[b].d
+		}
+		return x.libs[found[a].lib].ID < x.libs[found[b].lib].ID
+	})
+	var out []string
+	for _, f := range found[:min(len(found), n)] {
+		out = append(out, x.libs[f.lib].ID)
+	}
+	return out
+}
+
+func abs(n int) int {
+	if n < 0 {
+		return -n
+	}
+	return n
 }

@@ -94,3 +94,24 @@ func TestClosestAsScanningEveryLibrary(t *testing.T) {
 		}
 	}
 }
+
+// TestSpelled: a name that matched nothing is answered with the libraries
+// whose names are a typo away, nearest first; short names and names far
+// from every library get none.
+func TestSpelled(t *testing.T) {
+	x := NewIndex(testCatalog())
+	for name, want := range map[string][]string{
+		"fastpi":       {"/tiangolo/fastapi"},
+		"viet":         {"/vitejs/vite"},
+		"tailwindcsss": {"/tailwindlabs/tailwindcss"},
+		"vte":          nil,
+		"kubernetes":   nil,
+	} {
+		if got := x.Spelled(nil, name, 3); !slices.Equal(got, want) {
+			t.Errorf("Spelled(%q) = %v, want %v", name, got, want)
+		}
+	}
+	if got := x.Spelled(prefixScope("/vercel"), "fastpi", 3); len(got) != 0 {
+		t.Errorf("Spelled out of scope = %v, want none", got)
+	}
+}

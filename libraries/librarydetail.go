@@ -110,6 +110,9 @@ type Request struct {
 type Result struct {
 	Detail  Detail
 	Matches []Info
+	// Spelled are the ids of libraries whose names are a typo away from
+	// the name asked for, when nothing matched it (see Index.Spelled).
+	Spelled []string
 }
 
 // Info is one library found, described to the detail asked for.
@@ -197,6 +200,9 @@ func (x *Index) Find(ctx context.Context, req Request, docsOf DocumentsFunc) (*R
 	topicBudget, docBudget := TopicsBudget, DocumentsBudget
 	question := newDocQuestion(req.Query)
 	matches := x.Search(request.ScopeOf(ctx), req.Name, req.Query, req.Max)
+	if len(matches) == 0 {
+		res.Spelled = x.Spelled(request.ScopeOf(ctx), req.Name, 3)
+	}
 	for _, m := range matches {
 		if err := ctx.Err(); err != nil {
 			return nil, err

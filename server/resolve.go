@@ -215,6 +215,8 @@ func resolveLocal(ctx context.Context, engine Engine, name string, in ResolveInp
 		out.Matches = append(out.Matches, toMatch(li))
 	}
 	switch {
+	case len(out.Matches) == 0 && len(res.Spelled) > 0:
+		out.Note = fmt.Sprintf("No library here matches %q. Names spelled nearly so: %s; call get-library-docs with one of these ids if it is the library meant.", name, strings.Join(res.Spelled, ", "))
 	case len(out.Matches) == 0:
 		out.Note = fmt.Sprintf("No library here matches %q. Only locally indexed libraries exist on this server: check the spelling, try a shorter name or the org, or tell the user this library is not indexed here.", name)
 	case out.Matches[0].Match == libraries.MatchText:

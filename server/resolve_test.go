@@ -97,6 +97,8 @@ func TestResolveErrorsAndNotes(t *testing.T) {
 		// Only the description says "dashboard": a text match, said so.
 		{map[string]any{"libraryName": "dashboard"}, []string{`No library named "dashboard"`, "text match"}, false, false},
 		{map[string]any{"libraryName": "next.js"}, []string{`No library here matches "next.js"`, "Only locally indexed libraries"}, false, true},
+		// A typo: no match, and the library it is a typo of named.
+		{map[string]any{"libraryName": "widgtes"}, []string{`No library here matches "widgtes"`, "spelled nearly so: /acme/widgets"}, false, true},
 		{map[string]any{"libraryName": "widgets", "maxResults": 500}, []string{"maxResults lowered to the maximum of 50"}, false, false},
 		{map[string]any{"libraryName": "acme", "maxResults": -1}, []string{"(org match)"}, false, false},
 	} {
