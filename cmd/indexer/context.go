@@ -35,7 +35,9 @@ Each is searched in parallel within --timeout and a share of --tokens (at
 least 200 each, so a small budget searches the best-evidenced ones only); a
 library that is unknown, fails, does not answer in time or gets no budget
 is left out. The command exits 0 whatever
-it finds (printing nothing when it finds nothing), 2 on bad usage only.
+it finds (printing nothing when it finds nothing), 2 on bad usage only;
+with --hook, bad usage exits 1, which Claude Code shows without blocking
+the prompt (2 would block it).
 
 The prompt is the arguments, or stdin with "-". With --hook, stdin is a
 Claude Code hook event (JSON with a "prompt" field). As a UserPromptSubmit
@@ -47,6 +49,31 @@ hook, whose output Claude Code adds to the prompt's context, in
     "timeout": 10}]}]}}`
 
 func runContext(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
+	code := contextCommand(ctx, args, stdin, stdout, stderr)
+	if code == exitUsage && hookArg(args) {
+		// Claude Code blocks the prompt on a hook's exit 2: a hook
+		// misconfigured must not stop its user from working.
+		return exitFailed
+	}
+	return code
+}
+
+// hookArg reports whether args ask for --hook, read before the flags are
+// parsed, so that a flag error is known to be a hook's too.
+func hookArg(args []string) bool {
+	for _, a := range args {
+		if a == "--" {
+			return false
+		}
+		switch strings.TrimLeft(a, "-") {
+		case "hook", "hook=true", "hook=1":
+			return strings.HasPrefix(a, "-")
+		}
+	}
+	return false
+}
+
+func contextCommand(ctx context.Context, args []string, stdin io.Reader, stdout, stderr io.Writer) int {
 	fs := newFlags(`context [flags] "PROMPT"`, contextHelp, stdout, stderr,
 		`indexer context "how do I add middleware in express?"`,
 		"indexer context --json --tokens 2000 - < prompt.txt")

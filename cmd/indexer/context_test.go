@@ -157,7 +157,10 @@ func TestContextUsage(t *testing.T) {
 		{[]string{"context", "--help"}, exitOK, "UserPromptSubmit"},
 		{[]string{"context"}, exitUsage, "give the prompt"},
 		{[]string{"context", "--json", "--markdown", "x"}, exitUsage, "not both"},
-		{[]string{"context", "--hook", "x"}, exitUsage, "--hook reads the prompt from stdin"},
+		// A hook's bad usage is exit 1: Claude Code blocks the prompt on 2.
+		{[]string{"context", "--hook", "x"}, exitFailed, "--hook reads the prompt from stdin"},
+		{[]string{"context", "--hook", "--tokens", "0"}, exitFailed, "--tokens"},
+		{[]string{"context", "--artifact", "d", "--hook"}, exitFailed, "flag provided but not defined"},
 		{[]string{"context", "--tokens", "10", "x"}, exitUsage, "--tokens"},
 		{[]string{"context", "--timeout", "0s", "x"}, exitUsage, "--timeout"},
 		{[]string{"context", "--nope", "x"}, exitUsage, "flag provided but not defined"},
