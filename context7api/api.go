@@ -162,10 +162,6 @@ const (
 // client to wait.
 const retryAfterSeconds = 5
 
-// v1Overview is the question a v1 docs request without a topic asks: the
-// hosted API then returns the library's general documentation.
-const v1Overview = "overview introduction getting started installation usage"
-
 // Options configures New. The zero value gives the defaults.
 type Options struct {
 	// Logger receives one line per request; nil discards them.
@@ -483,7 +479,7 @@ func (a *api) docsV1(ctx context.Context, r *http.Request) (*reply, error) {
 		return nil, err
 	}
 	if query == "" {
-		query = v1Overview
+		query = search.OverviewQuery // the hosted API then returns the library's general documentation
 	}
 	return a.docs(ctx, q, id, "topic", query)
 }

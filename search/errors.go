@@ -23,6 +23,11 @@ var (
 	ErrEmptyQuery = index.ErrEmptyQuery
 )
 
+// OverviewQuery is the question asked for a library's general
+// documentation, when a caller gives no question: Context7's docs without
+// a topic, which agents call as they would Context7's.
+const OverviewQuery = "overview introduction getting started installation usage"
+
 // TopicError is ErrTopicNotFound with the topics that exist.
 type TopicError struct {
 	Topics    []string

@@ -18,7 +18,7 @@ Only call this when resolve-library-id returned tool "get-library-docs" for the 
 
 Parameters:
 - libraryId (required): "/org/project", or "/org/project@version" for an exact version. An unbuilt version is an error listing the built ones, never replaced by another; without a version you get the latest.
-- customQuery: what you need, in words or as a pasted error message ("allow CORS from my React dev server"). Aliases: query, topic.
+- customQuery: what you need, in words or as a pasted error message ("allow CORS from my React dev server"). Aliases: query, topic. Without it, topics or path, the answer is the library's overview (introduction, getting started, installation).
 - topics: topic slugs from the library's topic tree (resolve-library-id with detail "topics"), to search only those parts; a section in any of them counts. With topics, customQuery is optional.
 - mode: "info" for explanations and guides, "code" for code examples with the text that explains them; omit for both.
 - tokens: the most to return, default 5000 (200 to 50000; other values are clamped, with a note). It covers the whole answer you read.
@@ -65,6 +65,13 @@ func (h *handlers) docs(ctx context.Context, _ *mcp.CallToolRequest, in DocsInpu
 	rec.SetLibrary(id, "")
 	rec.SetQuery(strings.TrimSpace(req.Query + " " + strings.Join(in.Topics, " ") + " " + in.Path))
 	ans, err := h.engine.Docs(ctx, req)
+	if errors.Is(err, search.ErrEmptyQuery) && len(in.Topics) == 0 && req.Path == "" {
+		// No question at all, or a placeholder ("<relevant topic>"):
+		// Context7's topic is optional, and its answer without one is
+		// the library's general documentation. So is this one.
+		req.Query = search.OverviewQuery
+		ans, err = h.engine.Docs(ctx, req)
+	}
 	if err != nil {
 		if errors.Is(err, catalog.ErrLibraryNotFound) && h.c7.Configured() {
 			return nil, DocsOutput{}, remoteCall(err, req)

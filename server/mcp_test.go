@@ -186,11 +186,24 @@ func TestGetLibraryDocs(t *testing.T) {
 		{map[string]any{"libraryId": "/acme/nope", "customQuery": "x"}, "Call resolve-library-id"},
 		{map[string]any{"libraryId": "/acme/widgets@v9", "customQuery": "x"}, "built versions: main, v1.0.0"},
 		{map[string]any{"libraryId": "/acme/widgets", "topics": []string{"astrology"}}, "this version has:"},
-		{map[string]any{"libraryId": "/acme/widgets"}, "give customQuery"},
 	} {
 		if text, isErr := call(t, cs, "get-library-docs", tc.args, nil); !isErr || !strings.Contains(text, tc.want) {
 			t.Errorf("%v: isError %v, %q; want %q", tc.args, isErr, text, tc.want)
 		}
+	}
+}
+
+// TestDocsWithoutQuery: get-library-docs with no question, as agents call
+// Context7's, answers with the library's overview, as the Context7 API
+// does without a topic; empty topics stay an error.
+func TestDocsWithoutQuery(t *testing.T) {
+	cs := connect(t, fixtureEngine(t))
+	text, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets"}, nil)
+	if isErr || !strings.Contains(text, "Source: ") {
+		t.Errorf("no customQuery: isError %v, %q; want the overview's sections", isErr, text)
+	}
+	if text, isErr := call(t, cs, "get-library-docs", map[string]any{"libraryId": "/acme/widgets", "topics": []string{""}}, nil); !isErr || !strings.Contains(text, "give customQuery") {
+		t.Errorf("empty topic: isError %v, %q; want the error", isErr, text)
 	}
 }
 
