@@ -10,8 +10,10 @@ import (
 // CleanPath refuses paths that could leave the library and normalizes the
 // rest ("./docs//a.md" → "docs/a.md"). Backslashes are read as the
 // separators they are on Windows ("docs\a.md" → "docs/a.md") before
-// anything is checked, so that "..\x.md" and "\\server\x.md" are refused
-// as their slash forms are. A document whose own name holds a backslash (a
+// anything is checked, so that "..\x.md" is refused as its slash form is;
+// a network path ("\\server\x.md", "//server/x.md") is refused too. A
+// single leading slash is the repository's root ("/docs/a.md", as a
+// site's links write it). A document whose own name holds a backslash (a
 // file of a repository checked out on Unix) cannot be named, as before.
 func CleanPath(p string) (string, error) {
 	if len(p) > MaxPathBytes {
@@ -21,11 +23,23 @@ func CleanPath(p string) (string, error) {
 		return "", fmt.Errorf("%w: %w", ErrInvalidPath, err)
 	}
 	p = strings.Trim(strings.TrimSpace(p), "\"'`")
+	if strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "//") {
+		// A Windows or network path, never a site's link.
+		return "", fmt.Errorf("%w %q: give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, p)
+	}
 	p = strings.ReplaceAll(p, `\`, "/")
 	if p == "" || p == "." || p == "./" {
 		return ".", nil
 	}
-	if strings.HasPrefix(p, "/") || strings.Contains(p, ":") {
+	// A site's links are absolute ("/guide/api-plugin",
+	// "/docs/modules/api/pages/index.adoc"), and answers carry them as
+	// written: a leading slash is the repository's root. (Paths name
+	// documents of an artifact, never files of this machine.)
+	p = strings.TrimPrefix(p, "/")
+	if p == "" {
+		return ".", nil
+	}
+	if strings.Contains(p, ":") {
 		return "", fmt.Errorf("%w %q: give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, p)
 	}
 	for _, seg := range strings.Split(p, "/") {

@@ -27,7 +27,11 @@ func TestCleanPath(t *testing.T) {
 		{"../x.md", "", true},
 		{`..\x.md`, "", true},
 		{`docs\..\..\x.md`, "", true},
-		{"/etc/passwd", "", true},
+		// A site's absolute link is read from the repository's root.
+		{"/etc/passwd", "etc/passwd", false},
+		{"/docs/modules/api/pages/index.adoc", "docs/modules/api/pages/index.adoc", false},
+		{"/", ".", false},
+		{"//server/share/x.md", "", true},
 		{`\etc\passwd`, "", true},
 		{`\\server\share\x.md`, "", true},
 		{`C:\Windows\win.ini`, "", true},

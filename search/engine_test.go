@@ -353,7 +353,11 @@ func TestDocsPath(t *testing.T) {
 	if a, err := read("/acme/widgets", `.\docs\guides\data-sources.md`); err != nil || a.Kind != KindDocument || a.Title != "Data sources" || len(a.Sections) != 6 {
 		t.Errorf(`path .\docs\guides\data-sources.md = %+v, %v; want docs/guides/data-sources.md whole`, a, err)
 	}
-	for _, bad := range []string{"../secrets.md", "/etc/passwd", "docs/../../x.md", `docs\..\..\x.md`, `\etc\passwd`, "docs/\x00.md", "C:/x.md", `C:\x.md`} {
+	// A leading slash is the repository's root, as in a site's links.
+	if a, err := read("/acme/widgets", "/docs/guides/data-sources.md"); err != nil || a.Title != "Data sources" {
+		t.Errorf("path /docs/guides/data-sources.md = %+v, %v; want the document", a, err)
+	}
+	for _, bad := range []string{"../secrets.md", "//server/x.md", "docs/../../x.md", `docs\..\..\x.md`, `\etc\passwd`, "docs/\x00.md", "C:/x.md", `C:\x.md`} {
 		if _, err := read("/acme/widgets", bad); !errors.Is(err, request.ErrInvalidPath) {
 			t.Errorf("path %q: error %v, want request.ErrInvalidPath", bad, err)
 		}

@@ -307,8 +307,10 @@ func hostileMCPCases() []mcpCase {
 		{name: "path ../../../etc/passwd", tool: docs, args: lib("path", "../../../etc/passwd"), want: toolError, says: `may not contain ".."`},
 		{name: "path docs/../../secret.md", tool: docs, args: lib("path", "docs/../../secret.md"), want: toolError, says: `may not contain ".."`},
 		{name: "path docs/guides/data-sources.md/../../../../secret.md", tool: docs, args: lib("path", "docs/guides/data-sources.md/../../../../secret.md"), want: toolError, says: `may not contain ".."`},
-		{name: "path absolute /etc/passwd", tool: docs, args: lib("path", "/etc/passwd"), want: toolError, says: "relative to the repository root"},
-		{name: "path absolute / with outline", tool: docs, args: lib("path", "/", "outline", true), want: toolError, says: "relative to the repository root"},
+		// A leading slash is the repository's root (sites' links are
+		// absolute): no document there, and nothing of this machine read.
+		{name: "path absolute /etc/passwd", tool: docs, args: lib("path", "/etc/passwd"), want: toolError, says: `document not found: "etc/passwd"`},
+		{name: "path absolute / with outline", tool: docs, args: lib("path", "/", "outline", true), want: toolError, says: "an outline is of a document"},
 		{name: "path file:///etc/passwd", tool: docs, args: lib("path", "file:///etc/passwd"), want: toolError, says: "invalid path"},
 		{name: `path C:\Windows\win.ini`, tool: docs, args: lib("path", `C:\Windows\win.ini`), want: toolError, says: "invalid path"},
 		{name: `path ..\..\secret.md`, tool: docs, args: lib("path", `..\..\secret.md`), want: toolError, says: "invalid path"},
@@ -328,7 +330,7 @@ func hostileMCPCases() []mcpCase {
 		{name: "path ....//....//secret.md", tool: docs, args: lib("path", "....//....//secret.md"), want: toolError, says: "document not found"},
 		{name: "path fullwidth dots ．．/secret.md", tool: docs, args: lib("path", "．．/．．/secret.md"), want: toolError, says: "document not found"},
 		{name: "path ~/.ssh/id_rsa", tool: docs, args: lib("path", "~/.ssh/id_rsa"), want: toolError, says: "document not found"},
-		{name: "path /proc/self/environ", tool: docs, args: lib("path", "/proc/self/environ"), want: toolError, says: "invalid path"},
+		{name: "path /proc/self/environ", tool: docs, args: lib("path", "/proc/self/environ"), want: toolError, says: `document not found: "proc/self/environ"`},
 		{name: "path private/secret.md (in the repo, not in the docs)", tool: docs, args: lib("path", "private/secret.md"), want: toolError, says: "document not found"},
 		{name: "path docs/passwd.md (a symlink to /etc/passwd in the repo)", tool: docs, args: lib("path", "docs/passwd.md"), want: toolError, says: "document not found"},
 		{name: "path docs/up.md (a symlink out of the repo)", tool: docs, args: lib("path", "docs/up.md", "outline", true), want: toolError, says: "document not found"},

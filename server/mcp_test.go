@@ -311,7 +311,8 @@ func TestGetLibraryDocsPath(t *testing.T) {
 		want string
 	}{
 		{map[string]any{"libraryId": "/acme/widgets", "path": "../../etc/passwd"}, "may not contain"},
-		{map[string]any{"libraryId": "/acme/widgets", "path": "/etc/passwd"}, "relative to the repository root"},
+		{map[string]any{"libraryId": "/acme/widgets", "path": "/etc/passwd"}, `document not found: "etc/passwd"`},
+		{map[string]any{"libraryId": "/acme/widgets", "path": `\\server\x.md`}, "relative to the repository root"},
 		{map[string]any{"libraryId": "/acme/widgets", "path": "docs/nope.md"}, "document not found"},
 		{map[string]any{"libraryId": "/acme/widgets", "path": "README.md", "page": 99}, "page 99 of README.md"},
 	} {
