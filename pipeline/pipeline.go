@@ -38,7 +38,7 @@ import (
 
 // IndexerVersion is recorded in every manifest; a change rebuilds every
 // library version. Bump it when the same sources would index differently.
-const IndexerVersion = "0.8.0"
+const IndexerVersion = "0.9.0"
 
 // DefaultListJobs is Options.ListJobs unless set.
 const DefaultListJobs = 32

@@ -1,6 +1,7 @@
 package rst
 
 import (
+	"slices"
 	"strings"
 )
 
@@ -236,7 +237,14 @@ func (c *converter) directive(d *directive, top bool, depth int) {
 	if label, ok := versionNotes[name]; ok {
 		version, rest, _ := strings.Cut(d.arg, " ")
 		d.arg = rest
-		c.labelled("**"+label+" "+escapeText(version)+":** ", d.content(), d.n, depth)
+		ls := d.content()
+		if !slices.ContainsFunc(ls, func(l srcLine) bool { return strings.TrimSpace(l.text) != "" }) {
+			// No explanation: a sentence of its own, as Sphinx writes it,
+			// not a label with nothing after it.
+			c.labelled("**"+label+" "+escapeText(version)+".**", nil, d.n, depth)
+			return
+		}
+		c.labelled("**"+label+" "+escapeText(version)+":** ", ls, d.n, depth)
 		return
 	}
 	if kind, ok := autodoc[name]; ok {
