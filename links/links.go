@@ -51,18 +51,7 @@ const (
 // any of its chunks) do not count; a link to a document without an anchor
 // counts for its first section. The result is the same for the same docs.
 func Inbound(docs []*markdown.Document) [][]string {
-	pages := make([]Page, len(docs))
-	for i, d := range docs {
-		pages[i] = Page{Path: d.Path, Anchors: make([]string, len(d.Sections))}
-		for k, s := range d.Sections {
-			if s.Part != 0 {
-				continue
-			}
-			pages[i].Anchors[k] = s.Anchor
-			pages[i].SetInner(k, s.InnerAnchors)
-		}
-	}
-	r := NewResolver(pages)
+	r := resolverOf(docs)
 	texts := make([][][]string, len(docs))
 	for i, d := range docs {
 		texts[i] = make([][]string, len(d.Sections))
@@ -91,6 +80,65 @@ func Inbound(docs []*markdown.Document) [][]string {
 		out[i] = make([]string, len(texts[i]))
 		for k, t := range texts[i] {
 			out[i][k] = strings.Join(t, "\n")
+		}
+	}
+	return out
+}
+
+// resolverOf is the Resolver of docs' sections.
+func resolverOf(docs []*markdown.Document) *Resolver {
+	pages := make([]Page, len(docs))
+	for i, d := range docs {
+		pages[i] = Page{Path: d.Path, Anchors: make([]string, len(d.Sections))}
+		for k, s := range d.Sections {
+			if s.Part != 0 {
+				continue
+			}
+			pages[i].Anchors[k] = s.Anchor
+			pages[i].SetInner(k, s.InnerAnchors)
+		}
+	}
+	return NewResolver(pages)
+}
+
+// Retitle is a link of a section's text given a title: Old, as the
+// section's markdown writes it, becomes New.
+type Retitle struct{ Old, New string }
+
+// Retitles returns, for each document of docs and each of its sections,
+// the links of its text whose text is nothing but their own target
+// ("[/quickstart](/quickstart)", "[security-cookie](#security-cookie)":
+// a Sphinx :doc: or :ref: whose target is in a file the reader did not
+// see) and that resolve to a section of the version, with the text Sphinx
+// shows for them: the title of the section, or of the document for a
+// link to its first section. An agent reads "Set-Cookie options" where
+// it read a label. The result is the same for the same docs.
+func Retitles(docs []*markdown.Document) [][][]Retitle {
+	r := resolverOf(docs)
+	out := make([][][]Retitle, len(docs))
+	for i, d := range docs {
+		for k := range d.Sections {
+			for _, l := range d.Sections[k].Links {
+				bare := strings.TrimLeft(l.Target, "/#")
+				if l.Text != l.Target && l.Text != bare || bare == "" {
+					continue
+				}
+				di, sk, ok := r.Resolve(i, l.Target)
+				if !ok {
+					continue
+				}
+				title := docs[di].Sections[sk].Title
+				if sk == 0 && docs[di].Title != "" {
+					title = docs[di].Title
+				}
+				if title == "" || title == l.Text {
+					continue
+				}
+				if out[i] == nil {
+					out[i] = make([][]Retitle, len(d.Sections))
+				}
+				out[i][k] = append(out[i][k], Retitle{Old: "[" + l.Text + "](" + l.Target + ")", New: "[" + title + "](" + l.Target + ")"})
+			}
 		}
 	}
 	return out

@@ -317,3 +317,32 @@ func TestInboundInnerAnchors(t *testing.T) {
 		{"docs/config.adoc", "TLS", "certificates"},
 	})
 }
+
+// TestRetitles: a link whose text is only its own target, as a Sphinx
+// :doc: or :ref: to another file comes out of the reader, gets the title
+// of the document or section it resolves to; a link with words of its
+// own, or one that resolves nowhere, is left alone.
+func TestRetitles(t *testing.T) {
+	docs := []*markdown.Document{
+		doc(t, "docs/index.md", "# Home\n\n## Start\n\nSee [/quickstart](/quickstart), [quickstart](quickstart) and [security-cookie](#security-cookie).\n\nAlso [the quick start](/quickstart) and [/nowhere](/nowhere).\n"),
+		doc(t, "docs/quickstart.md", "# Quickstart\n\nFirst steps.\n"),
+		doc(t, "docs/security.md", "# Security\n\n## Set-Cookie options {#security-cookie}\n\nCookies.\n"),
+	}
+	got := Retitles(docs)
+	var all []string
+	for _, secs := range got {
+		for _, rs := range secs {
+			for _, r := range rs {
+				all = append(all, r.Old+" => "+r.New)
+			}
+		}
+	}
+	want := []string{
+		"[/quickstart](/quickstart) => [Quickstart](/quickstart)",
+		"[quickstart](quickstart) => [Quickstart](quickstart)",
+		"[security-cookie](#security-cookie) => [Set-Cookie options](#security-cookie)",
+	}
+	if !slices.Equal(all, want) {
+		t.Errorf("Retitles = %q, want %q", all, want)
+	}
+}

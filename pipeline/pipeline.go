@@ -33,6 +33,7 @@ import (
 	"github.com/codex7/codex7/index"
 	"github.com/codex7/codex7/links"
 	"github.com/codex7/codex7/markdown"
+	"github.com/codex7/codex7/tokens"
 	"github.com/codex7/codex7/topics"
 )
 
@@ -667,6 +668,28 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 	return out
 }
 
+// retitle gives the links whose text is only their target the title of
+// what they point at (links.Retitles) in the sections' text, which agents
+// read, and counts the sections' and documents' tokens again. The prose
+// indexed, and the link texts (Inbound's), stay as the reader wrote them.
+func retitle(docs []*markdown.Document) {
+	for i, secs := range links.Retitles(docs) {
+		d := docs[i]
+		for k, rs := range secs {
+			if len(rs) == 0 {
+				continue
+			}
+			s := &d.Sections[k]
+			for _, r := range rs {
+				s.Text = strings.Replace(s.Text, r.Old, r.New, 1)
+			}
+			n := tokens.Count(s.Text)
+			d.Tokens += n - s.Tokens
+			s.Tokens = n
+		}
+	}
+}
+
 // Assemble derives the topic tree of docs, tags their sections, gives each
 // section the texts of the links to it (links.Inbound), and lays
 // out what a version directory holds besides its manifest: the index
@@ -684,6 +707,7 @@ func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav N
 	}
 	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
 	inbound := links.Inbound(docs)
+	retitle(docs)
 	translated := topics.Translations(docs)
 	for i, d := range docs {
 		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Nav: nav.Order[d.Path], Outline: []artifacts.Outline{}}
