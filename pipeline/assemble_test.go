@@ -2,11 +2,13 @@ package pipeline
 
 import (
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/codex7/codex7/asciidoc"
 	"github.com/codex7/codex7/markdown"
 	"github.com/codex7/codex7/rst"
+	"github.com/codex7/codex7/tokens"
 )
 
 // TestAssembleGivesInboundLinks checks that each index entry carries the
@@ -113,6 +115,55 @@ func TestAssembleGivesRSTInboundLinksToLabelsInsideSections(t *testing.T) {
 	got := inboundOf(t, docs)
 	if want := "choose how many workers"; got["docs/deploying/workers.rst#sizing-the-pool"] != want {
 		t.Errorf("docs/deploying/workers.rst#sizing-the-pool: inbound %q, want %q (all %q)", got["docs/deploying/workers.rst#sizing-the-pool"], want, got)
+	}
+}
+
+// TestAssembleMendsShownText: a Sphinx :doc: and :ref: to other files
+// show their targets' titles, a fence's info string its language and
+// file name, and the tokens counted are the text's; the link texts taken
+// for ranking stay as written.
+func TestAssembleMendsShownText(t *testing.T) {
+	split := func(path, src string) *markdown.Document {
+		d, err := rst.Split(path, []byte(src), nil, markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	docs := []*markdown.Document{
+		split("docs/index.rst", "Home\n====\n\nRead :doc:`/quickstart` and :ref:`security-cookie`.\n\n"+
+			".. code-block:: python\n\n    x = 1\n"),
+		split("docs/quickstart.rst", "Quickstart\n==========\n\nFirst steps.\n"),
+		split("docs/security.rst", "Security\n========\n\n.. _security-cookie:\n\nSet-Cookie options\n------------------\n\nCookies.\n"),
+	}
+	docs = append(docs, func() *markdown.Document {
+		d, err := markdown.Split("docs/app.md", []byte("# App\n\n```js {expectedErrors: {'x': [9]}} src/App.js\nlet a = 1\n```\n"), markdown.DefaultOptions())
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}())
+	v, err := Assemble(docs, nil, Navigation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := map[string]string{}
+	for _, e := range v.Entries {
+		text[e.Path] += e.Section.Text
+		if n := tokens.Count(e.Section.Text); e.Section.Tokens != n {
+			t.Errorf("%s#%s: tokens %d, its text counts %d", e.Path, e.Section.Anchor, e.Section.Tokens, n)
+		}
+		if e.Path == "docs/security.rst" && e.Section.Anchor == "security-cookie" && e.Inbound != "security-cookie" {
+			t.Errorf("inbound %q, want the link's own text", e.Inbound)
+		}
+	}
+	for path, want := range map[string]string{
+		"docs/index.rst": "[Quickstart](/quickstart) and [Set-Cookie options](#security-cookie)",
+		"docs/app.md":    "```js src/App.js\n",
+	} {
+		if !strings.Contains(text[path], want) {
+			t.Errorf("%s: text %q lacks %q", path, text[path], want)
+		}
 	}
 }
 

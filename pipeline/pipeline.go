@@ -668,22 +668,28 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 	return out
 }
 
-// retitle gives the links whose text is only their target the title of
-// what they point at (links.Retitles) in the sections' text, which agents
-// read, and counts the sections' and documents' tokens again. The prose
-// indexed, and the link texts (Inbound's), stay as the reader wrote them.
-func retitle(docs []*markdown.Document) {
-	for i, secs := range links.Retitles(docs) {
-		d := docs[i]
-		for k, rs := range secs {
-			if len(rs) == 0 {
+// tidyShown mends the sections' text, which agents read, where the
+// readers could not: links whose text is only their target get the title
+// of what they point at (links.Retitles), and code fences' info strings
+// lose their renderers' settings (markdown.TidyInfoStrings). It counts
+// the tokens of what changed again. The prose indexed, and the link
+// texts (Inbound's), stay as the readers wrote them.
+func tidyShown(docs []*markdown.Document) {
+	retitles := links.Retitles(docs)
+	for i, d := range docs {
+		for k := range d.Sections {
+			s := &d.Sections[k]
+			text := markdown.TidyInfoStrings(s.Text)
+			if retitles[i] != nil {
+				for _, r := range retitles[i][k] {
+					text = strings.Replace(text, r.Old, r.New, 1)
+				}
+			}
+			if text == s.Text {
 				continue
 			}
-			s := &d.Sections[k]
-			for _, r := range rs {
-				s.Text = strings.Replace(s.Text, r.Old, r.New, 1)
-			}
-			n := tokens.Count(s.Text)
+			s.Text = text
+			n := tokens.Count(text)
 			d.Tokens += n - s.Tokens
 			s.Tokens = n
 		}
@@ -707,7 +713,7 @@ func Assemble(docs []*markdown.Document, overrides []config.TopicOverride, nav N
 	}
 	v := &artifacts.Version{Topics: tree, Documents: []artifacts.DocumentInfo{}}
 	inbound := links.Inbound(docs)
-	retitle(docs)
+	tidyShown(docs)
 	translated := topics.Translations(docs)
 	for i, d := range docs {
 		info := artifacts.DocumentInfo{Path: d.Path, Title: d.Title, Description: d.Description, Tokens: d.Tokens, Nav: nav.Order[d.Path], Outline: []artifacts.Outline{}}
