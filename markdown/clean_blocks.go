@@ -125,6 +125,9 @@ func rewriteLine(line []byte) ([]byte, rewriteKind) {
 		default:
 			return nil, rewriteNone
 		}
+		// "{!> path !}" is mdx_include's form that keeps the file's
+		// indentation: the path follows the '>'.
+		inner = bytes.TrimPrefix(bytes.TrimSpace(inner), []byte(">"))
 		fields := bytes.Fields(inner)
 		if len(fields) == 0 {
 			return nil, rewriteNone

@@ -1,22 +1,26 @@
 package markdown
 
 import (
+	"slices"
 	"strings"
 )
 
-// TidyInfoStrings rewrites the info strings of text's fenced code blocks
-// to what a reader of the markdown can use: the language, then the words
-// that name a file ("```js src/App.js", "```json tsconfig.json"). Sites
-// put their renderers' settings there ("hl_lines=\"2 6\"", "{1,3}",
-// "twoslash", "{expectedErrors: ...}", "[[1, 3, \"updateName\"]]"),
-// which mean nothing to an agent reading the section. Everything else
-// stays as it is, so the text keeps its lines.
-func TidyInfoStrings(text string) string {
+// TidyFences mends what text's fenced code blocks show a reader of the
+// markdown. An info string keeps the language, then the words that name
+// a file ("```js src/App.js", "```json tsconfig.json"): sites put their
+// renderers' settings there ("hl_lines=\"2 6\"", "{1,3}", "twoslash",
+// "{expectedErrors: ...}", "[[1, 3, \"updateName\"]]"), which mean
+// nothing to an agent reading the section. A block whose one line is an
+// include directive nobody resolved ({!path!}, {* path *}: its file is
+// not in the repository) holds no code: it becomes "(example: path)", as
+// such a directive outside a block does. Everything else stays as it is.
+func TidyFences(text string) string {
 	lines := strings.Split(text, "\n")
 	changed := false
 	var ch byte
 	var n int // the open fence's character and length; n == 0: none open
-	for i, l := range lines {
+	for i := 0; i < len(lines); i++ {
+		l := lines[i]
 		if n > 0 {
 			if fenceClose([]byte(l), ch, n) {
 				n = 0
@@ -25,6 +29,11 @@ func TidyInfoStrings(text string) string {
 		}
 		c, m, ok := fenceOpen([]byte(l))
 		if !ok {
+			continue
+		}
+		if ex, end, ok := includeBlock(lines, i, c, m); ok {
+			lines = slices.Replace(lines, i, end+1, ex)
+			changed = true
 			continue
 		}
 		ch, n = c, m
@@ -40,6 +49,32 @@ func TidyInfoStrings(text string) string {
 		return text
 	}
 	return strings.Join(lines, "\n")
+}
+
+// includeBlock reports whether the block whose fence (m of c) opens at
+// lines[i] closes and holds one line, blanks aside, that is an include
+// directive, and returns that line rewritten and the closing line's index.
+func includeBlock(lines []string, i int, c byte, m int) (string, int, bool) {
+	only := -1
+	for j := i + 1; j < len(lines); j++ {
+		switch {
+		case fenceClose([]byte(lines[j]), c, m):
+			if only < 0 {
+				return "", 0, false
+			}
+			out, kind := rewriteLine([]byte(lines[only]))
+			if kind != rewriteLineOnly || !strings.Contains(string(out), "(example: ") {
+				return "", 0, false
+			}
+			return string(out), j, true
+		case strings.TrimSpace(lines[j]) == "":
+		case only >= 0:
+			return "", 0, false
+		default:
+			only = j
+		}
+	}
+	return "", 0, false
 }
 
 // tidyInfo keeps of an info string its first word, the language, and the

@@ -670,8 +670,8 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 
 // tidyShown mends the sections' text, which agents read, where the
 // readers could not: links whose text is only their target get the title
-// of what they point at (links.Retitles), and code fences' info strings
-// lose their renderers' settings (markdown.TidyInfoStrings). It counts
+// of what they point at (links.Retitles), and code fences lose their
+// renderers' settings and unresolved includes (markdown.TidyFences). It counts
 // the tokens of what changed again. The prose indexed, and the link
 // texts (Inbound's), stay as the readers wrote them.
 func tidyShown(docs []*markdown.Document) {
@@ -679,7 +679,7 @@ func tidyShown(docs []*markdown.Document) {
 	for i, d := range docs {
 		for k := range d.Sections {
 			s := &d.Sections[k]
-			text := markdown.TidyInfoStrings(s.Text)
+			text := markdown.TidyFences(s.Text)
 			if retitles[i] != nil {
 				for _, r := range retitles[i][k] {
 					text = strings.Replace(text, r.Old, r.New, 1)
