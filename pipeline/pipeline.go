@@ -670,8 +670,9 @@ func docsOf(kept []splitDoc) []*markdown.Document {
 
 // tidyShown mends the sections' text, which agents read, where the
 // readers could not: links whose text is only their target get the title
-// of what they point at (links.Retitles), and code fences lose their
-// renderers' settings and unresolved includes (markdown.TidyFences). It counts
+// of what they point at (links.Retitles), headings lose their {#id}s and
+// code fences their renderers' settings and unresolved includes
+// (markdown.Tidy). It counts
 // the tokens of what changed again. The prose indexed, and the link
 // texts (Inbound's), stay as the readers wrote them.
 func tidyShown(docs []*markdown.Document) {
@@ -679,7 +680,7 @@ func tidyShown(docs []*markdown.Document) {
 	for i, d := range docs {
 		for k := range d.Sections {
 			s := &d.Sections[k]
-			text := markdown.TidyFences(s.Text)
+			text := markdown.Tidy(s.Text)
 			if retitles[i] != nil {
 				for _, r := range retitles[i][k] {
 					text = strings.Replace(text, r.Old, r.New, 1)

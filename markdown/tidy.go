@@ -5,8 +5,11 @@ import (
 	"strings"
 )
 
-// TidyFences mends what text's fenced code blocks show a reader of the
-// markdown. An info string keeps the language, then the words that name
+// Tidy mends what a section's markdown shows a reader where the readers
+// keep what the splitter needs. An ATX heading loses its {#id} attribute
+// (the reStructuredText reader writes one on every title, some markdown
+// sites on theirs): the answer names the anchor beside the section. A
+// fenced code block's info string keeps the language, then the words that name
 // a file ("```js src/App.js", "```json tsconfig.json"): sites put their
 // renderers' settings there ("hl_lines=\"2 6\"", "{1,3}", "twoslash",
 // "{expectedErrors: ...}", "[[1, 3, \"updateName\"]]"), which mean
@@ -14,7 +17,7 @@ import (
 // include directive nobody resolved ({!path!}, {* path *}: its file is
 // not in the repository) holds no code: it becomes "(example: path)", as
 // such a directive outside a block does. Everything else stays as it is.
-func TidyFences(text string) string {
+func Tidy(text string) string {
 	lines := strings.Split(text, "\n")
 	changed := false
 	var ch byte
@@ -29,6 +32,10 @@ func TidyFences(text string) string {
 		}
 		c, m, ok := fenceOpen([]byte(l))
 		if !ok {
+			if h := withoutHeadingID(l); h != l {
+				lines[i] = h
+				changed = true
+			}
 			continue
 		}
 		if ex, end, ok := includeBlock(lines, i, c, m); ok {
@@ -49,6 +56,20 @@ func TidyFences(text string) string {
 		return text
 	}
 	return strings.Join(lines, "\n")
+}
+
+// withoutHeadingID returns an ATX heading line without its trailing
+// {#id} attribute, or line as it is.
+func withoutHeadingID(line string) string {
+	t := strings.TrimRight(line, " \t")
+	if !strings.HasPrefix(strings.TrimLeft(t, " "), "#") || !strings.HasSuffix(t, "}") {
+		return line
+	}
+	i := strings.LastIndex(t, " {#")
+	if i < 0 || strings.ContainsAny(t[i+3:len(t)-1], " \t{}") || len(t[i+3:len(t)-1]) == 0 {
+		return line
+	}
+	return strings.TrimRight(t[:i], " \t")
 }
 
 // includeBlock reports whether the block whose fence (m of c) opens at
