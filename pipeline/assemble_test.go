@@ -14,16 +14,9 @@ import (
 // TestAssembleGivesInboundLinks checks that each index entry carries the
 // texts of the links other documents point at its section with.
 func TestAssembleGivesInboundLinks(t *testing.T) {
-	split := func(path, src string) *markdown.Document {
-		d, err := markdown.Split(path, []byte(src), markdown.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	docs := []*markdown.Document{
-		split("docs/config.md", "# Config\n\nAll options.\n\n## base\n\nThe public path.\n"),
-		split("docs/guide.md", "# Guide\n\nServe it from [a nested public path](config.md#base) or [anywhere](./config).\n"),
+		readDoc(t, "docs/config.md", "# Config\n\nAll options.\n\n## base\n\nThe public path.\n"),
+		readDoc(t, "docs/guide.md", "# Guide\n\nServe it from [a nested public path](config.md#base) or [anywhere](./config).\n"),
 	}
 	got := inboundOf(t, docs)
 	want := map[string]string{"docs/config.md#config": "anywhere", "docs/config.md#base": "a nested public path", "docs/guide.md#guide": ""}
@@ -41,17 +34,10 @@ func TestAssembleGivesInboundLinks(t *testing.T) {
 // from another page to an anchor inside a section
 // (markdown.Section.InnerAnchors).
 func TestAssembleGivesAsciiDocInboundLinks(t *testing.T) {
-	split := func(path, src string) *markdown.Document {
-		d, err := asciidoc.Split(path, []byte(src), nil, markdown.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	docs := []*markdown.Document{
-		split("docs/config.adoc", "= Config\n\n== TLS\n\nCertificates go <<Proxies,in front of the app>>.\n\n"+
+		readDoc(t, "docs/config.adoc", "= Config\n\n== TLS\n\nCertificates go <<Proxies,in front of the app>>.\n\n"+
 			"[#behind-a-proxy]\n== Proxies\n\nAny proxy will do.\n\n[#nginx]\n----\nproxy_pass http://app;\n----\n"),
-		split("docs/guide.adoc", "= Guide\n\nServe it xref:config.adoc#nginx[behind nginx].\n"),
+		readDoc(t, "docs/guide.adoc", "= Guide\n\nServe it xref:config.adoc#nginx[behind nginx].\n"),
 	}
 	got := inboundOf(t, docs)
 	if want := "in front of the app\nbehind nginx"; got["docs/config.adoc#behind-a-proxy"] != want {
@@ -96,20 +82,13 @@ func TestAssembleMarksTranslations(t *testing.T) {
 // text, as the published page links to a place inside that section
 // (markdown.Section.InnerAnchors).
 func TestAssembleGivesRSTInboundLinksToLabelsInsideSections(t *testing.T) {
-	split := func(path, src string) *markdown.Document {
-		d, err := rst.Split(path, []byte(src), nil, markdown.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	docs := []*markdown.Document{
-		split("docs/deploying/workers.rst", "Worker Processes\n================\n\n"+
+		readDoc(t, "docs/deploying/workers.rst", "Worker Processes\n================\n\n"+
 			"Each worker serves one request at a time.\n\n"+
 			"Sizing the pool\n---------------\n\nStart with two workers a core.\n\n"+
 			".. _pool-size-setting:\n\n.. code-block:: ini\n\n"+
 			"    workers = 4\n"),
-		split("docs/deploying/systemd.rst", "Systemd\n=======\n\n"+
+		readDoc(t, "docs/deploying/systemd.rst", "Systemd\n=======\n\n"+
 			"Run it as a service and :ref:`choose how many workers <pool-size-setting>`.\n"),
 	}
 	got := inboundOf(t, docs)
@@ -123,26 +102,13 @@ func TestAssembleGivesRSTInboundLinksToLabelsInsideSections(t *testing.T) {
 // file name, and the tokens counted are the text's; the link texts taken
 // for ranking stay as written.
 func TestAssembleMendsShownText(t *testing.T) {
-	split := func(path, src string) *markdown.Document {
-		d, err := rst.Split(path, []byte(src), nil, markdown.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}
 	docs := []*markdown.Document{
-		split("docs/index.rst", "Home\n====\n\nRead :doc:`/quickstart` and :ref:`security-cookie`.\n\n"+
+		readDoc(t, "docs/index.rst", "Home\n====\n\nRead :doc:`/quickstart` and :ref:`security-cookie`.\n\n"+
 			".. code-block:: python\n\n    x = 1\n"),
-		split("docs/quickstart.rst", "Quickstart\n==========\n\nFirst steps.\n"),
-		split("docs/security.rst", "Security\n========\n\n.. _security-cookie:\n\nSet-Cookie options\n------------------\n\nCookies.\n"),
+		readDoc(t, "docs/quickstart.rst", "Quickstart\n==========\n\nFirst steps.\n"),
+		readDoc(t, "docs/security.rst", "Security\n========\n\n.. _security-cookie:\n\nSet-Cookie options\n------------------\n\nCookies.\n"),
 	}
-	docs = append(docs, func() *markdown.Document {
-		d, err := markdown.Split("docs/app.md", []byte("# App\n\n```js {expectedErrors: {'x': [9]}} src/App.js\nlet a = 1\n```\n"), markdown.DefaultOptions())
-		if err != nil {
-			t.Fatal(err)
-		}
-		return d
-	}())
+	docs = append(docs, readDoc(t, "docs/app.md", "# App\n\n```js {expectedErrors: {'x': [9]}} src/App.js\nlet a = 1\n```\n"))
 	v, err := Assemble(docs, nil, Navigation{})
 	if err != nil {
 		t.Fatal(err)
@@ -180,4 +146,24 @@ func inboundOf(t *testing.T, docs []*markdown.Document) map[string]string {
 		got[e.Path+"#"+e.Section.Anchor] = e.Inbound
 	}
 	return got
+}
+
+// readDoc reads a document as the pipeline's reader for its extension
+// does (.rst, .adoc, else markdown), with no repository for includes.
+func readDoc(t *testing.T, path, src string) *markdown.Document {
+	t.Helper()
+	var d *markdown.Document
+	var err error
+	switch {
+	case strings.HasSuffix(path, ".rst"):
+		d, err = rst.Split(path, []byte(src), nil, markdown.DefaultOptions())
+	case strings.HasSuffix(path, ".adoc"):
+		d, err = asciidoc.Split(path, []byte(src), nil, markdown.DefaultOptions())
+	default:
+		d, err = markdown.Split(path, []byte(src), markdown.DefaultOptions())
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
 }
