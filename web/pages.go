@@ -53,7 +53,9 @@ func (s *Site) catalogPage(w http.ResponseWriter, r *http.Request) {
 	words := strings.Fields(strings.ToLower(filter))
 	scope := request.ScopeOf(r.Context())
 	cat := s.engine.Catalog()
-	data := catalogData{Filter: filter, NoCatalog: !s.engine.Status().Ready && (cat == nil || len(cat.Libraries) == 0)}
+	// Status is asked only of an empty catalog: it copies and sorts the
+	// refused versions, work the page does not need otherwise.
+	data := catalogData{Filter: filter, NoCatalog: (cat == nil || len(cat.Libraries) == 0) && !s.engine.Status().Ready}
 	if cat != nil {
 		for i := range cat.Libraries {
 			l := &cat.Libraries[i]
