@@ -1,6 +1,7 @@
 // Package links resolves the links between one version's documents to the
-// sections they point at, and gives each section the texts other sections
-// link to it with.
+// sections they point at, gives each section the texts other sections
+// link to it with, and titles the links whose text is only their target
+// (Retitles).
 //
 // A link's text is how another page names the section it points at, in
 // that page's words ("aliases" for resolve.alias, "nested public path" for
