@@ -35,6 +35,8 @@ import (
 
 	"go.yaml.in/yaml/v3"
 	"golang.org/x/time/rate"
+
+	"github.com/codex7/codex7/request"
 )
 
 // Defaults of a token's request rate.
@@ -234,9 +236,9 @@ func Parse(r io.Reader, name string) (*Policy, error) {
 		g := &Grant{Name: t.Name}
 		copy(g.hash[:], sum)
 		for _, pat := range t.Libraries {
-			lp, err := checkPattern(pat)
+			lp, err := CheckPattern(pat)
 			if err != nil {
-				return nil, bad(t.line, "token %q: %v", t.Name, err)
+				return nil, bad(t.line, "token %q: library pattern %q: %v", t.Name, pat, err)
 			}
 			g.patterns = append(g.patterns, lp)
 		}
@@ -260,17 +262,92 @@ func Parse(r io.Reader, name string) (*Policy, error) {
 	return p, nil
 }
 
-// checkPattern validates a library pattern and returns it lower-cased.
-func checkPattern(p string) (string, error) {
+// PatternForm says what a library pattern looks like.
+const PatternForm = "write /org/project, with * for any run of characters within a segment, e.g. /acme/* or /vercel/next.js; /*/* is every library"
+
+// CheckPattern validates a library pattern and returns it lower-cased
+// (errors say what is wrong, not which pattern: callers name it): it
+// must be /org/project in shape, a valid path.Match pattern, and able to
+// match some library id (request.IsIDSegment), since a pattern no id can
+// match ("/a b/c", "/.*/x") is a typo that would leave a token reading
+// nothing. `indexer token` checks its --library flags with it, so a
+// pattern it prints always loads.
+func CheckPattern(p string) (string, error) {
 	lp := strings.ToLower(strings.TrimSpace(p))
 	segs := strings.Split(lp, "/")
 	if len(segs) != 3 || segs[0] != "" || segs[1] == "" || segs[2] == "" {
-		return "", fmt.Errorf("library pattern %q: write /org/project, with * for any org or project, e.g. /acme/* or /*/*", p)
+		return "", errors.New(PatternForm)
 	}
 	if _, err := path.Match(lp, ""); err != nil {
-		return "", fmt.Errorf("library pattern %q: %v", p, err)
+		return "", err
+	}
+	for _, seg := range segs[1:] {
+		if w, ok := witness(seg); !ok || !request.IsIDSegment(w) {
+			return "", fmt.Errorf("no library id can match %q: the org and project of an id are letters, digits, '.', '_' and '-', not starting with '.'; %s", seg, PatternForm)
+		}
 	}
 	return lp, nil
+}
+
+// witness returns the segment a valid path.Match pattern segment seg
+// matches that is most likely to be an id's: each * and ? an "x", each
+// character class its first member among an id's characters (a letter
+// before a digit before '_', '-' and '.'), escapes unescaped. An id's
+// only rule besides its characters is not to start with '.', which a
+// letter never breaks, so seg matches some id exactly when its witness is
+// one. ok is false when a class admits none of an id's characters, or the
+// segment ends in an escape (of the '/' after it).
+func witness(seg string) (w string, ok bool) {
+	const idChars = "abcdefghijklmnopqrstuvwxyz0123456789_-."
+	var b strings.Builder
+	for i := 0; i < len(seg); i++ {
+		switch c := seg[i]; c {
+		case '*', '?':
+			b.WriteByte('x')
+		case '\\':
+			if i++; i == len(seg) { // it escaped the '/' after it: no id has one
+				return "", false
+			}
+			b.WriteByte(seg[i])
+		case '[':
+			end := classEnd(seg, i)
+			class := seg[i : end+1]
+			found := false
+			for _, r := range idChars {
+				if m, _ := path.Match(class, string(r)); m {
+					b.WriteRune(r)
+					found = true
+					break
+				}
+			}
+			if !found {
+				return "", false
+			}
+			i = end
+		default:
+			b.WriteByte(c)
+		}
+	}
+	return b.String(), true
+}
+
+// classEnd returns the index of the ']' closing the character class that
+// opens at seg[i], in a pattern path.Match accepted.
+func classEnd(seg string, i int) int {
+	j := i + 1
+	if j < len(seg) && seg[j] == '^' {
+		j++
+	}
+	for first := true; j < len(seg); j++ {
+		switch {
+		case seg[j] == '\\':
+			j++
+		case seg[j] == ']' && !first:
+			return j
+		}
+		first = false
+	}
+	return len(seg) - 1
 }
 
 // tokenLines sets each token's line from the parsed document.

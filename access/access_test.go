@@ -2,9 +2,12 @@ package access
 
 import (
 	"errors"
+	"path"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/codex7/codex7/request"
 )
 
 const (
@@ -99,6 +102,7 @@ func TestParseErrors(t *testing.T) {
 		{"one segment", "tokens:\n  - {name: a, sha256: " + h + ", libraries: [/acme]}\n", `library pattern "/acme": write /org/project`},
 		{"no slash", "tokens:\n  - {name: a, sha256: " + h + ", libraries: [acme/x]}\n", "write /org/project"},
 		{"bad glob", "tokens:\n  - {name: a, sha256: " + h + ", libraries: [\"/acme/[x\"]}\n", "syntax error in pattern"},
+		{"no id can match", "tokens:\n  - {name: a, sha256: " + h + ", libraries: [/acme/*]}\n  - {name: b, sha256: " + HashToken("y") + ", libraries: [/acme/*, \"/a b/c\"]}\n", `tokens.yaml:3: token "b": library pattern "/a b/c": no library id can match "a b"`},
 		{"zero rate", "tokens:\n  - {name: a, sha256: " + h + ", libraries: [/a/*], rate: 0}\n", "rate 0: give requests per second above 0"},
 		{"negative burst", "tokens:\n  - {name: a, sha256: " + h + ", libraries: [/a/*], burst: -1}\n", "burst -1"},
 		{"not yaml", "tokens: [\n", "tokens.yaml"},
@@ -219,4 +223,73 @@ func TestCarryOver(t *testing.T) {
 	if ok, _ := fresh.Authenticate(appToken).Take(now); !ok {
 		t.Error("a fresh policy refused app's first request")
 	}
+}
+
+// TestCheckPattern: a pattern is refused exactly when no library id could
+// match it, so a typo cannot leave a token reading nothing, and the
+// patterns path.Match offers beyond * (?, classes, escapes) still load.
+func TestCheckPattern(t *testing.T) {
+	tests := []struct {
+		pattern string
+		want    string // "" when the pattern loads
+	}{
+		{"/acme/*", ""},
+		{"/*/*", ""},
+		{" /Vercel/next*.js ", ""},
+		{"/a?me/x", ""},
+		{"/[ab]cme/x", ""},
+		{"/[^a-z]/x", ""}, // a digit, '_' or '-'
+		{"/*.x/y", ""},    // "x.x"
+		{"/acme/\\x", ""}, // an escaped x
+		{"/[.a]x/y", ""},  // "ax"
+		{"/a b/c", `no library id can match "a b"`},
+		{"/acme/.*", `no library id can match ".*"`},
+		{"/\\.x/y", `no library id can match "\\.x"`},
+		{"/[.]x/y", `no library id can match "[.]x"`},
+		{"/[^a-z0-9_.\\-]/y", `no library id can match`},
+		{"/acme/x@1", `no library id can match "x@1"`},
+		{"/acme", "write /org/project"},
+		{"/acme/x/y", "write /org/project"},
+		{"/acme/[x", "syntax error"},
+	}
+	for _, tt := range tests {
+		got, err := CheckPattern(tt.pattern)
+		switch {
+		case tt.want == "" && err != nil:
+			t.Errorf("CheckPattern(%q): %v, want it to load", tt.pattern, err)
+		case tt.want == "" && got != strings.ToLower(strings.TrimSpace(tt.pattern)):
+			t.Errorf("CheckPattern(%q) = %q, want it lower-cased and trimmed", tt.pattern, got)
+		case tt.want != "" && (err == nil || !strings.Contains(err.Error(), tt.want)):
+			t.Errorf("CheckPattern(%q) = %q, %v; want an error with %q", tt.pattern, got, err, tt.want)
+		}
+	}
+}
+
+// FuzzCheckPattern: every pattern CheckPattern accepts matches a library
+// id (its witness, which request.IsIDSegment accepts).
+func FuzzCheckPattern(f *testing.F) {
+	for _, s := range []string{"/acme/*", "/[a-c]?/x*", "/\\-x/[^a]", "/*.*/.", "/[]a]/x"} {
+		f.Add(s)
+	}
+	f.Fuzz(func(t *testing.T, p string) {
+		lp, err := CheckPattern(p)
+		if err != nil {
+			return
+		}
+		segs := strings.Split(lp, "/")
+		var id strings.Builder
+		for _, seg := range segs[1:] {
+			w, ok := witness(seg)
+			if !ok || !request.IsIDSegment(w) {
+				t.Fatalf("CheckPattern(%q) accepted a segment %q without an id's witness (%q)", p, seg, w)
+			}
+			id.WriteString("/" + w)
+		}
+		if m, _ := path.Match(lp, id.String()); !m {
+			t.Fatalf("CheckPattern(%q) accepted; its witness %q does not match it", p, id.String())
+		}
+		if g := (&Grant{patterns: []string{lp}}); !g.Allows(strings.ToUpper(id.String())) {
+			t.Fatalf("a grant of %q does not allow %q", lp, id.String())
+		}
+	})
 }

@@ -16,11 +16,10 @@ import (
 )
 
 var (
-	idSegmentRE = regexp.MustCompile(`^[A-Za-z0-9_-][A-Za-z0-9._-]*$`)
-	envNameRE   = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
-	shaRE       = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
-	schemeRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
-	helperRE    = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*::`)
+	envNameRE = regexp.MustCompile(`^[A-Za-z_][A-Za-z0-9_]*$`)
+	shaRE     = regexp.MustCompile(`^[0-9a-fA-F]{7,40}$`)
+	schemeRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*$`)
+	helperRE  = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9+.-]*::`)
 )
 
 // tokenPrefixes start well-known access tokens (GitHub, GitLab, Bitbucket).
@@ -336,7 +335,7 @@ func checkID(id string) string {
 		if s == "" {
 			return fmt.Sprintf("%q has an empty segment%s", id, fix)
 		}
-		if !idSegmentRE.MatchString(s) {
+		if !request.IsIDSegment(s) {
 			return fmt.Sprintf("%q: segment %q is not allowed; %s%s", id, s, form, fix)
 		}
 	}
@@ -369,7 +368,7 @@ func suggestID(id string) string {
 	if len(segs) != 2 && !strings.Contains(id, "://") {
 		return ""
 	}
-	if !idSegmentRE.MatchString(segs[0]) || !idSegmentRE.MatchString(segs[1]) {
+	if !request.IsIDSegment(segs[0]) || !request.IsIDSegment(segs[1]) {
 		return ""
 	}
 	return cand

@@ -180,6 +180,23 @@ func checkKeySegment(orig, seg string) error {
 // segments take letters, digits, '.', '_' and '-'.
 func IsVersionRune(r rune) bool { return isKeyRune(r) }
 
+// IsIDSegment reports whether s can be the org or the project of a library
+// id that a build config accepts: letters, digits, '.', '_' and '-', not
+// starting with '.'. The config's ids, access patterns and `indexer token`
+// share this one rule, so that a pattern is refused exactly when no id
+// could match it.
+func IsIDSegment(s string) bool {
+	if s == "" || s[0] == '.' {
+		return false
+	}
+	for _, r := range s {
+		if !isKeyRune(r) {
+			return false
+		}
+	}
+	return true
+}
+
 func isKeyRune(r rune) bool {
 	return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' ||
 		r == '.' || r == '_' || r == '-'

@@ -1,7 +1,6 @@
 package main
 
 import (
-	"errors"
 	"fmt"
 	"io"
 	"math"
@@ -9,7 +8,6 @@ import (
 	"strings"
 
 	"github.com/codex7/codex7/access"
-	"github.com/codex7/codex7/config"
 )
 
 func runToken(args []string, stdout, stderr io.Writer) int {
@@ -38,7 +36,7 @@ A pattern is a library id with * for any org or project: /acme/* or
 	// name a line of an entry the user never wrote.
 	for i, l := range libs {
 		libs[i] = strings.TrimSpace(l)
-		if err := checkLibraryPattern(libs[i]); err != nil {
+		if _, err := access.CheckPattern(libs[i]); err != nil {
 			fmt.Fprintf(stderr, "indexer token: --library %q: %v\n", l, err)
 			return exitUsage
 		}
@@ -69,29 +67,3 @@ A pattern is a library id with * for any org or project: /acme/* or
 	fmt.Fprint(stdout, entry)
 	return exitOK
 }
-
-// patternForm says what a --library pattern looks like.
-const patternForm = "a pattern is a library id, /org/project, with * for any run of characters within a segment, e.g. /acme/* or /vercel/next.js; /*/* is every library"
-
-// checkLibraryPattern returns what is wrong with a --library pattern:
-// not /org/project in shape, or with a segment that no library id can
-// have, which would make a token that can never read anything. What an
-// id may hold is the config's rule (see validLibraryID).
-func checkLibraryPattern(p string) error {
-	segs := strings.Split(p, "/")
-	if len(segs) != 3 || segs[0] != "" || segs[1] == "" || segs[2] == "" {
-		return errors.New(patternForm)
-	}
-	// A * stands for any run of characters: an id that a pattern can match,
-	// if any can, is the pattern with each * made one letter.
-	for _, seg := range segs[1:] {
-		if !validLibraryID("/" + strings.ReplaceAll(seg, "*", "x") + "/x") {
-			return fmt.Errorf("no library id can match %q: the org and project of an id are letters, digits, '.', '_' and '-', not starting with '.'; write e.g. /acme/* or /vercel/next.js", seg)
-		}
-	}
-	return nil
-}
-
-// validLibraryID reports whether the build config accepts id as a
-// library id (config.CheckID), so that the two never disagree.
-func validLibraryID(id string) bool { return config.CheckID(id) == nil }
