@@ -51,15 +51,11 @@ func oracleSearch(ctx context.Context, r *Reader, q Query) ([]Hit, int, error) {
 		}
 		hits = append(hits, h)
 	}
-	if len(hits) > 0 {
-		best := hits[0].Score
-		for i := range hits {
-			if text == "" || best <= 0 {
-				hits[i].Relevance = 1
-			} else {
-				hits[i].Relevance = hits[i].Score / best
-			}
-		}
+	for i := range hits {
+		hits[i].Relevance = 1
+	}
+	if text != "" {
+		orderTies(hits) // the ranker's rule after its ranking, not the ranking
 	}
 	return hits, int(it.Aggregations().Count()), nil
 }

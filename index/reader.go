@@ -173,10 +173,10 @@ func (r *Reader) SearchCount(ctx context.Context, q Query) ([]Hit, int, error) {
 			return nil, 0, err
 		}
 		h.Relevance = 1
-		if best := docs[0].score; best > 0 {
-			h.Relevance = d.score / best
-		}
 		hits = append(hits, h)
+	}
+	if text != "" {
+		orderTies(hits)
 	}
 	return hits, matched, nil
 }
