@@ -70,12 +70,26 @@ func orderTies(hits []Hit) {
 		return cmp.Or(cmp.Compare(hits[a].Line, hits[b].Line), cmp.Compare(hits[a].Part, hits[b].Part))
 	})
 	top := ties[order[0]].key
-	sorted := make([]Hit, len(hits))
-	for i, j := range order {
-		sorted[i] = hits[j]
-		sorted[i].Relevance = relevance(ties[j].key, top)
+	for i := range hits {
+		hits[i].Relevance = relevance(ties[i].key, top)
 	}
-	copy(hits, sorted)
+	// hits[i] = hits[order[i]], in place, cycle by cycle (order marks
+	// what it moved with -1), so a long list of candidates is not copied.
+	for i := range order {
+		if order[i] < 0 {
+			continue
+		}
+		held := hits[i]
+		for j := i; ; {
+			k := order[j]
+			order[j] = -1
+			if k == i {
+				hits[j] = held
+				break
+			}
+			hits[j], j = hits[k], k
+		}
+	}
 }
 
 // relevance is a score over the best one, 1 when the best is not above 0.
