@@ -90,6 +90,9 @@ var (
 	ErrStale = errors.New("catalog out of date")
 	// ErrLocked means another build holds the output directory.
 	ErrLocked = errors.New("output directory is locked by another build")
+	// ErrBadName means a library id or version name would not name a
+	// directory of its own ("..", a hidden or empty name, a separator).
+	ErrBadName = errors.New("not a usable directory name")
 )
 
 // Manifest describes one library version's artifact.

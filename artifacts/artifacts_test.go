@@ -478,3 +478,95 @@ func TestCatalogListsManifestSumsAndTopics(t *testing.T) {
 		t.Errorf("Verify of a catalog listing another manifest sum = %v, want it out of date, naming the sums", probs)
 	}
 }
+
+// TestUnsafePlacesRefused: a library id or version that would not name a
+// directory of its own ("..", ".", hidden, with a separator) is refused by
+// Publish, Stage, Install and Remove with ErrBadName, and nothing
+// published is touched: "/acme/x@.." would have replaced all of /acme.
+func TestUnsafePlacesRefused(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	release, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	for _, place := range [][2]string{{"/acme/x", ".."}, {"/acme/x", "."}, {"/acme/x", ".staging"}, {"/acme/x", "a/b"}, {"/acme/x", `a\b`}, {"/acme/x", ""}, {"/acme/..", "v1"}, {"/../x", "v1"}, {"/acme", "v1"}, {"/acme/x/y", "v1"}} {
+		id, version := place[0], place[1]
+		if err := Publish(context.Background(), out, testVersion(id, version, "c2")); !errors.Is(err, ErrBadName) {
+			t.Errorf("Publish %s@%s: %v, want ErrBadName", id, version, err)
+		}
+		if _, err := Stage(out, id, version); !errors.Is(err, ErrBadName) {
+			t.Errorf("Stage %s@%s: %v, want ErrBadName", id, version, err)
+		}
+		stage, err := Stage(out, "/acme/lib", "main")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := Install(stage, out, id, version); !errors.Is(err, ErrBadName) {
+			t.Errorf("Install %s@%s: %v, want ErrBadName", id, version, err)
+		}
+	}
+	for _, rel := range []string{"acme/lib/..", "acme/..", "acme/lib/main/..", "../acme/lib"} {
+		if err := Remove(out, rel); !errors.Is(err, ErrBadName) {
+			t.Errorf("Remove %s: %v, want ErrBadName", rel, err)
+		}
+	}
+	if probs, err := Verify(out); err != nil || len(probs) > 0 {
+		t.Fatalf("Verify = %v, %v; want the published version untouched", probs, err)
+	}
+	if _, err := os.Stat(filepath.Join(Dir(out, "/acme/lib", "main"), ManifestFile)); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// TestManifestFilesStayInside: a manifest (a pulled layer's, say) that
+// lists a file outside its version's directory is corrupt, and a listed
+// file that is a link or a device is reported, not followed: before,
+// "../../dev/zero" made verification hash without end.
+func TestManifestFilesStayInside(t *testing.T) {
+	out := t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	dir := Dir(out, "/acme/lib", "main")
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rewrite := func(files map[string]string) {
+		t.Helper()
+		m.Files = files
+		data, err := EncodeManifest(m)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, ManifestFile), data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	sums := m.Files
+	for _, name := range []string{"../../../../../../dev/zero", "/etc/passwd", "index/../../x", `index\x`, ".", ""} {
+		rewrite(map[string]string{name: strings.Repeat("0", 64)})
+		if _, err := ReadManifest(dir); !errors.Is(err, ErrCorrupt) || !strings.Contains(err.Error(), "not a path inside") {
+			t.Errorf("manifest listing %q: %v, want ErrCorrupt", name, err)
+		}
+		if probs := VerifyVersion(dir); len(probs) != 1 || probs[0].Path != ManifestFile || !errors.Is(probs[0].Err, ErrCorrupt) {
+			t.Errorf("VerifyVersion with %q listed: %v, want the manifest corrupt", name, probs)
+		}
+	}
+	// A listed file that is a link (to a device, or out of the directory).
+	for _, target := range []string{"/dev/zero", "../../../main/" + ManifestFile} {
+		files := map[string]string{"link": strings.Repeat("0", 64)}
+		for k, v := range sums {
+			files[k] = v
+		}
+		rewrite(files)
+		os.Remove(filepath.Join(dir, "link"))
+		if err := os.Symlink(target, filepath.Join(dir, "link")); err != nil {
+			t.Skip("no symlinks here:", err)
+		}
+		probs := VerifyVersion(dir)
+		if len(probs) != 1 || probs[0].Path != "link" || !errors.Is(probs[0].Err, ErrCorrupt) || !strings.Contains(probs[0].Err.Error(), "not a regular file") {
+			t.Errorf("VerifyVersion with a link to %s: %v, want link reported as not a regular file", target, probs)
+		}
+	}
+}

@@ -26,6 +26,24 @@ func Dir(out, libraryID, version string) string {
 	return filepath.Join(out, filepath.FromSlash(strings.Trim(libraryID, "/")), version)
 }
 
+// checkPlace refuses a library id or version that would not name a
+// directory of its own under out (Dir): the org, the project and the
+// version must each be one path element, not hidden (the staging area and
+// the lock are) and not "." or "..". The config and the build check names
+// before this; it is the last guard before anything is replaced.
+func checkPlace(libraryID, version string) error {
+	segs := strings.Split(strings.TrimPrefix(libraryID, "/"), "/")
+	if len(segs) != 2 {
+		return fmt.Errorf("%w: library id %q is not /org/project", ErrBadName, libraryID)
+	}
+	for _, e := range append(segs, version) {
+		if e == "" || e[0] == '.' || strings.ContainsAny(e, "/\\\x00") || e != filepath.Base(e) {
+			return fmt.Errorf("%w: %q in %s@%s is not a directory name of its own", ErrBadName, e, libraryID, version)
+		}
+	}
+	return nil
+}
+
 // lockWait is how long Lock waits for another holder to let go.
 const lockWait = 2 * time.Second
 
@@ -132,6 +150,9 @@ func Publish(ctx context.Context, out string, v *Version) (err error) {
 // place, and the next Lock removes it if neither does. The caller holds
 // Lock.
 func Stage(out, libraryID, version string) (string, error) {
+	if err := checkPlace(libraryID, version); err != nil {
+		return "", err
+	}
 	return os.MkdirTemp(filepath.Join(out, stagingDir), strings.ReplaceAll(strings.Trim(libraryID, "/"), "/", "__")+"@"+version+"-")
 }
 
@@ -151,6 +172,9 @@ func Install(stage, out, libraryID, version string) (err error) {
 }
 
 func install(stage, out, libraryID, version string) error {
+	if err := checkPlace(libraryID, version); err != nil {
+		return err
+	}
 	if err := publishModes(stage); err != nil {
 		return err
 	}
@@ -173,6 +197,11 @@ func install(stage, out, libraryID, version string) error {
 // one rename, so it is never seen half-deleted, then deleted. Call it only
 // once catalog.json no longer lists the version. The caller holds Lock.
 func Remove(out, rel string) error {
+	org, rest, _ := strings.Cut(rel, "/")
+	project, version, _ := strings.Cut(rest, "/")
+	if err := checkPlace("/"+org+"/"+project, version); err != nil {
+		return fmt.Errorf("remove %s: %w", rel, err)
+	}
 	final := filepath.Join(out, filepath.FromSlash(rel))
 	gone, err := os.MkdirTemp(filepath.Join(out, stagingDir), "removed-")
 	if err != nil {

@@ -663,6 +663,18 @@ func checkRef(ref string) string {
 	return fmt.Sprintf("%q is not a valid git ref: it %s; write a branch or tag name, e.g. main or v1.2.0", ref, bad)
 }
 
+// CheckVersionName returns what is wrong with name as a version's name: it
+// names a directory of the artifacts, so it must be one safe path element,
+// and agents write it in library ids. The build checks the names it derives
+// from a repository's refs with it too (its default branch and the versions
+// its context7.json lists), which a config's check never sees.
+func CheckVersionName(name string) error {
+	if msg := checkVersionName(name); msg != "" {
+		return errors.New(msg)
+	}
+	return nil
+}
+
 // checkVersionName returns why name cannot be a directory name, or "".
 func checkVersionName(name string) string {
 	bad := ""

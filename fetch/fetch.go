@@ -210,7 +210,12 @@ func listRemote(ctx context.Context, repoURL string, auth transport.AuthMethod) 
 		name := ref.Name().String()
 		switch {
 		case name == "HEAD" && ref.Type() == plumbing.SymbolicReference:
-			refs.Head = ref.Target().Short()
+			if validRef(ref.Target()) {
+				refs.Head = ref.Target().Short()
+			}
+		case !validRef(plumbing.ReferenceName(strings.TrimSuffix(name, "^{}"))):
+			// git never makes such a ref; a server that advertises one
+			// ("refs/tags/..") is not to be trusted with a version's name.
 		case strings.HasSuffix(name, "^{}"):
 			peeled[strings.TrimSuffix(strings.TrimPrefix(name, "refs/tags/"), "^{}")] = ref.Hash().String()
 		case ref.Name().IsBranch():
@@ -224,6 +229,11 @@ func listRemote(ctx context.Context, repoURL string, auth transport.AuthMethod) 
 	}
 	return refs, nil
 }
+
+// validRef reports whether name is a ref name git itself would make
+// (git check-ref-format's rules, as go-git applies them): no component
+// starting with '.', no "..", no control characters, spaces or ~^:?*[\.
+func validRef(name plumbing.ReferenceName) bool { return name.Validate() == nil }
 
 // Clone fetches the single ref named by ref (a Resolved from ListRefs) with
 // depth 1 into memory and returns a snapshot of its tree. It checks that the

@@ -39,7 +39,7 @@ func listLocal(ctx context.Context, dir string) (*Refs, error) {
 			return err
 		}
 		name := ref.Name()
-		if !name.IsBranch() && !name.IsTag() {
+		if !name.IsBranch() && !name.IsTag() || !validRef(name) {
 			return nil
 		}
 		r, err := storer.ResolveReference(st, name)

@@ -9,6 +9,7 @@ import (
 	"crypto/sha256"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"path/filepath"
@@ -56,6 +57,11 @@ func (b *builder) repoURL(repo string) string {
 	}
 	return filepath.Join(b.cfg.Dir, repo)
 }
+
+// ErrBadRef means a ref the repository names as a version (its default
+// branch, or one its context7.json lists) gives no usable version name:
+// ".." and the like would name a directory outside the library's.
+var ErrBadRef = errors.New("unusable version ref")
 
 func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 	p := &plan{lib: lib}
@@ -121,6 +127,17 @@ func (b *builder) plan(ctx context.Context, lib config.Library) *plan {
 	var names []string
 	for _, v := range versions {
 		name := lib.VersionName(v)
+		if err := config.CheckVersionName(name); err != nil {
+			// Only a name from the repository gets here (its default
+			// branch, its context7.json's versions): Validate checked the
+			// config's. A hostile or odd ref ("..") must never become a
+			// directory.
+			fail(name, fmt.Errorf("%w: the repository's ref %q: %v; list the versions to build under versions: in the config, each with a name:", ErrBadRef, v.Ref, err))
+			if p.latest == name {
+				p.latest = ""
+			}
+			continue
+		}
 		if seen[name] {
 			continue
 		}
