@@ -370,6 +370,14 @@ func ParseManifest(data []byte) (*Manifest, error) {
 	if err := parseSealed(data, &m, &m.FormatVersion, &m.Checksum); err != nil {
 		return nil, err
 	}
+	// The files are opened and hashed below the version's directory: a
+	// name that leaves it ("../../dev/zero", from a hostile registry's
+	// layer) would read anything the process can.
+	for name := range m.Files {
+		if !fs.ValidPath(name) || name == "." || strings.Contains(name, `\`) {
+			return nil, fmt.Errorf("%w: it lists the file %q, not a path inside the version's directory", ErrCorrupt, name)
+		}
+	}
 	return &m, nil
 }
 

@@ -1,7 +1,11 @@
 package artifacts
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
+	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"os"
 	"path/filepath"
@@ -114,6 +118,11 @@ func VerifyVersion(dir string) []Problem {
 	if err != nil {
 		return []Problem{{Path: ManifestFile, Err: trimPath(err, dir)}}
 	}
+	root, err := os.OpenRoot(dir)
+	if err != nil {
+		return []Problem{{Path: ManifestFile, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)}}
+	}
+	defer root.Close()
 	listed := map[string]bool{ManifestFile: true}
 	names := make([]string, 0, len(m.Files))
 	for name := range m.Files {
@@ -122,9 +131,9 @@ func VerifyVersion(dir string) []Problem {
 	sort.Strings(names)
 	for _, name := range names {
 		listed[name] = true
-		sum, err := fileSHA256(filepath.Join(dir, filepath.FromSlash(name)))
+		sum, err := rootFileSHA256(root, name)
 		switch {
-		case err != nil && os.IsNotExist(err):
+		case err != nil && errors.Is(err, fs.ErrNotExist):
 			probs = append(probs, Problem{Path: name, Err: ErrMissing})
 		case err != nil:
 			probs = append(probs, Problem{Path: name, Err: fmt.Errorf("%w: %v", ErrCorrupt, err)})
@@ -143,6 +152,35 @@ func VerifyVersion(dir string) []Problem {
 		return nil
 	})
 	return probs
+}
+
+// errNotRegular means a file the manifest lists is not a regular file (a
+// link, a device, a directory): artifacts hold none.
+var errNotRegular = errors.New("not a regular file")
+
+// rootFileSHA256 returns the sha256 of the regular file name (a slash
+// path, as manifests list them) inside root: os.Root refuses a name or a
+// link that leads outside it, and only the file's size on disk is read,
+// so a listed "/dev/zero" or link cannot make verification read without
+// end.
+func rootFileSHA256(root *os.Root, name string) (string, error) {
+	fi, err := root.Lstat(filepath.FromSlash(name))
+	if err != nil {
+		return "", err
+	}
+	if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	}
+	f, err := root.Open(filepath.FromSlash(name))
+	if err != nil {
+		return "", err
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, io.LimitReader(f, fi.Size())); err != nil {
+		return "", err
+	}
+	return hex.EncodeToString(h.Sum(nil)), nil
 }
 
 // trimPath drops the directory prefix errors carry, since Problem.Path says it.
