@@ -70,6 +70,10 @@ type MirrorStatus struct {
 	Failing  time.Time
 	NextTry  time.Time
 	Failures int
+	// Refused counts the versions of the last pull that were not
+	// installed (their content did not match); the rest is served, so
+	// the mirror counts as delivered, and the pull is tried again.
+	Refused int
 }
 
 // NewMirror makes a mirror of ref into a directory of its own under
@@ -200,19 +204,25 @@ func (m *Mirror) Sync(ctx context.Context, changed func()) error {
 	}
 	if err == nil {
 		st := m.Status()
-		if st.Delivered && st.Digest == dgst {
+		if st.Delivered && st.Digest == dgst && st.Refused == 0 {
 			m.succeeded(dgst, false)
 			return nil
 		}
 		var res *PullResult
 		res, err = pullFrom(ctx, repo, m.ref.WithDigest(dgst), m.dir, m.log)
 		if err == nil && len(res.Refused) > 0 {
-			// The rest is installed and served; the refused versions
-			// are tried again with backoff.
+			// The rest is installed and served, so the replica is ready;
+			// the refused versions are tried again with backoff. Their
+			// names go to the log only: /readyz is read by anyone, and a
+			// token may not be allowed to know a library exists.
+			for _, r := range res.Refused {
+				m.log.Error("registry version refused", "ref", m.ref.String(), "version", r.String())
+			}
+			m.partly(dgst, len(res.Refused), len(res.Downloaded)+len(res.Removed) > 0 || !st.Delivered)
 			if changed != nil {
 				changed()
 			}
-			err = fmt.Errorf("%d versions refused, first %s", len(res.Refused), res.Refused[0])
+			err = fmt.Errorf("%d of the pulled versions refused (their content did not match; the server log names them)", len(res.Refused))
 		}
 		if err == nil {
 			m.log.Info("registry pulled", "ref", m.ref.String(), "digest", dgst, "pulled", len(res.Downloaded), "unchanged", len(res.Unchanged),
@@ -231,13 +241,24 @@ func (m *Mirror) Sync(ctx context.Context, changed func()) error {
 	return err
 }
 
+// partly records a pull of dgst that installed all but refused versions:
+// delivered, and failing (m.failed follows) until a pull installs all.
+func (m *Mirror) partly(dgst string, refused int, moved bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if moved || !m.status.Delivered {
+		m.status.Since = m.now()
+	}
+	m.status.Delivered, m.status.Digest, m.status.Refused = true, dgst, refused
+}
+
 func (m *Mirror) succeeded(dgst string, moved bool) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	if moved || !m.status.Delivered {
 		m.status.Since = m.now()
 	}
-	m.status.Delivered, m.status.Digest = true, dgst
+	m.status.Delivered, m.status.Digest, m.status.Refused = true, dgst, 0
 	if m.status.Err != nil {
 		m.log.Info("registry answers again", "ref", m.ref.String(), "after_failures", m.status.Failures)
 	}

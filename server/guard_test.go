@@ -532,6 +532,28 @@ func TestReadyzUnderAuth(t *testing.T) {
 	}
 }
 
+// TestReadyzFeedErrorUnderAuth: a registry feed's error may name a
+// library, so under access control /readyz gives its text only to a
+// request with a token; without one, the feed's state and times remain.
+func TestReadyzFeedErrorUnderAuth(t *testing.T) {
+	pol := guardPolicy(t)
+	feed := FeedStatus{Source: "oci://registry.example/docs:latest", Error: "pull refused /beta/cli@main", Failing: time.Unix(0, 0), NextTry: time.Unix(60, 0)}
+	ts := httptest.NewServer(Handler(openEngine(t, twoLibraries(t), search.Options{}), "test", slog.New(slog.DiscardHandler), HTTPOptions{
+		Auth:  func() *access.Policy { return pol },
+		Feeds: func() []FeedStatus { return []FeedStatus{feed} },
+	}))
+	defer ts.Close()
+	for auth, named := range map[string]bool{"": false, "Bearer c7_guess": false, "Bearer " + allToken: true} {
+		_, _, body := send(t, "GET", ts.URL+"/readyz", auth, "", nil)
+		if !strings.Contains(body, "feed oci://registry.example/docs:latest: nothing delivered yet; failing since") {
+			t.Errorf("auth %q: %q, want the feed's state", auth, body)
+		}
+		if got := strings.Contains(body, "/beta/cli"); got != named {
+			t.Errorf("auth %q: %q; the feed's error shown: %v, want %v", auth, body, got, named)
+		}
+	}
+}
+
 // TestNoListings checks that no path lists a directory or serves a file:
 // the server has no file server, and paths that look like the artifact
 // tree or try to climb out of it get a short 404.

@@ -224,6 +224,12 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 			}
 		}
 		for _, f := range feeds {
+			// A registry's error may name a library (a pull refused for
+			// a version's layer); under access control only a token
+			// holder reads it.
+			if f.Error != "" && opts.Auth != nil && opts.Auth() != nil && grant == nil {
+				f.Error = "details for a token holder (send one) and in the server log"
+			}
 			fmt.Fprintf(w, "%s\n", f)
 		}
 	})))
