@@ -125,10 +125,17 @@ func newFastCalls(s *toolServer, next http.Handler) *fastCalls {
 // lines, rate and in-flight limits, request metrics) wraps what this
 // returns, and so both paths; receiving middleware is added with use, at
 // any time. log receives the SDK's own log lines.
-func (s *toolServer) httpHandler(log *slog.Logger, sdkOnly bool) http.Handler {
+//
+// hostsChecked says the caller refuses foreign Host headers itself
+// (HTTPOptions.AllowedHosts): the SDK's own check, which on loopback
+// refuses every name but a loopback one, would refuse the names allowed.
+// The fast path still hands such requests to the SDK (rebinding), which
+// then serves them.
+func (s *toolServer) httpHandler(log *slog.Logger, sdkOnly, hostsChecked bool) http.Handler {
 	sdk := mcp.NewStreamableHTTPHandler(func(*http.Request) *mcp.Server { return s.server }, &mcp.StreamableHTTPOptions{
-		Logger:              log,
-		MaxRequestBodyBytes: maxBodyBytes,
+		Logger:                     log,
+		MaxRequestBodyBytes:        maxBodyBytes,
+		DisableLocalhostProtection: hostsChecked,
 		// The tools keep no state between calls and the server sends
 		// nothing unprompted, so each request is served on its own: no
 		// session table to grow with every client that never says

@@ -68,7 +68,7 @@ func TestFastCallsRunMiddleware(t *testing.T) {
 	engine, _ := hostileEngine(t)
 	for _, sdkOnly := range []bool{false, true} {
 		srv := newServer(engine, "test")
-		h := srv.httpHandler(slog.New(slog.DiscardHandler), sdkOnly)
+		h := srv.httpHandler(slog.New(slog.DiscardHandler), sdkOnly, false)
 		var mu sync.Mutex
 		var seen []string
 		srv.use(func(next mcp.MethodHandler) mcp.MethodHandler {

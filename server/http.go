@@ -7,8 +7,10 @@ import (
 	"log/slog"
 	"net"
 	"net/http"
+	"net/netip"
 	"runtime/debug"
 	"strconv"
+	"strings"
 	"sync/atomic"
 	"time"
 
@@ -84,6 +86,13 @@ type HTTPOptions struct {
 	// whose pages may call /mcp; a request with any other Origin header
 	// gets 403. Clients that are not browsers send no Origin.
 	AllowedOrigins []string
+	// AllowedHosts lists the host names the server answers to on every
+	// route but /healthz, besides IP addresses and loopback names; an
+	// entry "*.example.com" allows its subdomains. A request whose Host
+	// header names another host gets 403 (a DNS-rebinding page sends its
+	// own name), on any address. Empty: that check is made on loopback
+	// only, where every name but a loopback one is foreign.
+	AllowedHosts []string
 	// Audit receives one line per tool call and API request; nil means
 	// the handler's log.
 	Audit *slog.Logger
@@ -114,8 +123,9 @@ type HTTPOptions struct {
 // the versions refused; 503 before) and
 // /metrics (Prometheus text format), and opts.Site, when set, at every
 // other path. Requests from a browser on another
-// origin and, on loopback, DNS-rebinding Host headers (on every route but
-// /healthz: see refuseRebinding) are refused with 403;
+// origin and DNS-rebinding Host headers (on loopback, or on any address
+// with opts.AllowedHosts; on every route but /healthz: see hostCheck) are
+// refused with 403;
 // bodies over 1 MiB with 413; requests beyond opts.MaxInFlight with 503.
 // Errors are answered with a short text/plain line (under /api, the JSON
 // body Context7's clients read), never a stack trace.
@@ -160,8 +170,9 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	// The SDK refuses a loopback connection with a foreign Host header (DNS
 	// rebinding) by itself; guard refuses pages of origins not allowed, and
 	// cross-origin browser requests are refused here.
-	mcpHandler := srv.httpHandler(log, opts.sdkOnly)
-	mux.Handle("/mcp", cop.Handler(mcpHandler))
+	mcpHandler := srv.httpHandler(log, opts.sdkOnly, len(opts.AllowedHosts) > 0)
+	hosts := hostCheck{allowed: opts.AllowedHosts}
+	mux.Handle("/mcp", hosts.refuse("/mcp", false, cop.Handler(mcpHandler)))
 	// GET opens the optional stream for messages the server sends
 	// unprompted. This server sends none, and an open stream would hold an
 	// in-flight slot and outlive the write timeout, so it answers 405 as the
@@ -174,7 +185,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	// as their base URL. It answers every library name and document text,
 	// so it refuses a DNS-rebinding Host as /mcp does.
 	api := http.StripPrefix("/api", context7api.New(engine, context7api.Options{Logger: log, Timeout: toolTimeout}))
-	mux.Handle("/api/", refuseRebinding("/api", false, api))
+	mux.Handle("/api/", hosts.refuse("/api", false, api))
 	// /healthz stays open whatever the Host: it says "ok" and nothing
 	// else, and liveness probes must never be refused.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -184,8 +195,8 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	// rebinding page about the catalog too. Probes and scrapers pass: the
 	// kubelet and Prometheus reach a pod on its IP, not loopback; a
 	// container's HEALTHCHECK asks http://127.0.0.1:8080, a loopback Host;
-	// HAProxy's health check sends no Host at all (see refuseRebinding).
-	mux.Handle("GET /readyz", refuseRebinding("/readyz", true, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+	// HAProxy's health check sends no Host at all (see hostCheck.refuse).
+	mux.Handle("GET /readyz", hosts.refuse("/readyz", true, http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		st := engine.Status()
 		// Under access control, a refused version is named only to a
 		// token that may see its library.
@@ -233,7 +244,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 			fmt.Fprintf(w, "%s\n", f)
 		}
 	})))
-	mux.Handle("GET /metrics", refuseRebinding("/metrics", true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
+	mux.Handle("GET /metrics", hosts.refuse("/metrics", true, http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) {
 		w.Header().Set("Content-Type", metrics.ContentType)
 		if err := reg.WriteText(w); err != nil {
 			log.Debug("metrics scrape not delivered", "err", err)
@@ -244,29 +255,63 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 		// more specific and win. A page served on loopback refuses a
 		// foreign Host header, as the SDK does for /mcp: a DNS-rebinding
 		// page must not read the catalog through a person's browser.
-		mux.Handle("/", refuseRebinding(otherLabel, false, opts.Site))
+		mux.Handle("/", hosts.refuse(otherLabel, false, opts.Site))
 	}
 	gd.next = mux
 	lim.next = m.observe(recoverPanics(log, gd))
 	return lim
 }
 
-// refuseRebinding serves next unless the request reached a loopback
-// address with a Host header that is not loopback (rebinding, the check
-// the SDK makes on /mcp): what a page of a DNS-rebinding attack sends
-// when it calls a server on the person's own machine, and reads the answer
-// of. It answers 403 in the shape of route (see refuse: JSON under /api).
-//
-// hostless lets a request without any Host header through (HTTP/1.0
-// sends none): a browser always sends one, so it is no rebinding page,
-// while HAProxy's "option httpchk GET /readyz", the health check of the
-// configuration `indexer route` writes, sends none, and must reach
-// replicas listening on loopback.
-func refuseRebinding(route string, hostless bool, next http.Handler) http.Handler {
+// hostCheck refuses the Host headers a DNS-rebinding page sends: on
+// loopback, any name but a loopback one; with allowed names, on any
+// address, any name not listed (IP addresses and loopback names pass).
+type hostCheck struct {
+	allowed []string
+}
+
+// refused reports whether r's Host header is one to refuse.
+func (h hostCheck) refused(r *http.Request) bool {
+	if len(h.allowed) == 0 {
+		return rebinding(r)
+	}
+	host := strings.ToLower(strings.TrimSuffix(hostname(r.Host), "."))
+	if host == "" {
+		return true
+	}
+	if _, err := netip.ParseAddr(host); err == nil || host == "localhost" {
+		return false
+	}
+	for _, a := range h.allowed {
+		a = strings.ToLower(a)
+		if host == a || strings.HasPrefix(a, "*.") && strings.HasSuffix(host, a[1:]) {
+			return false
+		}
+	}
+	return true
+}
+
+// hostname is the host of a Host header, without its port or the
+// brackets of an IPv6 address.
+func hostname(hostport string) string {
+	if host, _, err := net.SplitHostPort(hostport); err == nil {
+		return host
+	}
+	return strings.Trim(hostport, "[]")
+}
+
+// refuse serves next unless the request's Host is refused (refused):
+// then 403, in the route's error shape. hostless lets a request without
+// any Host through (/readyz and /metrics: HAProxy's health check sends
+// none, and no browser does). /healthz never checks: it says "ok" and
+// nothing else, and liveness probes must never be refused.
+func (h hostCheck) refuse(route string, hostless bool, next http.Handler) http.Handler {
 	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		if rebinding(r) && !(hostless && r.Host == "") {
-			refuse(w, route, http.StatusForbidden, "forbidden",
-				fmt.Sprintf("host %q refused: this server listens on loopback, where a Host header naming another host is what a DNS-rebinding page sends; call it as localhost or 127.0.0.1, or serve on another address (indexer serve --http ADDR)", truncateRunes(r.Host, 100)))
+		if h.refused(r) && !(hostless && r.Host == "") {
+			why := "this server listens on loopback, where a Host header naming another host is what a DNS-rebinding page sends; call it as localhost or 127.0.0.1, or serve on another address (indexer serve --http ADDR)"
+			if len(h.allowed) > 0 {
+				why = "it is none of the names given with --allow-host (a Host header naming another host is what a DNS-rebinding page sends); call the server by one of them or by its address, or add the name with --allow-host"
+			}
+			refuse(w, route, http.StatusForbidden, "forbidden", fmt.Sprintf("host %q refused: %s", truncateRunes(r.Host, 100), why))
 			return
 		}
 		next.ServeHTTP(w, r)

@@ -95,3 +95,53 @@ func TestRebindingRefused(t *testing.T) {
 		}
 	}
 }
+
+// TestAllowedHosts: with HTTPOptions.AllowedHosts (serve --allow-host),
+// a Host header naming any other host is refused on every route but
+// /healthz, /mcp included, whatever address the server listens on (the
+// check does not look at it); listed names, their subdomains for a
+// "*." entry, IP addresses and localhost pass.
+func TestAllowedHosts(t *testing.T) {
+	site := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "the site") })
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{Site: site, AllowedHosts: []string{"docs.example.com", "*.corp.example"}}))
+	defer ts.Close()
+	do := func(method, path, host string) (int, string) {
+		t.Helper()
+		var body io.Reader
+		if method == "POST" {
+			body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+		}
+		req, err := http.NewRequest(method, ts.URL+path, body)
+		if err != nil {
+			t.Fatal(err)
+		}
+		req.Host = host
+		req.Header.Set("Content-Type", "application/json")
+		req.Header.Set("Accept", "application/json, text/event-stream")
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer resp.Body.Close()
+		b, _ := io.ReadAll(resp.Body)
+		return resp.StatusCode, string(b)
+	}
+	routes := [][2]string{{"GET", "/api/v2/libs/search?libraryName=widgets"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/"}, {"POST", "/mcp"}}
+	for _, host := range []string{"docs.example.com", "DOCS.example.com:8080", "a.corp.example", "10.0.0.1:8080", "[2001:db8::1]:80", "localhost"} {
+		for _, r := range routes {
+			if code, body := do(r[0], r[1], host); code != 200 {
+				t.Errorf("%s %s with Host %s: %d %.200s, want 200", r[0], r[1], host, code, body)
+			}
+		}
+	}
+	for _, host := range []string{"evil.example", "docs.example.com.evil.example", "corp.example", "xcorp.example", "docs.example.co"} {
+		for _, r := range routes {
+			if code, body := do(r[0], r[1], host); code != http.StatusForbidden || !strings.Contains(body, "--allow-host") {
+				t.Errorf("%s %s with Host %s: %d %.200s, want 403 naming --allow-host", r[0], r[1], host, code, body)
+			}
+		}
+		if code, _ := do("GET", "/healthz", host); code != 200 {
+			t.Errorf("GET /healthz with Host %s: %d, want 200", host, code)
+		}
+	}
+}

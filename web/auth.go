@@ -103,15 +103,37 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: base64.RawURLEncoding.EncodeToString([]byte(tok)),
-		Path: "/", HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		Path: "/", HttpOnly: true, Secure: overTLS(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, next, http.StatusSeeOther)
 }
 
 // logout forgets the cookie.
 func (s *Site) logout(w http.ResponseWriter, r *http.Request) {
 	http.SetCookie(w, &http.Cookie{Name: CookieName, Value: "", Path: "/", MaxAge: -1,
-		HttpOnly: true, Secure: r.TLS != nil, SameSite: http.SameSiteStrictMode})
+		HttpOnly: true, Secure: overTLS(r), SameSite: http.SameSiteStrictMode})
 	http.Redirect(w, r, "/-/login", http.StatusSeeOther)
+}
+
+// overTLS reports whether the browser reached the site over HTTPS: the
+// server's own TLS, or a proxy's that says so (X-Forwarded-Proto, or
+// Forwarded's proto=, as ingresses send them). The login cookie holds
+// the token, so it is then Secure: never sent over plain HTTP. Trusting
+// the header is safe here: a client that sends it falsely only stops its
+// own browser from sending its own cookie over plain HTTP.
+func overTLS(r *http.Request) bool {
+	if r.TLS != nil {
+		return true
+	}
+	if p, _, _ := strings.Cut(r.Header.Get("X-Forwarded-Proto"), ","); strings.EqualFold(strings.TrimSpace(p), "https") {
+		return true
+	}
+	first, _, _ := strings.Cut(r.Header.Get("Forwarded"), ",")
+	for _, kv := range strings.Split(first, ";") {
+		if k, v, ok := strings.Cut(strings.TrimSpace(kv), "="); ok && strings.EqualFold(k, "proto") && strings.EqualFold(strings.Trim(v, `"`), "https") {
+			return true
+		}
+	}
+	return false
 }
 
 // safeNext is where a login may send the browser back to: a path on this

@@ -360,6 +360,43 @@ func TestSecureCookie(t *testing.T) {
 	}
 }
 
+// TestSecureCookieBehindProxy: behind a proxy that terminates TLS (an
+// ingress), the request arrives over plain HTTP with X-Forwarded-Proto
+// or Forwarded saying https: the cookie is Secure then too, at login and
+// at logout; a plain request's is not.
+func TestSecureCookieBehindProxy(t *testing.T) {
+	ts := httptest.NewServer(handler(openEngine(t, dist(t)), testPolicy(t)))
+	defer ts.Close()
+	for _, tt := range []struct {
+		header, value string
+		secure        bool
+	}{
+		{"X-Forwarded-Proto", "https", true},
+		{"X-Forwarded-Proto", "HTTPS, http", true},
+		{"Forwarded", `for=192.0.2.1;proto=https;host=docs.example.com`, true},
+		{"Forwarded", `proto="https"`, true},
+		{"X-Forwarded-Proto", "http", false},
+		{"Forwarded", "proto=http, proto=https", false},
+		{"", "", false},
+	} {
+		for _, path := range []string{"/-/login", "/-/logout"} {
+			req, _ := http.NewRequest("POST", ts.URL+path, strings.NewReader(url.Values{"token": {tokenAll}}.Encode()))
+			req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+			if tt.header != "" {
+				req.Header.Set(tt.header, tt.value)
+			}
+			resp, err := noRedirects(nil).Do(req)
+			if err != nil {
+				t.Fatal(err)
+			}
+			resp.Body.Close()
+			if cs := resp.Cookies(); len(cs) != 1 || cs[0].Secure != tt.secure {
+				t.Errorf("POST %s with %s: %s: cookies %+v, want one with Secure %v", path, tt.header, tt.value, cs, tt.secure)
+			}
+		}
+	}
+}
+
 // TestScopedToken: a token for /acme/cli sees it alone, on every page, as
 // over MCP: the others are not listed, not found, not resolved.
 func TestScopedToken(t *testing.T) {

@@ -9,6 +9,7 @@ import (
 	"net"
 	"os"
 	"os/signal"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -54,6 +55,8 @@ rereads the file (a bad file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
 in --audit-log. Browser pages may call /mcp only from an --allow-origin.
+With --allow-host, a request naming any other host is refused on every
+route but /healthz (DNS rebinding); without it, only on loopback.
 
 Registries: --artifacts oci://HOST/REPO[:TAG|@DIGEST] serves what 'indexer
 push' published. It is pulled into --cache-dir (verified as 'indexer pull'
@@ -84,6 +87,8 @@ two of them is an error, never a silent pick.
 	auditFile := fs.String("audit-log", "", "append audit lines (JSON) to this file instead of stderr")
 	var origins listFlag
 	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
+	var hosts listFlag
+	fs.Var(&hosts, "allow-host", "a host name (docs.example.com, *.example.com) the server answers to; once given, a request naming another host is refused on any address (DNS rebinding), IP addresses and localhost aside; repeat for more")
 	noUI := fs.Bool("no-ui", false, "serve no web page at / (HTTP only): only /mcp, /api and the probes")
 	verbose := fs.Bool("v", false, "debug logs")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown")
@@ -103,6 +108,12 @@ two of them is an error, never a silent pick.
 	if !*stdio {
 		if err := checkListenAddr(*addr); err != nil {
 			fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+			return exitUsage
+		}
+	}
+	for _, h := range hosts {
+		if !hostNameRE.MatchString(h) {
+			fmt.Fprintf(stderr, "indexer serve: --allow-host %q: give a host name such as docs.example.com, or *.example.com for its subdomains, without a scheme, port or path\n", h)
 			return exitUsage
 		}
 	}
@@ -137,6 +148,9 @@ two of them is an error, never a silent pick.
 		log.Info("access control on", "file", *authFile, "tokens", p.Len())
 	} else if !*stdio && !server.IsLoopback(*addr) {
 		log.Warn("serving every library to anyone who can reach this address: give --auth FILE to require tokens", "addr", *addr)
+		if len(hosts) == 0 {
+			log.Warn("a web page a person opens can read this server through DNS rebinding: give --allow-host NAME for the names it is called by, or --auth FILE", "addr", *addr)
+		}
 	}
 	auditLog := log
 	if *auditFile != "" {
@@ -239,7 +253,7 @@ two of them is an error, never a silent pick.
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, drainingStdio(os.Stdin, os.Stdout))
 	} else {
-		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, Feeds: feeds.status}
+		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, Feeds: feeds.status}
 		if *authFile != "" {
 			opts.Auth = policy.Load
 		}
@@ -281,3 +295,7 @@ func checkListenAddr(addr string) error {
 	}
 	return nil
 }
+
+// hostNameRE is what --allow-host takes: a DNS name, optionally "*." and
+// a name for its subdomains.
+var hostNameRE = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
