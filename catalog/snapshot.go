@@ -3,6 +3,7 @@ package catalog
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path"
 	"path/filepath"
@@ -572,6 +573,9 @@ func (st *snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
 	if errors.Is(err, ErrStale) {
 		return err
 	}
+	if st.removed(sl) {
+		return fmt.Errorf("%w: %s was removed: %v", ErrStale, sl.rel, err)
+	}
 	if sl.refusal() != nil {
 		st.outdated.Store(true)
 	}
@@ -582,6 +586,25 @@ func (st *snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
 		}
 	}
 	return &VersionError{Library: r.Library.ID, Version: r.Version.Version, Available: avail, Reason: reason(err, sl.dir), Cause: err}
+}
+
+// removed reports whether sl's directory is gone because a build or pull
+// removed the version after writing a catalog without it (they write the
+// catalog first, then remove), between two polls of st's source: the
+// request is then retried on the new catalog rather than told the
+// version is damaged. A directory gone while catalog.json is still the
+// one st loaded is damage, as before.
+func (st *snapshot) removed(sl *versionDir) bool {
+	if _, err := os.Stat(sl.dir); !errors.Is(err, fs.ErrNotExist) {
+		return false
+	}
+	for _, src := range st.sources {
+		if filepath.Join(src.dir, filepath.FromSlash(sl.rel)) == sl.dir {
+			id, err := statCatalog(src.dir)
+			return err == nil && id != src.id
+		}
+	}
+	return false
 }
 
 // findLibrary finds the library key names exactly, by id, or by project

@@ -276,7 +276,9 @@ func (v *Version) Documents() ([]artifacts.DocumentInfo, error) {
 		}
 	}
 	err = v.check(err, artifacts.DocumentsFile)
-	if !errors.Is(err, ErrStale) {
+	// Damage is kept: the version is refused. A republish and a passing
+	// shortage (descriptors, memory) are not: the next call reads again.
+	if d := (*damaged)(nil); !errors.Is(err, ErrStale) && !(errors.As(err, &d) && d.passing) {
 		v.docsErr = err
 	}
 	return nil, err

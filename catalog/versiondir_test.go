@@ -3,6 +3,7 @@ package catalog
 import (
 	"context"
 	"errors"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -10,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/internal/buildtest"
+	"github.com/codex7/codex7/internal/synthdist"
 
 	"github.com/codex7/codex7/artifacts"
 )
@@ -214,5 +216,95 @@ func TestTransientManifestFailureIsNotRefused(t *testing.T) {
 	}
 	if m, _ := markerOf(t, e); m != "marker1" {
 		t.Errorf("answer from %s, want marker1", m)
+	}
+}
+
+// TestDocumentsRetriedAfterShortage: reading documents.json of an open
+// version while the process has no descriptor free fails that call only:
+// the version is not refused, and the next call, once descriptors are
+// free again, reads the documents (before, the failure was kept until
+// the version closed, which a busy server may never do).
+func TestDocumentsRetriedAfterShortage(t *testing.T) {
+	_, e := servedSite(t)
+	docs := func() ([]artifacts.DocumentInfo, error) {
+		var out []artifacts.DocumentInfo
+		err := e.With(func(st *Snapshot) error {
+			_, v, err := st.Open(nil, "/acme/site")
+			if err != nil {
+				return err
+			}
+			out, err = v.Documents()
+			return err
+		})
+		return out, err
+	}
+	if _, err := ask(e, "/acme/site", "edition widgets"); err != nil { // opened, index and all
+		t.Fatal(err)
+	}
+	restore := starveFDs(t, 0)
+	_, err := docs()
+	restore()
+	if err == nil {
+		t.Skip("documents.json was read with no descriptor free")
+	}
+	t.Logf("while short of descriptors: %v", err)
+	if r := e.Status().Refused; len(r) != 0 {
+		t.Errorf("refused %+v after a shortage, want none", r)
+	}
+	if d, err := docs(); err != nil || len(d) == 0 {
+		t.Errorf("next call: %d documents, %v; want them read", len(d), err)
+	}
+}
+
+// TestRemovedVersionRetried: a build or pull writes a catalog without a
+// library, then removes its directory; a request on the catalog loaded
+// before (the next poll has not come) is retried on the new one and told
+// the library is not found, not that its version is damaged, whether the
+// version was open or not, and nothing is refused. A directory gone while
+// the catalog still lists it stays damage.
+func TestRemovedVersionRetried(t *testing.T) {
+	for _, opened := range []bool{false, true} {
+		t.Run(fmt.Sprintf("opened %v", opened), func(t *testing.T) {
+			dir := t.TempDir()
+			if err := synthdist.Write(context.Background(), dir, synthdist.Options{Libraries: 2, Pages: 2}); err != nil {
+				t.Fatal(err)
+			}
+			gone := synthdist.ID(1)
+			e, err := Open([]string{dir}, Options{MaxOpen: 1})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer e.Close()
+			if opened {
+				if _, err := ask(e, gone, "install"); err != nil {
+					t.Fatal(err)
+				}
+				if _, err := ask(e, synthdist.ID(0), "install"); err != nil { // closes the other
+					t.Fatal(err)
+				}
+			}
+			release, err := artifacts.Lock(dir)
+			if err != nil {
+				t.Fatal(err)
+			}
+			cat, removed, err := artifacts.WriteCatalogKeeping(dir, nil, func(id, _ string) bool { return id != gone })
+			if err != nil || cat.Library(gone) != nil || len(removed) != 1 {
+				t.Fatalf("catalog without %s: %v, removed %v", gone, err, removed)
+			}
+			if err := artifacts.Remove(dir, removed[0]); err != nil {
+				t.Fatal(err)
+			}
+			release()
+			_, err = ask(e, gone, "install")
+			if !errors.Is(err, ErrLibraryNotFound) || strings.Contains(fmtErr(err), "not served") {
+				t.Errorf("request for the removed library: %v, want not found", err)
+			}
+			if r := e.Status().Refused; len(r) != 0 {
+				t.Errorf("refused %+v, want none", r)
+			}
+			if _, err := ask(e, synthdist.ID(0), "install"); err != nil {
+				t.Errorf("the library kept: %v", err)
+			}
+		})
 	}
 }
