@@ -134,13 +134,21 @@ type docLink struct {
 // documents as a folder tree, and the query form.
 func (s *Site) libraryPage(w http.ResponseWriter, r *http.Request) {
 	id, _ := libraryID(r)
-	res, tree, err := s.engine.Topics(r.Context(), id)
-	if err != nil {
-		status, msg := errorStatus(err)
-		s.fail(w, r, status, msg)
-		return
+	var res *catalog.Resolved
+	var tree *topics.Tree
+	var docs []artifacts.DocumentInfo
+	var err error
+	for range maxPageReads {
+		var dres *catalog.Resolved
+		if res, tree, err = s.engine.Topics(r.Context(), id); err == nil {
+			if dres, docs, err = s.engine.Documents(r.Context(), id); err == nil && dres.Build != res.Build {
+				err = errMixedBuilds // a publish came between the two calls
+			}
+		}
+		if !errors.Is(err, errMixedBuilds) {
+			break
+		}
 	}
-	_, docs, err := s.engine.Documents(r.Context(), id)
 	if err != nil {
 		status, msg := errorStatus(err)
 		s.fail(w, r, status, msg)
@@ -346,24 +354,46 @@ const maxDocumentPages = 20
 
 // documentPage renders a document with its outline beside it. Its text is
 // what get-library-docs gives for path, page after page at the largest
-// budget, each section in an element with the section's anchor.
+// budget, each section in an element with the section's anchor. The
+// outline and the text come from separate engine calls: when a publish
+// comes between them (errMixedBuilds), the page is read again.
 func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	id, _ := libraryID(r)
 	path := r.PathValue("path")
-	res, docs, err := s.engine.Documents(r.Context(), id)
+	var d *documentData
+	var err error
+	for range maxPageReads {
+		if d, err = s.readDocument(r, id, path); !errors.Is(err, errMixedBuilds) {
+			break
+		}
+	}
 	if err != nil {
 		status, msg := errorStatus(err)
 		s.fail(w, r, status, msg)
 		return
 	}
+	s.render(w, r, http.StatusOK, "document", d.Title, d)
+}
+
+// maxPageReads is how many times a page made of several engine calls is
+// read when a publish keeps coming between them.
+const maxPageReads = 3
+
+// readDocument reads what documentPage shows: the document's outline and
+// source from Documents, its text from Docs, all of one build (the same
+// commit), or errMixedBuilds.
+func (s *Site) readDocument(r *http.Request, id, path string) (*documentData, error) {
+	res, docs, err := s.engine.Documents(r.Context(), id)
+	if err != nil {
+		return nil, err
+	}
 	i, found := slices.BinarySearchFunc(docs, path, func(d artifacts.DocumentInfo, p string) int { return cmp.Compare(d.Path, p) })
 	if !found {
-		s.fail(w, r, http.StatusNotFound, fmt.Sprintf("%s %s has no document %q: its library page lists them", res.Library.ID, res.Version.Version, path))
-		return
+		return nil, fmt.Errorf("%w: %s %s has no document %q: its library page lists them", search.ErrDocumentNotFound, res.Library.ID, res.Version.Version, path)
 	}
 	info := docs[i]
 	lib := s.libraryData(r, res.Library, res.Version)
-	d := documentData{Base: lib.Base, LibTitle: lib.Title, Version: lib.Version, Path: info.Path, Title: cmp.Or(info.Title, info.Path),
+	d := &documentData{Base: lib.Base, LibTitle: lib.Title, Version: lib.Version, Path: info.Path, Title: cmp.Or(info.Title, info.Path),
 		Outline: info.Outline, SourceURL: contextitems.SourceURL(s.repo(res.Library.ID, res.Version.Version), res.Version.Commit, info.Path, "")}
 	md := s.documentMD
 	fix := s.linkFixer(lib.Base, info.Path, func() (*catalog.Resolved, []artifacts.DocumentInfo, error) { return res, docs, nil })
@@ -378,9 +408,10 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	for p := 1; ; p++ {
 		ans, err := s.engine.Docs(r.Context(), search.DocsRequest{Library: id, Path: path, Tokens: request.MaxTokens, Page: p})
 		if err != nil {
-			status, msg := errorStatus(err)
-			s.fail(w, r, status, msg)
-			return
+			return nil, err
+		}
+		if ans.Commit != res.Version.Commit || ans.Version != res.Version.Version {
+			return nil, errMixedBuilds
 		}
 		for _, sec := range ans.Sections {
 			if sec.Anchor != anchor {
@@ -399,7 +430,7 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	flush()
-	s.render(w, r, http.StatusOK, "document", d.Title, d)
+	return d, nil
 }
 
 // resolveData is the resolve page's content.

@@ -150,6 +150,10 @@ func libraryID(r *http.Request) (id, version string) {
 // errorStatus maps an engine error to the page's status and message. The
 // engine's messages are written for agents and people alike: they say what
 // exists instead.
+// errMixedBuilds means the engine calls a page is made of answered from
+// two builds of a version: a publish came between them.
+var errMixedBuilds = errors.New("answers from two builds")
+
 func errorStatus(err error) (int, string) {
 	switch {
 	case errors.Is(err, catalog.ErrLibraryNotFound), errors.Is(err, catalog.ErrVersionNotFound),
@@ -160,6 +164,8 @@ func errorStatus(err error) (int, string) {
 		errors.Is(err, request.ErrInvalidMode), errors.Is(err, request.ErrInvalidRequest),
 		errors.Is(err, libraries.ErrInvalidDetail), errors.Is(err, search.ErrEmptyQuery):
 		return http.StatusBadRequest, err.Error()
+	case errors.Is(err, errMixedBuilds):
+		return http.StatusServiceUnavailable, "the library was republished again and again while this page was read: reload the page"
 	case errors.Is(err, catalog.ErrNotReady), errors.Is(err, catalog.ErrVersionUnavailable):
 		return http.StatusServiceUnavailable, err.Error()
 	case errors.Is(err, context.Canceled), errors.Is(err, context.DeadlineExceeded):
