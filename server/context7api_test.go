@@ -44,11 +44,24 @@ func TestContext7API(t *testing.T) {
 	if code, _, _ := get("/api/nothing"); code != 404 {
 		t.Errorf("unknown API path: %d, want 404", code)
 	}
+	// Every answer, success or error, carries the web page's safety
+	// headers: nosniff, and no-store (an answer one token may read is
+	// never kept for another by a cache in between).
+	for _, path := range []string{"/api/v2/libs/search?libraryName=widgets", "/api/v2/context?libraryId=/acme/widgets&query=polling", "/api/v2/context?libraryId=/acme/nope&query=polling"} {
+		resp, err := http.Get(ts.URL + path)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "no-store" {
+			t.Errorf("%s: headers %v, want nosniff and no-store", path, resp.Header)
+		}
+	}
 
 	got := moved(before, settle(t, ts.URL), "codex7_http_requests_total")
 	want := map[string]float64{
-		`codex7_http_requests_total{code="200",route="/api"}`: 2,
-		`codex7_http_requests_total{code="404",route="/api"}`: 2,
+		`codex7_http_requests_total{code="200",route="/api"}`: 4,
+		`codex7_http_requests_total{code="404",route="/api"}`: 3,
 	}
 	if d := diffMaps(want, got); d != "" {
 		t.Errorf("requests counted other than by route /api:\n%s", d)

@@ -185,7 +185,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	// as their base URL. It answers every library name and document text,
 	// so it refuses a DNS-rebinding Host as /mcp does.
 	api := http.StripPrefix("/api", context7api.New(engine, context7api.Options{Logger: log, Timeout: toolTimeout}))
-	mux.Handle("/api/", hosts.refuse("/api", false, api))
+	mux.Handle("/api/", hosts.refuse("/api", false, apiHeaders(api)))
 	// /healthz stays open whatever the Host: it says "ok" and nothing
 	// else, and liveness probes must never be refused.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -314,6 +314,18 @@ func (h hostCheck) refuse(route string, hostless bool, next http.Handler) http.H
 			refuse(w, route, http.StatusForbidden, "forbidden", fmt.Sprintf("host %q refused: %s", truncateRunes(r.Host, 100), why))
 			return
 		}
+		next.ServeHTTP(w, r)
+	})
+}
+
+// apiHeaders sets on every /api answer what the web page's answers carry:
+// nosniff, so that a browser never reads documentation text as another
+// type, and no-store, so that no cache between client and server keeps
+// an answer one token was allowed to read and replays it to another.
+func apiHeaders(next http.Handler) http.Handler {
+	return http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		w.Header().Set("X-Content-Type-Options", "nosniff")
+		w.Header().Set("Cache-Control", "no-store")
 		next.ServeHTTP(w, r)
 	})
 }
