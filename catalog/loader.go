@@ -527,6 +527,9 @@ func (e *Loader) Topics(ctx context.Context, id string) (*Resolved, *topics.Tree
 	var r *Resolved
 	var tree *topics.Tree
 	err := e.With(func(st *Snapshot) error {
+		if err := ctx.Err(); err != nil { // a request given up reads nothing
+			return err
+		}
 		var sl *versionDir
 		var err error
 		if r, sl, err = st.resolve(request.ScopeOf(ctx), id); err != nil {
@@ -546,6 +549,9 @@ func (e *Loader) Documents(ctx context.Context, id string) (*Resolved, []artifac
 	var r *Resolved
 	var docs []artifacts.DocumentInfo
 	err := e.With(func(st *Snapshot) error {
+		if err := ctx.Err(); err != nil { // a request given up opens nothing
+			return err
+		}
 		var v *Version
 		var err error
 		r, v, err = st.Open(request.ScopeOf(ctx), id)

@@ -412,3 +412,26 @@ func TestDocsPathReturnsEveryChunk(t *testing.T) {
 		}
 	}
 }
+
+// TestCancelledRequestOpensNothing: a request whose context has ended
+// before it starts (its client gone) returns the context's error and
+// opens, reads and checksums nothing: Docs, Search, Documents and Topics.
+func TestCancelledRequestOpensNothing(t *testing.T) {
+	e := buildFixtures(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	calls := map[string]func() error{
+		"Docs":      func() error { _, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling"}); return err },
+		"Search":    func() error { _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "polling"}); return err },
+		"Documents": func() error { _, _, err := e.Documents(ctx, "/acme/widgets"); return err },
+		"Topics":    func() error { _, _, err := e.Topics(ctx, "/acme/widgets"); return err },
+	}
+	for name, call := range calls {
+		if err := call(); !errors.Is(err, context.Canceled) {
+			t.Errorf("%s on a cancelled context: %v, want context.Canceled", name, err)
+		}
+	}
+	if open := e.Status().Open; open != 0 {
+		t.Errorf("%d versions open after cancelled requests, want 0", open)
+	}
+}

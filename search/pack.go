@@ -162,6 +162,9 @@ func (e *Engine) Docs(ctx context.Context, req DocsRequest) (*Answer, error) {
 	}
 	var ans *Answer
 	err := e.catalogs.With(func(st *catalog.Snapshot) error {
+		if err := ctx.Err(); err != nil { // a request given up opens nothing
+			return err
+		}
 		r, err := st.Resolve(request.ScopeOf(ctx), req.Library)
 		if err != nil {
 			return err

@@ -40,6 +40,9 @@ type Result struct {
 func (e *Engine) Search(ctx context.Context, req Request) (*Result, error) {
 	var res *Result
 	err := e.catalogs.With(func(st *catalog.Snapshot) error {
+		if err := ctx.Err(); err != nil { // a request given up opens nothing
+			return err
+		}
 		q, r, v, err := prepare(st, request.ScopeOf(ctx), req.Library, req.Query, req.Topics, req.Mode)
 		if err != nil {
 			return err
