@@ -251,7 +251,7 @@ two of them is an error, never a silent pick.
 		}
 	}()
 	if *stdio {
-		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, drainingStdio(os.Stdin, os.Stdout))
+		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, drainingStdio(ctx, os.Stdin, os.Stdout))
 	} else {
 		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, Feeds: feeds.status}
 		if *authFile != "" {

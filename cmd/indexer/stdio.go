@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"encoding/json"
 	"io"
 	"sync"
@@ -19,15 +20,20 @@ const stdioDrainTimeout = 35 * time.Second
 // request it read before it reports the end of in: the SDK cancels the
 // requests in flight when its reader sees EOF, so a client that writes its
 // requests and closes stdin (a pipe) would get no answer.
-func drainingStdio(in io.ReadCloser, out io.WriteCloser) mcp.Transport {
-	p := &pending{zero: make(chan struct{})}
+//
+// It stops waiting when ctx ends (SIGTERM): the server is shutting down
+// and answers nothing more.
+func drainingStdio(ctx context.Context, in io.ReadCloser, out io.WriteCloser) mcp.Transport {
+	p := &pending{zero: make(chan struct{}), done: ctx.Done(), drain: stdioDrainTimeout}
 	return &mcp.IOTransport{Reader: &countingReader{r: bufio.NewReader(in), c: in, p: p}, Writer: &countingWriter{w: out, p: p}}
 }
 
 type pending struct {
-	mu   sync.Mutex
-	n    int
-	zero chan struct{} // closed and replaced as n reaches 0 after EOF
+	mu    sync.Mutex
+	n     int
+	zero  chan struct{}   // closed and replaced as n reaches 0 after EOF
+	done  <-chan struct{} // the server's end: no more waiting
+	drain time.Duration   // the most to wait after EOF
 }
 
 // requests counts the JSON-RPC requests (id and method) in one message.
@@ -86,7 +92,7 @@ func (r *countingReader) Read(b []byte) (int, error) {
 
 // wait holds EOF until every request read has its answer written.
 func (r *countingReader) wait() {
-	deadline := time.After(stdioDrainTimeout)
+	deadline := time.After(r.p.drain)
 	for {
 		r.p.mu.Lock()
 		n, zero := r.p.n, r.p.zero
@@ -97,6 +103,8 @@ func (r *countingReader) wait() {
 		select {
 		case <-zero:
 		case <-deadline:
+			return
+		case <-r.p.done:
 			return
 		}
 	}
