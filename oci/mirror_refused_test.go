@@ -21,20 +21,7 @@ func TestMirrorReadyAroundARefusedVersion(t *testing.T) {
 	reg := registrytest.Start(t, registrytest.Options{})
 	s := newSite(t)
 	ref := mustRef(t, "oci://"+reg.Host+"/codex7/docs:v1")
-	res := push(t, s.out, ref, Options{})
-	var bad PushedVersion
-	for _, v := range res.Pushed {
-		if v.Library == "/acme/gamma" {
-			bad = v
-		}
-	}
-	blob := reg.BlobPath(bad.Digest)
-	sound := readFile(t, blob)
-	damaged := append([]byte(nil), sound...)
-	damaged[len(damaged)/2] ^= 0xff
-	if err := os.WriteFile(blob, damaged, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	_, blob, sound := damageLayer(t, reg, push(t, s.out, ref, Options{}), "/acme/gamma")
 
 	m := NewMirror(ref, t.TempDir(), time.Hour, PullOptions{})
 	ctx := context.Background()

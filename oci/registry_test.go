@@ -254,6 +254,29 @@ func TestPushRefusesDamagedDist(t *testing.T) {
 	}
 }
 
+// damageLayer flips a byte in the middle of library's layer, as res
+// pushed it, in the registry's storage; it returns the layer and the
+// blob's path and sound bytes, to mend it with.
+func damageLayer(t *testing.T, reg *registrytest.Registry, res *PushResult, library string) (layer PushedVersion, blob string, sound []byte) {
+	t.Helper()
+	for _, v := range res.Pushed {
+		if v.Library == library {
+			layer = v
+		}
+	}
+	if layer.Digest == "" {
+		t.Fatalf("%s was not pushed", library)
+	}
+	blob = reg.BlobPath(layer.Digest)
+	sound = readFile(t, blob)
+	damaged := append([]byte(nil), sound...)
+	damaged[len(damaged)/2] ^= 0xff
+	if err := os.WriteFile(blob, damaged, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return layer, blob, sound
+}
+
 // TestCorruptBlobIsRefused damages a version's blob in the registry's
 // storage: the pull refuses that version, naming the digest, installs the
 // rest, and keeps the directory's previous copy of the damaged one.
@@ -262,19 +285,7 @@ func TestCorruptBlobIsRefused(t *testing.T) {
 
 	s.change("beta")
 	s.change("gamma")
-	res := push(t, s.out, ref, Options{})
-	var bad PushedVersion
-	for _, v := range res.Pushed {
-		if v.Library == "/acme/gamma" {
-			bad = v
-		}
-	}
-	blob := reg.BlobPath(bad.Digest)
-	data := readFile(t, blob)
-	data[len(data)/2] ^= 0xff
-	if err := os.WriteFile(blob, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	bad, _, _ := damageLayer(t, reg, push(t, s.out, ref, Options{}), "/acme/gamma")
 	got, err := Pull(context.Background(), ref, dst, PullOptions{})
 	if err != nil {
 		t.Fatalf("pull: %v (one bad version must not stop the rest)", err)
