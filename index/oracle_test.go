@@ -32,32 +32,54 @@ func oracleSearch(ctx context.Context, r *Reader, q Query) ([]Hit, int, error) {
 	if limit <= 0 {
 		limit = 10
 	}
-	it, err := r.r.Search(ctx, bluge.NewTopNSearch(limit, oracleQuery(r, text, q)).WithStandardAggregations())
-	if err != nil {
-		return nil, 0, fmt.Errorf("search: %w", err)
-	}
-	var hits []Hit
-	for {
-		m, err := it.Next()
+	top := func(n int) ([]Hit, int, error) {
+		it, err := r.r.Search(ctx, bluge.NewTopNSearch(n, oracleQuery(r, text, q)).WithStandardAggregations())
 		if err != nil {
 			return nil, 0, fmt.Errorf("search: %w", err)
 		}
-		if m == nil {
-			break
+		var hits []Hit
+		for {
+			m, err := it.Next()
+			if err != nil {
+				return nil, 0, fmt.Errorf("search: %w", err)
+			}
+			if m == nil {
+				break
+			}
+			h, err := oracleHit(r, m, q.WithText)
+			if err != nil {
+				return nil, 0, err
+			}
+			hits = append(hits, h)
 		}
-		h, err := oracleHit(r, m, q.WithText)
-		if err != nil {
-			return nil, 0, err
-		}
-		hits = append(hits, h)
+		return hits, int(it.Aggregations().Count()), nil
+	}
+	n := limit
+	if text != "" {
+		n = tieReach * limit // the ranker's band (topK), cut below
+	}
+	hits, count, err := top(n)
+	if err != nil {
+		return nil, 0, err
 	}
 	for i := range hits {
 		hits[i].Relevance = 1
 	}
 	if text != "" {
-		orderTies(hits) // the ranker's rule after its ranking, not the ranking
+		// The ranker's rule after its ranking, not the ranking: the
+		// sections within TieShare below the limit-th, ordered, cut.
+		if len(hits) > limit {
+			floor := (1 - TieShare) * hits[limit-1].Score
+			i := limit
+			for i < len(hits) && hits[i].Score >= floor {
+				i++
+			}
+			hits = hits[:i]
+		}
+		orderTies(hits)
+		hits = hits[:min(limit, len(hits))]
 	}
-	return hits, int(it.Aggregations().Count()), nil
+	return hits, count, nil
 }
 
 // oracleHit returns the hit of a bluge match.

@@ -79,6 +79,14 @@ type rankIndex struct {
 	// pruning leaves: for tests.
 	looseBounds   bool
 	scored, steps atomic.Int64
+
+	// records maps each document to its section record (the stored _id
+	// field), read once on first need: a search looks up every section
+	// it ranked, past its limit too (topK's band), and a stored-field
+	// visit costs two allocations.
+	recordsOnce sync.Once
+	records     []uint32
+	recordsErr  error
 }
 
 // maxTFTerms caps the terms whose largest frequency a rankIndex keeps, at
@@ -218,91 +226,6 @@ func (ri *rankIndex) filtered(ctx context.Context, q *Query, k int) ([]rankedDoc
 	return docs, n, nil
 }
 
-// rankedDoc is one section found by the ranker: its document number in
-// the index and its score.
-type rankedDoc struct {
-	doc   uint64
-	score float64
-}
-
-// worse says a ranks below b: a lower score, or the same score later in
-// the index (bluge's order for ties).
-func worse(a, b *rankedDoc) bool {
-	if a.score != b.score {
-		return a.score < b.score
-	}
-	return a.doc > b.doc
-}
-
-// topK keeps the k best sections seen, in a min-heap whose root is the
-// worst of them.
-type topK struct {
-	k    int
-	heap []rankedDoc
-}
-
-func (t *topK) full() bool { return len(t.heap) >= t.k }
-
-// threshold is the score a section must beat to enter once the heap is
-// full.
-func (t *topK) threshold() float64 {
-	if !t.full() {
-		return math.Inf(-1)
-	}
-	return t.heap[0].score
-}
-
-// offer adds d if it ranks above the worst held, and says whether the
-// threshold changed.
-func (t *topK) offer(d rankedDoc) bool {
-	if !t.full() {
-		t.heap = append(t.heap, d)
-		for i := len(t.heap) - 1; i > 0; {
-			p := (i - 1) / 2
-			if !worse(&t.heap[i], &t.heap[p]) {
-				break
-			}
-			t.heap[i], t.heap[p] = t.heap[p], t.heap[i]
-			i = p
-		}
-		return t.full()
-	}
-	if !worse(&t.heap[0], &d) {
-		return false
-	}
-	t.heap[0] = d
-	for i := 0; ; {
-		l, r, m := 2*i+1, 2*i+2, i
-		if l < len(t.heap) && worse(&t.heap[l], &t.heap[m]) {
-			m = l
-		}
-		if r < len(t.heap) && worse(&t.heap[r], &t.heap[m]) {
-			m = r
-		}
-		if m == i {
-			break
-		}
-		t.heap[i], t.heap[m] = t.heap[m], t.heap[i]
-		i = m
-	}
-	return true
-}
-
-// sorted returns the sections held, best first.
-func (t *topK) sorted() []rankedDoc {
-	out := slices.Clone(t.heap)
-	slices.SortFunc(out, func(a, b rankedDoc) int {
-		switch {
-		case worse(&b, &a):
-			return -1
-		case worse(&a, &b):
-			return 1
-		}
-		return 0
-	})
-	return out
-}
-
 // fieldCursor walks one term's postings in one field.
 type fieldCursor struct {
 	it     segment.PostingsIterator
@@ -432,7 +355,11 @@ type queryTerm struct {
 
 // rank returns the k best sections for terms (the analyzed query text)
 // within q's filters, best first, and the number of sections that match.
-func (ri *rankIndex) rank(ctx context.Context, terms []queryWord, q *Query, k int) ([]rankedDoc, int, error) {
+//
+// With band above 0, the sections scoring within that share below the
+// k-th are returned too, after the k best (see topK.band): Reader.SearchCount
+// needs them for the sections tied with its hits (orderTies).
+func (ri *rankIndex) rank(ctx context.Context, terms []queryWord, q *Query, k int, band float64) ([]rankedDoc, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err
 	}
@@ -505,6 +432,9 @@ func (ri *rankIndex) rank(ctx context.Context, terms []queryWord, q *Query, k in
 		slices.SortStableFunc(qterms, func(a, b *queryTerm) int { return cmp.Compare(b.count, a.count) })
 	}
 	top := &topK{k: k}
+	if band > 0 {
+		top.band, top.belowCap = band, (tieReach-1)*k
+	}
 	matched, err := ri.collect(ctx, qterms, q, top)
 	if err != nil {
 		return nil, 0, err
@@ -768,6 +698,30 @@ func (ri *rankIndex) maxScore(ctx context.Context, terms []termCursor, nq int, f
 
 // idOf returns the section record number stored with document doc.
 func (ri *rankIndex) idOf(doc uint64) (uint32, error) {
+	ri.recordsOnce.Do(ri.readRecords)
+	if ri.recordsErr != nil {
+		return 0, ri.recordsErr
+	}
+	if doc >= uint64(len(ri.records)) {
+		return 0, fmt.Errorf("%w: document %d of %d", ErrCorruptStore, doc, len(ri.records))
+	}
+	return ri.records[doc], nil
+}
+
+// readRecords fills records from every document's stored _id field.
+func (ri *rankIndex) readRecords() {
+	n := ri.seg.Count()
+	ri.records = make([]uint32, n)
+	for d := range n {
+		if ri.records[d], ri.recordsErr = ri.storedID(d); ri.recordsErr != nil {
+			ri.records = nil
+			return
+		}
+	}
+}
+
+// storedID reads the section record number stored with document doc.
+func (ri *rankIndex) storedID(doc uint64) (uint32, error) {
 	var id []byte
 	err := ri.seg.VisitStoredFields(doc, func(field string, value []byte) bool {
 		if field == "_id" {

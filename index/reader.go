@@ -123,7 +123,9 @@ type Hit struct {
 	Record uint32
 	Meta
 	// Score is the raw BM25 score; Relevance is Score divided by the best
-	// score of the search, so the top hit has 1.
+	// score of the search, so the top hit has 1, but for a section tied
+	// with its page's best (orderTies): it has the best's relevance, and
+	// may rank above it with a lower Score.
 	Score     float64
 	Relevance float64
 	Text      string
@@ -154,29 +156,48 @@ func (r *Reader) SearchCount(ctx context.Context, q Query) ([]Hit, int, error) {
 	var matched int
 	var err error
 	if text != "" {
-		docs, matched, err = r.ranker.rank(ctx, r.terms(text), &q, limit)
+		// With the sections within TieShare below the limit-th, which
+		// may be tied with a hit and rank above others (tieOrder).
+		docs, matched, err = r.ranker.rank(ctx, r.terms(text), &q, limit, TieShare)
 	} else {
 		docs, matched, err = r.ranker.filtered(ctx, &q, limit)
 	}
 	if err != nil {
 		return nil, 0, fmt.Errorf("search: %w", err)
 	}
-	hits := make([]Hit, 0, len(docs))
-	lists := make([]string, 0, 8*len(docs)) // the hits' string lists
-	for _, d := range docs {
-		record, err := r.ranker.idOf(d.doc)
-		if err != nil {
+	records := make([]uint32, len(docs))
+	for i, d := range docs {
+		if records[i], err = r.ranker.idOf(d.doc); err != nil {
 			return nil, 0, err
 		}
-		h, err := r.hitOf(record, d.score, q.WithText, &lists)
-		if err != nil {
-			return nil, 0, err
+	}
+	order := make([]int, len(docs))
+	keys := make([]float64, len(docs))
+	for i, d := range docs {
+		order[i], keys[i] = i, 1 // filters alone: all alike, in index order
+		if text != "" {
+			keys[i] = d.score
 		}
-		h.Relevance = 1
-		hits = append(hits, h)
 	}
 	if text != "" {
-		orderTies(hits)
+		places := make([]tiePlace, len(docs))
+		for i := range docs {
+			if places[i], err = r.store.place(records[i]); err != nil {
+				return nil, 0, err
+			}
+		}
+		order, keys = tieOrder(keys, places)
+	}
+	n := min(limit, len(order))
+	hits := make([]Hit, 0, n)
+	lists := make([]string, 0, 8*n) // the hits' string lists
+	for _, j := range order[:n] {
+		h, err := r.hitOf(records[j], docs[j].score, q.WithText, &lists)
+		if err != nil {
+			return nil, 0, err
+		}
+		h.Relevance = relevance(keys[j], keys[order[0]])
+		hits = append(hits, h)
 	}
 	return hits, matched, nil
 }

@@ -495,6 +495,17 @@ func (s *storeReader) str(id uint32) string {
 	return s.strData[start:s.strEnd[id]]
 }
 
+// place returns where record n's section is (its document, line and
+// part) without the rest of its metadata: what tieOrder needs of the
+// sections a search ranks past its limit.
+func (s *storeReader) place(n uint32) (tiePlace, error) {
+	if n >= uint32(len(s.recs)) {
+		return tiePlace{}, fmt.Errorf("%w: record %d of %d", ErrCorruptStore, n, len(s.recs))
+	}
+	r := &s.recs[n]
+	return tiePlace{page: s.str(r.path), line: int(r.line), part: int(r.part)}, nil
+}
+
 // meta returns record n's metadata. The caller owns the slices.
 func (s *storeReader) meta(n uint32) (Meta, error) { return s.metaIn(n, nil) }
 

@@ -13,51 +13,57 @@ import (
 // in page order", has the sweep this share comes from).
 const TieShare = 0.04
 
-// orderTies orders a text search's hits, ranked by score, so that the
-// sections of one document scoring within TieShare of that document's
-// best section are tied with it: they take its place in the ranking, in
-// the order the page gives them (line, then part), each with the best's
-// relevance. Every other hit keeps its place and its own relevance, which
-// is its score over the first hit's. Documentation introduces a thing
-// before it elaborates on it ("File Parameters with UploadFile" before
-// "Multiple File Uploads"), so of near-tied siblings the first is more
-// often the one a question is about.
+// tieReach bounds the sections a text search ranks past its limit to find
+// those tied with its hits: at most this many times the limit, the best
+// of those within TieShare below the last hit (topK's band). A page whose
+// tied sibling lies further (more than that many other sections within 4%
+// of one score) may then differ between a search's limits.
+const tieReach = 8
+
+// tiePlace is where a ranked section is: its document and its place in it.
+type tiePlace struct {
+	page       string
+	line, part int
+}
+
+// tieOrder orders sections ranked by score (scores, best first; places,
+// where each is) so that the sections of one document scoring within
+// TieShare of that document's best section are tied with it: they take
+// its place in the ranking, in the order the page gives them (line, then
+// part), and rank by its score. Every other section ranks by its own
+// score, in its order among the others. It returns the indexes in the new
+// order and each section's key, the score it ranks by. Documentation
+// introduces a thing before it elaborates on it ("File Parameters with
+// UploadFile" before "Multiple File Uploads"), so of near-tied siblings
+// the first is more often the one a question is about.
 //
-// The order depends only on the hits' scores, paths and lines, never on
-// how many were ranked, but for a tied sibling ranked just past the limit:
-// it is not among the hits to move up.
-func orderTies(hits []Hit) {
-	if len(hits) == 0 {
-		return
-	}
+// The order depends only on the sections' scores and places, so the first
+// n are the same whatever the number ranked, as long as the sections given
+// hold every one scoring within TieShare of the n-th: Reader.SearchCount
+// ranks them past its limit (topK's band), orders, then cuts.
+func tieOrder(scores []float64, places []tiePlace) (order []int, keys []float64) {
 	type tie struct {
-		key   float64 // the score the hit ranks by
-		group int     // the index of the hit whose score that is
+		key   float64 // the score the section ranks by
+		group int     // the index of the section whose score that is
 	}
-	ties := make([]tie, len(hits))
-	best := make(map[string]int, len(hits)) // a document's first, best hit
+	ties := make([]tie, len(scores))
+	keys = make([]float64, len(scores))
+	order = make([]int, len(scores))
+	best := make(map[string]int, len(scores)) // a document's first, best section
 	tied := false
-	for i := range hits {
-		ties[i] = tie{hits[i].Score, i}
-		b, ok := best[hits[i].Path]
+	for i, s := range scores {
+		ties[i], order[i] = tie{s, i}, i
+		b, ok := best[places[i].page]
 		if !ok {
-			best[hits[i].Path] = i
-			continue
-		}
-		if hits[i].Score >= (1-TieShare)*hits[b].Score {
-			ties[i] = tie{hits[b].Score, b}
+			best[places[i].page] = i
+		} else if s >= (1-TieShare)*scores[b] {
+			ties[i] = tie{scores[b], b}
 			tied = true
 		}
+		keys[i] = ties[i].key
 	}
 	if !tied { // the common case: the ranking as it is
-		for i := range hits {
-			hits[i].Relevance = relevance(hits[i].Score, hits[0].Score)
-		}
-		return
-	}
-	order := make([]int, len(hits))
-	for i := range order {
-		order[i] = i
+		return order, keys
 	}
 	slices.SortStableFunc(order, func(a, b int) int {
 		ta, tb := ties[a], ties[b]
@@ -67,29 +73,31 @@ func orderTies(hits []Hit) {
 		if c := cmp.Compare(ta.group, tb.group); c != 0 {
 			return c
 		}
-		return cmp.Or(cmp.Compare(hits[a].Line, hits[b].Line), cmp.Compare(hits[a].Part, hits[b].Part))
+		return cmp.Or(cmp.Compare(places[a].line, places[b].line), cmp.Compare(places[a].part, places[b].part))
 	})
-	top := ties[order[0]].key
-	for i := range hits {
-		hits[i].Relevance = relevance(ties[i].key, top)
+	return order, keys
+}
+
+// orderTies applies tieOrder to hits ranked by score, in place, and gives
+// each its relevance: its key over the first hit's (a tied section has
+// its document's best's). The oracle of the tests orders bluge's ranking
+// with it, as SearchCount orders the ranker's.
+func orderTies(hits []Hit) {
+	if len(hits) == 0 {
+		return
 	}
-	// hits[i] = hits[order[i]], in place, cycle by cycle (order marks
-	// what it moved with -1), so a long list of candidates is not copied.
-	for i := range order {
-		if order[i] < 0 {
-			continue
-		}
-		held := hits[i]
-		for j := i; ; {
-			k := order[j]
-			order[j] = -1
-			if k == i {
-				hits[j] = held
-				break
-			}
-			hits[j], j = hits[k], k
-		}
+	scores := make([]float64, len(hits))
+	places := make([]tiePlace, len(hits))
+	for i, h := range hits {
+		scores[i], places[i] = h.Score, tiePlace{h.Path, h.Line, h.Part}
 	}
+	order, keys := tieOrder(scores, places)
+	sorted := make([]Hit, len(hits))
+	for i, j := range order {
+		sorted[i] = hits[j]
+		sorted[i].Relevance = relevance(keys[j], keys[order[0]])
+	}
+	copy(hits, sorted)
 }
 
 // relevance is a score over the best one, 1 when the best is not above 0.
