@@ -50,6 +50,10 @@ type Answer struct {
 	Library string `json:"library"`
 	Version string `json:"version"`
 	Commit  string `json:"commit"`
+	// Build identifies the build answered from (catalog.Resolved.Build,
+	// its manifest's sha256): a rebuild of one commit (another config or
+	// indexer) is another build. Not sent to agents.
+	Build string `json:"-"`
 	// Kind is search, document, folder or outline.
 	Kind string `json:"kind"`
 	// Path and Title name the document or folder of a path answer.
@@ -234,7 +238,7 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 	if err != nil {
 		return nil, err
 	}
-	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Kind: KindSearch,
+	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Build: r.Build, Kind: KindSearch,
 		Sections: []Section{}, Budget: budget, Mode: q.Kind, Page: page}
 	if q.capped {
 		ans.Notes = append(ans.Notes, "only the first 20 distinct topics were used")
@@ -431,7 +435,7 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 	if err != nil {
 		return nil, err
 	}
-	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: clean, Sections: []Section{}, Budget: budget, Page: page}
+	ans := &Answer{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Build: r.Build, Path: clean, Sections: []Section{}, Budget: budget, Page: page}
 	docs, err := v.Documents()
 	if err != nil {
 		return nil, err

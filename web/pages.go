@@ -381,7 +381,7 @@ const maxPageReads = 3
 
 // readDocument reads what documentPage shows: the document's outline and
 // source from Documents, its text from Docs, all of one build (the same
-// commit), or errMixedBuilds.
+// manifest: a rebuild of one commit is another build), or errMixedBuilds.
 func (s *Site) readDocument(r *http.Request, id, path string) (*documentData, error) {
 	res, docs, err := s.engine.Documents(r.Context(), id)
 	if err != nil {
@@ -410,7 +410,7 @@ func (s *Site) readDocument(r *http.Request, id, path string) (*documentData, er
 		if err != nil {
 			return nil, err
 		}
-		if ans.Commit != res.Version.Commit || ans.Version != res.Version.Version {
+		if ans.Build != res.Build {
 			return nil, errMixedBuilds
 		}
 		for _, sec := range ans.Sections {

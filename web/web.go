@@ -147,13 +147,13 @@ func libraryID(r *http.Request) (id, version string) {
 	return id, ""
 }
 
-// errorStatus maps an engine error to the page's status and message. The
-// engine's messages are written for agents and people alike: they say what
-// exists instead.
 // errMixedBuilds means the engine calls a page is made of answered from
 // two builds of a version: a publish came between them.
 var errMixedBuilds = errors.New("answers from two builds")
 
+// errorStatus maps an engine error to the page's status and message. The
+// engine's messages are written for agents and people alike: they say what
+// exists instead.
 func errorStatus(err error) (int, string) {
 	switch {
 	case errors.Is(err, catalog.ErrLibraryNotFound), errors.Is(err, catalog.ErrVersionNotFound),
