@@ -30,6 +30,7 @@ import (
 	"math"
 	"os"
 	"path"
+	"slices"
 	"strings"
 	"time"
 
@@ -76,6 +77,13 @@ func (g *Grant) Allows(libraryID string) bool {
 		}
 	}
 	return false
+}
+
+// AllowsEvery reports whether the grant may read every library: one of
+// its patterns is "/*/*". Such a token may read what names any library
+// (a registry feed's error, say).
+func (g *Grant) AllowsEvery() bool {
+	return slices.Contains(g.patterns, "/*/*")
 }
 
 // Take spends one request of the grant's rate at now. When the grant has
@@ -262,8 +270,8 @@ func Parse(r io.Reader, name string) (*Policy, error) {
 	return p, nil
 }
 
-// PatternForm says what a library pattern looks like.
-const PatternForm = "write /org/project, with * for any run of characters within a segment, e.g. /acme/* or /vercel/next.js; /*/* is every library"
+// patternForm says what a library pattern looks like.
+const patternForm = "write /org/project, with * for any run of characters within a segment, e.g. /acme/* or /vercel/next.js; /*/* is every library"
 
 // CheckPattern validates a library pattern and returns it lower-cased
 // (errors say what is wrong, not which pattern: callers name it): it
@@ -276,14 +284,14 @@ func CheckPattern(p string) (string, error) {
 	lp := strings.ToLower(strings.TrimSpace(p))
 	segs := strings.Split(lp, "/")
 	if len(segs) != 3 || segs[0] != "" || segs[1] == "" || segs[2] == "" {
-		return "", errors.New(PatternForm)
+		return "", errors.New(patternForm)
 	}
 	if _, err := path.Match(lp, ""); err != nil {
 		return "", err
 	}
 	for _, seg := range segs[1:] {
 		if w, ok := witness(seg); !ok || !request.IsIDSegment(w) {
-			return "", fmt.Errorf("no library id can match %q: the org and project of an id are letters, digits, '.', '_' and '-', not starting with '.'; %s", seg, PatternForm)
+			return "", fmt.Errorf("no library id can match %q: the org and project of an id are letters, digits, '.', '_' and '-', not starting with '.'; %s", seg, patternForm)
 		}
 	}
 	return lp, nil

@@ -293,3 +293,17 @@ func FuzzCheckPattern(f *testing.F) {
 		}
 	})
 }
+
+// TestAllowsEvery: only a grant holding "/*/*" may read every library;
+// one pattern per org, however many, may not.
+func TestAllowsEvery(t *testing.T) {
+	for src, want := range map[string]bool{"[/*/*]": true, "[/acme/*, /*/*]": true, "[/acme/*]": false, "[/*/x]": false, "[/a*/*]": false} {
+		p, err := Parse(strings.NewReader("tokens:\n  - {name: a, sha256: "+HashToken("x")+", libraries: "+src+"}\n"), "tokens.yaml")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if got := p.Authenticate("x").AllowsEvery(); got != want {
+			t.Errorf("libraries %s: AllowsEvery %v, want %v", src, got, want)
+		}
+	}
+}

@@ -24,6 +24,9 @@ type FeedStatus struct {
 	Error   string
 	Failing time.Time
 	NextTry time.Time
+	// Refused counts the versions the last delivery left out (their
+	// content did not match); it names none, so anyone may read it.
+	Refused int
 }
 
 // String renders the status as one /readyz line.
@@ -34,6 +37,9 @@ func (f FeedStatus) String() string {
 		fmt.Fprintf(&b, "serving %s since %s", f.Current, f.Since.UTC().Format(time.RFC3339))
 	} else {
 		b.WriteString("nothing delivered yet")
+	}
+	if f.Refused > 0 {
+		fmt.Fprintf(&b, "; %d versions refused", f.Refused)
 	}
 	if f.Error != "" {
 		fmt.Fprintf(&b, "; failing since %s, next try %s: %s", f.Failing.UTC().Format(time.RFC3339), f.NextTry.UTC().Format(time.RFC3339), f.Error)

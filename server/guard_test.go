@@ -532,20 +532,21 @@ func TestReadyzUnderAuth(t *testing.T) {
 	}
 }
 
-// TestReadyzFeedErrorUnderAuth: a registry feed's error may name a
-// library, so under access control /readyz gives its text only to a
-// request with a token; without one, the feed's state and times remain.
+// TestReadyzFeedErrorUnderAuth: a registry feed's error may name any
+// library, so under access control /readyz gives its text only to a token
+// that may read every library; to others, and without a token, the feed's
+// state, times and count of refused versions remain.
 func TestReadyzFeedErrorUnderAuth(t *testing.T) {
 	pol := guardPolicy(t)
-	feed := FeedStatus{Source: "oci://registry.example/docs:latest", Error: "pull refused /beta/cli@main", Failing: time.Unix(0, 0), NextTry: time.Unix(60, 0)}
+	feed := FeedStatus{Source: "oci://registry.example/docs:latest", Error: "pull refused /beta/cli@main", Failing: time.Unix(0, 0), NextTry: time.Unix(60, 0), Refused: 1}
 	ts := httptest.NewServer(Handler(openEngine(t, twoLibraries(t), search.Options{}), "test", slog.New(slog.DiscardHandler), HTTPOptions{
 		Auth:  func() *access.Policy { return pol },
 		Feeds: func() []FeedStatus { return []FeedStatus{feed} },
 	}))
 	defer ts.Close()
-	for auth, named := range map[string]bool{"": false, "Bearer c7_guess": false, "Bearer " + allToken: true} {
+	for auth, named := range map[string]bool{"": false, "Bearer c7_guess": false, "Bearer " + widgetsToken: false, "Bearer " + allToken: true} {
 		_, _, body := send(t, "GET", ts.URL+"/readyz", auth, "", nil)
-		if !strings.Contains(body, "feed oci://registry.example/docs:latest: nothing delivered yet; failing since") {
+		if !strings.Contains(body, "feed oci://registry.example/docs:latest: nothing delivered yet; 1 versions refused; failing since") {
 			t.Errorf("auth %q: %q, want the feed's state", auth, body)
 		}
 		if got := strings.Contains(body, "/beta/cli"); got != named {

@@ -185,7 +185,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	// as their base URL. It answers every library name and document text,
 	// so it refuses a DNS-rebinding Host as /mcp does.
 	api := http.StripPrefix("/api", context7api.New(engine, context7api.Options{Logger: log, Timeout: toolTimeout}))
-	mux.Handle("/api/", hosts.refuse("/api", false, apiHeaders(api)))
+	mux.Handle("/api/", apiHeaders(hosts.refuse("/api", false, api)))
 	// /healthz stays open whatever the Host: it says "ok" and nothing
 	// else, and liveness probes must never be refused.
 	mux.HandleFunc("GET /healthz", func(w http.ResponseWriter, _ *http.Request) {
@@ -235,11 +235,11 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 			}
 		}
 		for _, f := range feeds {
-			// A registry's error may name a library (a pull refused for
-			// a version's layer); under access control only a token
-			// holder reads it.
-			if f.Error != "" && opts.Auth != nil && opts.Auth() != nil && grant == nil {
-				f.Error = "details for a token holder (send one) and in the server log"
+			// A registry's error may name any library (a pull refused for
+			// a version's layer); under access control only a token that
+			// may read every library reads it.
+			if f.Error != "" && opts.Auth != nil && opts.Auth() != nil && (grant == nil || !grant.AllowsEvery()) {
+				f.Error = "details for a token that may read every library, and in the server log"
 			}
 			fmt.Fprintf(w, "%s\n", f)
 		}
@@ -282,7 +282,7 @@ func (h hostCheck) refused(r *http.Request) bool {
 		return false
 	}
 	for _, a := range h.allowed {
-		a = strings.ToLower(a)
+		a = strings.ToLower(strings.TrimSuffix(a, "."))
 		if host == a || strings.HasPrefix(a, "*.") && strings.HasSuffix(host, a[1:]) {
 			return false
 		}

@@ -103,7 +103,7 @@ func TestRebindingRefused(t *testing.T) {
 // "*." entry, IP addresses and localhost pass.
 func TestAllowedHosts(t *testing.T) {
 	site := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { io.WriteString(w, "the site") })
-	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{Site: site, AllowedHosts: []string{"docs.example.com", "*.corp.example"}}))
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{Site: site, AllowedHosts: []string{"docs.example.com", "*.corp.example", "svc.internal."}}))
 	defer ts.Close()
 	do := func(method, path, host string) (int, string) {
 		t.Helper()
@@ -127,7 +127,7 @@ func TestAllowedHosts(t *testing.T) {
 		return resp.StatusCode, string(b)
 	}
 	routes := [][2]string{{"GET", "/api/v2/libs/search?libraryName=widgets"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/"}, {"POST", "/mcp"}}
-	for _, host := range []string{"docs.example.com", "DOCS.example.com:8080", "a.corp.example", "10.0.0.1:8080", "[2001:db8::1]:80", "localhost"} {
+	for _, host := range []string{"docs.example.com", "DOCS.example.com:8080", "docs.example.com.", "a.corp.example", "svc.internal", "svc.internal.:80", "10.0.0.1:8080", "[2001:db8::1]:80", "localhost"} {
 		for _, r := range routes {
 			if code, body := do(r[0], r[1], host); code != 200 {
 				t.Errorf("%s %s with Host %s: %d %.200s, want 200", r[0], r[1], host, code, body)
@@ -138,6 +138,15 @@ func TestAllowedHosts(t *testing.T) {
 		for _, r := range routes {
 			if code, body := do(r[0], r[1], host); code != http.StatusForbidden || !strings.Contains(body, "--allow-host") {
 				t.Errorf("%s %s with Host %s: %d %.200s, want 403 naming --allow-host", r[0], r[1], host, code, body)
+			}
+			if r[1] == routes[0][1] { // /api's refusal carries its headers too
+				req, _ := http.NewRequest("GET", ts.URL+r[1], nil)
+				req.Host = host
+				if resp, err := http.DefaultClient.Do(req); err != nil {
+					t.Fatal(err)
+				} else if resp.Body.Close(); resp.Header.Get("X-Content-Type-Options") != "nosniff" || resp.Header.Get("Cache-Control") != "no-store" {
+					t.Errorf("refused /api answer headers %v, want nosniff and no-store", resp.Header)
+				}
 			}
 		}
 		if code, _ := do("GET", "/healthz", host); code != 200 {

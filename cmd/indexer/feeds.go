@@ -121,7 +121,7 @@ func (f *feeds) status() []server.FeedStatus {
 	out := make([]server.FeedStatus, 0, len(f.mirrors))
 	for _, m := range f.mirrors {
 		st := m.Status()
-		fs := server.FeedStatus{Source: st.Ref, Delivered: st.Delivered, Current: st.Digest, Since: st.Since, Failing: st.Failing, NextTry: st.NextTry}
+		fs := server.FeedStatus{Source: st.Ref, Delivered: st.Delivered, Current: st.Digest, Since: st.Since, Failing: st.Failing, NextTry: st.NextTry, Refused: st.Refused}
 		if st.Err != nil {
 			fs.Error = st.Err.Error()
 		}

@@ -296,6 +296,7 @@ func checkListenAddr(addr string) error {
 	return nil
 }
 
-// hostNameRE is what --allow-host takes: a DNS name, optionally "*." and
-// a name for its subdomains.
-var hostNameRE = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?(\.[A-Za-z0-9]([A-Za-z0-9-]*[A-Za-z0-9])?)*$`)
+// hostNameRE is what --allow-host takes: a DNS name (internal names may
+// hold '_', and a fully qualified one end in '.'), optionally "*." and a
+// name for its subdomains.
+var hostNameRE = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
