@@ -176,6 +176,12 @@ func rootFileSHA256(root *os.Root, name string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	// What was opened, should the name have been replaced since Lstat.
+	if fi, err = f.Stat(); err != nil {
+		return "", err
+	} else if !fi.Mode().IsRegular() {
+		return "", fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
+	}
 	h := sha256.New()
 	if _, err := io.Copy(h, io.LimitReader(f, fi.Size())); err != nil {
 		return "", err

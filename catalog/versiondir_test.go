@@ -308,3 +308,34 @@ func TestRemovedVersionRetried(t *testing.T) {
 		})
 	}
 }
+
+// TestVanishedVersionIsDamage: a version directory gone while catalog.json
+// is still the one loaded (deleted by hand, a disk mishap) is damage, not
+// a removal to retry: each request gets the version refused, saying its
+// files are missing, and none loops on a stale catalog.
+func TestVanishedVersionIsDamage(t *testing.T) {
+	dir := t.TempDir()
+	if err := synthdist.Write(context.Background(), dir, synthdist.Options{Libraries: 2, Pages: 2}); err != nil {
+		t.Fatal(err)
+	}
+	gone := synthdist.ID(1)
+	e, err := Open([]string{dir}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	cat, err := artifacts.ReadCatalog(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rel := cat.Library(gone).Versions[0].Path
+	if err := os.RemoveAll(filepath.Join(dir, filepath.FromSlash(rel))); err != nil {
+		t.Fatal(err)
+	}
+	for i := range 2 { // and again, on the catalog loaded since
+		_, err = ask(e, gone, "install")
+		if !errors.Is(err, ErrVersionUnavailable) || errors.Is(err, ErrStale) || !strings.Contains(err.Error(), "missing") {
+			t.Errorf("request %d for the vanished version: %v, want ErrVersionUnavailable saying the files are missing", i+1, err)
+		}
+	}
+}
