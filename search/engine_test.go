@@ -421,7 +421,10 @@ func TestCancelledRequestOpensNothing(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	calls := map[string]func() error{
-		"Docs":      func() error { _, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling"}); return err },
+		"Docs": func() error {
+			_, err := e.Docs(ctx, DocsRequest{Library: "/acme/widgets", Query: "polling"})
+			return err
+		},
 		"Search":    func() error { _, err := e.Search(ctx, Request{Library: "/acme/widgets", Query: "polling"}); return err },
 		"Documents": func() error { _, _, err := e.Documents(ctx, "/acme/widgets"); return err },
 		"Topics":    func() error { _, _, err := e.Topics(ctx, "/acme/widgets"); return err },
