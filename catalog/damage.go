@@ -96,7 +96,7 @@ func (st *snapshot) damagedError(d *damaged) error {
 	if !d.passing {
 		st.outdated.Store(true)
 	}
-	verr := &VersionError{Library: d.sl.library, Version: d.sl.version, Reason: reason(d.err, d.sl.dir), Cause: d.err}
+	verr := &VersionError{Library: d.sl.library, Version: d.sl.version, Reason: reason(d.err, d.sl.dir), Cause: d.err, Passing: d.passing}
 	if l := st.libs.ByID(d.sl.library); l != nil {
 		verr.Library = l.ID
 		for _, x := range l.Versions {

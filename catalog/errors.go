@@ -62,6 +62,10 @@ type VersionError struct {
 	// operating system error when it could not be opened this time (the
 	// next request tries again). nil when the version was never built.
 	Cause error
+	// Passing says the version could not be read this time for a reason
+	// that passes (the process short of file descriptors or memory): it
+	// is not refused, and the next request tries again.
+	Passing bool
 }
 
 func (e *VersionError) Error() string {
@@ -73,6 +77,9 @@ func (e *VersionError) Error() string {
 		why := e.Reason
 		if why == "" {
 			why = e.Cause.Error()
+		}
+		if e.Passing {
+			return fmt.Sprintf("%s: %s@%s could not be read just now (%s): try again in a moment", ErrVersionUnavailable, e.Library, e.Version, why)
 		}
 		return fmt.Sprintf("%s: %s@%s is not served (%s); versions served: %s", ErrVersionUnavailable, e.Library, e.Version, why, avail)
 	}

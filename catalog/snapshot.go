@@ -585,7 +585,9 @@ func (st *snapshot) unavailable(r *Resolved, sl *versionDir, err error) error {
 			avail = append(avail, x.Version)
 		}
 	}
-	return &VersionError{Library: r.Library.ID, Version: r.Version.Version, Available: avail, Reason: reason(err, sl.dir), Cause: err}
+	// Not refused: the next request tries again (see permanent).
+	passing := sl.refusal() == nil
+	return &VersionError{Library: r.Library.ID, Version: r.Version.Version, Available: avail, Reason: reason(err, sl.dir), Cause: err, Passing: passing}
 }
 
 // removed reports whether sl's directory is gone because a build or pull

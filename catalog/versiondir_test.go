@@ -64,6 +64,9 @@ func TestTransientFailuresAreRetried(t *testing.T) {
 				t.Fatal("the request succeeded despite the failure")
 			}
 			t.Logf("request error: %v", err)
+			if msg := err.Error(); strings.Contains(msg, "not served") || !strings.Contains(msg, "try again") {
+				t.Errorf("error %q: a passing failure said to be a version not served; want it to say try again", msg)
+			}
 			if errors.Is(err, ErrStale) || strings.Contains(fmtErr(err), "republished") {
 				t.Errorf("request error %v: a transient failure reported as a republished version", err)
 			}
@@ -248,6 +251,9 @@ func TestDocumentsRetriedAfterShortage(t *testing.T) {
 		t.Skip("documents.json was read with no descriptor free")
 	}
 	t.Logf("while short of descriptors: %v", err)
+	if msg := err.Error(); strings.Contains(msg, "not served") || !strings.Contains(msg, "try again") {
+		t.Errorf("error %q: a passing shortage said to be a version not served; want it to say try again", msg)
+	}
 	if r := e.Status().Refused; len(r) != 0 {
 		t.Errorf("refused %+v after a shortage, want none", r)
 	}
