@@ -92,6 +92,19 @@ func (v *Version) Document(path string, withText bool) ([]index.Hit, error) {
 // damagedError is the *VersionError of a request that met d on st: the
 // version is refused, so st is outdated, and the error names the versions
 // st still serves.
+// Unusable returns err, met reading a version that st opened outside a
+// request's own answer (a library's documents listed beside a match), as
+// Loader.With would give it to the request: a *VersionError saying why,
+// with paths relative to the version, and, when the version is now
+// refused, st marked so that a catalog without it is loaded. Any other
+// error is returned as it is.
+func (st *Snapshot) Unusable(err error) error {
+	if d := (*damaged)(nil); errors.As(err, &d) {
+		return st.damagedError(d)
+	}
+	return err
+}
+
 func (st *snapshot) damagedError(d *damaged) error {
 	if !d.passing {
 		st.outdated.Store(true)

@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
 	"slices"
 	"strings"
 	"sync"
@@ -14,6 +17,7 @@ import (
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/buildtest"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/libraries"
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/request"
 )
@@ -436,5 +440,47 @@ func TestCancelledRequestOpensNothing(t *testing.T) {
 	}
 	if open := e.Status().Open; open != 0 {
 		t.Errorf("%d versions open after cancelled requests, want 0", open)
+	}
+}
+
+// TestFindLibrariesDamagedDocuments: documents.json damaged after its
+// version opened (a directory in its place) is found when FindLibraries
+// lists the documents at full detail: the match's Problem says why
+// without a server path, and the version is refused and the catalog
+// reloaded without it at once, as when a request meets the damage.
+func TestFindLibrariesDamagedDocuments(t *testing.T) {
+	e := buildFixtures(t)
+	ctx := context.Background()
+	if _, err := e.Search(ctx, Request{Library: "/acme/cli", Query: "deploy"}); err != nil { // opened and verified
+		t.Fatal(err)
+	}
+	dist := e.Dirs()[0]
+	var docs string
+	filepath.WalkDir(filepath.Join(dist, "acme", "cli"), func(p string, d fs.DirEntry, err error) error {
+		if err == nil && d.Name() == artifacts.DocumentsFile {
+			docs = p
+		}
+		return nil
+	})
+	// A directory where the file was: the read error names its path.
+	if err := os.Remove(docs); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Mkdir(docs, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	res, err := e.FindLibraries(ctx, libraries.Request{Name: "/acme/cli", Detail: "full"})
+	if err != nil || len(res.Matches) == 0 {
+		t.Fatalf("FindLibraries: %+v, %v", res, err)
+	}
+	p := res.Matches[0].Problem
+	if !strings.Contains(p, "documents.json") || strings.Contains(p, dist) {
+		t.Errorf("problem %q: want documents.json named, no server path", p)
+	}
+	if r := e.Status().Refused; len(r) != 1 || r[0].Library != "/acme/cli" {
+		t.Errorf("refused %+v, want /acme/cli", r)
+	}
+	if l := e.Catalog().Library("/acme/cli"); l != nil {
+		t.Errorf("the catalog served still lists /acme/cli (%d versions): want it reloaded without the refused version", len(l.Versions))
 	}
 }

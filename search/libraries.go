@@ -28,8 +28,13 @@ func (e *Engine) FindLibraries(ctx context.Context, req libraries.Request) (*lib
 				return nil, err
 			}
 			docs, err := v.Documents()
-			if errors.Is(err, catalog.ErrStale) {
+			switch {
+			case errors.Is(err, catalog.ErrStale):
 				err = fmt.Errorf("%w: %w", libraries.ErrAbort, err)
+			case err != nil:
+				// Said as a request would be told it, with no server
+				// path, and a damaged version dropped by the next load.
+				err = st.Unusable(err)
 			}
 			return docs, err
 		}
