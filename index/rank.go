@@ -712,26 +712,25 @@ func (ri *rankIndex) idOf(doc uint64) (uint32, error) {
 func (ri *rankIndex) readRecords() {
 	n := ri.seg.Count()
 	ri.records = make([]uint32, n)
-	for d := range n {
-		if ri.records[d], ri.recordsErr = ri.storedID(d); ri.recordsErr != nil {
-			ri.records = nil
-			return
-		}
-	}
-}
-
-// storedID reads the section record number stored with document doc.
-func (ri *rankIndex) storedID(doc uint64) (uint32, error) {
+	// One visitor for every document: a closure made per document would
+	// be an allocation each.
 	var id []byte
-	err := ri.seg.VisitStoredFields(doc, func(field string, value []byte) bool {
+	visit := func(field string, value []byte) bool {
 		if field == "_id" {
 			id = value
 			return false
 		}
 		return true
-	})
-	if err != nil {
-		return 0, fmt.Errorf("read stored fields: %w", err)
 	}
-	return parseRecord(id)
+	for d := range n {
+		id = nil
+		if err := ri.seg.VisitStoredFields(d, visit); err != nil {
+			ri.records, ri.recordsErr = nil, fmt.Errorf("read stored fields: %w", err)
+			return
+		}
+		if ri.records[d], ri.recordsErr = parseRecord(id); ri.recordsErr != nil {
+			ri.records = nil
+			return
+		}
+	}
 }
