@@ -420,3 +420,25 @@ func oracleQuery(r *Reader, text string, q Query) bluge.Query {
 	}
 	return top
 }
+
+// orderTies applies tieOrder to hits ranked by score, in place, and gives
+// each its relevance: its key over the first hit's (a tied section has
+// its document's best's). The oracle orders bluge's ranking with it, as
+// SearchCount orders the ranker's.
+func orderTies(hits []Hit) {
+	if len(hits) == 0 {
+		return
+	}
+	scores := make([]float64, len(hits))
+	places := make([]tiePlace, len(hits))
+	for i, h := range hits {
+		scores[i], places[i] = h.Score, tiePlace{h.Path, h.Line, h.Part}
+	}
+	order, keys := tieOrder(scores, places)
+	sorted := make([]Hit, len(hits))
+	for i, j := range order {
+		sorted[i] = hits[j]
+		sorted[i].Relevance = relevance(keys[j], keys[order[0]])
+	}
+	copy(hits, sorted)
+}

@@ -358,7 +358,7 @@ type queryTerm struct {
 //
 // With band above 0, the sections scoring within that share below the
 // k-th are returned too, after the k best (see topK.band): Reader.SearchCount
-// needs them for the sections tied with its hits (orderTies).
+// needs them for the sections tied with its hits (tieOrder).
 func (ri *rankIndex) rank(ctx context.Context, terms []queryWord, q *Query, k int, band float64) ([]rankedDoc, int, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, 0, err

@@ -124,7 +124,7 @@ type Hit struct {
 	Meta
 	// Score is the raw BM25 score; Relevance is Score divided by the best
 	// score of the search, so the top hit has 1, but for a section tied
-	// with its page's best (orderTies): it has the best's relevance, and
+	// with its page's best (tieOrder): it has the best's relevance, and
 	// may rank above it with a lower Score.
 	Score     float64
 	Relevance float64

@@ -60,7 +60,7 @@ func TestOrderTies(t *testing.T) {
 	}
 }
 
-// TestSearchOrdersTiedSiblings: the reader applies orderTies to a text
+// TestSearchOrdersTiedSiblings: the reader applies tieOrder to a text
 // search: of two near-tied sections of one page, the earlier ranks first
 // although it scores a little lower; a search without text keeps index
 // order.
