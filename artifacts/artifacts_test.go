@@ -52,6 +52,20 @@ func publish(t *testing.T, out string, vs ...*Version) *Catalog {
 	return cat
 }
 
+// publishedVersion publishes /acme/lib@main into a fresh directory and
+// returns the directory, the version's and its manifest as read back.
+func publishedVersion(t *testing.T) (out, dir string, m *Manifest) {
+	t.Helper()
+	out = t.TempDir()
+	publish(t, out, testVersion("/acme/lib", "main", "c1"))
+	dir = Dir(out, "/acme/lib", "main")
+	m, err := ReadManifest(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out, dir, m
+}
+
 func TestPublishAndRead(t *testing.T) {
 	out := t.TempDir()
 	cat := publish(t, out, testVersion("/acme/lib", "v1.0.0", "c1"), testVersion("/acme/lib", "main", "c2"), testVersion("/other/x", "v2", "c3"), testVersion("/other/x", "v10", "c4"))
@@ -269,13 +283,7 @@ func TestSealedFiles(t *testing.T) {
 // TestEncodeRoundTrips checks that what EncodeManifest and EncodeCatalog
 // write is what Publish and WriteCatalog write, and reads back.
 func TestEncodeRoundTrips(t *testing.T) {
-	out := t.TempDir()
-	publish(t, out, testVersion("/acme/lib", "main", "c1"))
-	dir := Dir(out, "/acme/lib", "main")
-	m, err := ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	out, dir, m := publishedVersion(t)
 	written, _ := os.ReadFile(filepath.Join(dir, ManifestFile))
 	if data, err := EncodeManifest(m); err != nil || string(data) != string(written) {
 		t.Errorf("EncodeManifest gives other bytes than Publish wrote (%v):\n%s\n%s", err, data, written)
@@ -525,13 +533,7 @@ func TestUnsafePlacesRefused(t *testing.T) {
 // file that is a link or a device is reported, not followed: before,
 // "../../dev/zero" made verification hash without end.
 func TestManifestFilesStayInside(t *testing.T) {
-	out := t.TempDir()
-	publish(t, out, testVersion("/acme/lib", "main", "c1"))
-	dir := Dir(out, "/acme/lib", "main")
-	m, err := ReadManifest(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
+	_, dir, m := publishedVersion(t)
 	rewrite := func(files map[string]string) {
 		t.Helper()
 		m.Files = files

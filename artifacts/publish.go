@@ -255,8 +255,13 @@ func fileSHA256(p string) (string, error) {
 		return "", err
 	}
 	defer f.Close()
+	return readSHA256(f)
+}
+
+// readSHA256 returns the hex sha256 of what r holds.
+func readSHA256(r io.Reader) (string, error) {
 	h := sha256.New()
-	if _, err := io.Copy(h, f); err != nil {
+	if _, err := io.Copy(h, r); err != nil {
 		return "", err
 	}
 	return hex.EncodeToString(h.Sum(nil)), nil

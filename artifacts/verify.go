@@ -1,8 +1,6 @@
 package artifacts
 
 import (
-	"crypto/sha256"
-	"encoding/hex"
 	"errors"
 	"fmt"
 	"io"
@@ -182,11 +180,7 @@ func rootFileSHA256(root *os.Root, name string) (string, error) {
 	} else if !fi.Mode().IsRegular() {
 		return "", fmt.Errorf("%w (%s)", errNotRegular, fi.Mode().Type())
 	}
-	h := sha256.New()
-	if _, err := io.Copy(h, io.LimitReader(f, fi.Size())); err != nil {
-		return "", err
-	}
-	return hex.EncodeToString(h.Sum(nil)), nil
+	return readSHA256(io.LimitReader(f, fi.Size()))
 }
 
 // trimPath drops the directory prefix errors carry, since Problem.Path says it.

@@ -469,10 +469,7 @@ func rebinding(r *http.Request) bool {
 // IsLoopback reports whether host[:port] (an address, or a Host header)
 // is localhost or a loopback IP: reachable from this machine only.
 func IsLoopback(addr string) bool {
-	host, _, err := net.SplitHostPort(addr)
-	if err != nil {
-		host = strings.Trim(addr, "[]")
-	}
+	host := hostname(addr)
 	if host == "localhost" {
 		return true
 	}

@@ -171,7 +171,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	// rebinding) by itself; guard refuses pages of origins not allowed, and
 	// cross-origin browser requests are refused here.
 	mcpHandler := srv.httpHandler(log, opts.sdkOnly, len(opts.AllowedHosts) > 0)
-	hosts := hostCheck{allowed: opts.AllowedHosts}
+	hosts := newHostCheck(opts.AllowedHosts)
 	mux.Handle("/mcp", hosts.refuse("/mcp", false, cop.Handler(mcpHandler)))
 	// GET opens the optional stream for messages the server sends
 	// unprompted. This server sends none, and an open stream would hold an
@@ -266,7 +266,16 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 // loopback, any name but a loopback one; with allowed names, on any
 // address, any name not listed (IP addresses and loopback names pass).
 type hostCheck struct {
-	allowed []string
+	allowed []string // lower case, without a final '.'
+}
+
+// newHostCheck makes the check of the names given (HTTPOptions.AllowedHosts).
+func newHostCheck(allowed []string) hostCheck {
+	h := hostCheck{}
+	for _, a := range allowed {
+		h.allowed = append(h.allowed, strings.ToLower(strings.TrimSuffix(a, ".")))
+	}
+	return h
 }
 
 // refused reports whether r's Host header is one to refuse.
@@ -282,7 +291,6 @@ func (h hostCheck) refused(r *http.Request) bool {
 		return false
 	}
 	for _, a := range h.allowed {
-		a = strings.ToLower(strings.TrimSuffix(a, "."))
 		if host == a || strings.HasPrefix(a, "*.") && strings.HasSuffix(host, a[1:]) {
 			return false
 		}
