@@ -6,6 +6,7 @@ import (
 	"encoding/base64"
 	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -36,6 +37,9 @@ import (
 // otherwise), and see only the libraries the token's patterns allow;
 // /metrics needs a known token; /readyz answers everyone but names refused
 // versions only to a token that may see them. Tokens never reach a log.
+// A client address that has presented too many unknown tokens
+// (access.Guesses) gets 429 with Retry-After on every route but the
+// probes, whatever token it sends, until its budget refills.
 //
 // Browsers send Origin; a page whose origin is not listed may not call
 // /mcp (403), which stops DNS rebinding even where the server listens on
@@ -47,6 +51,7 @@ import (
 // library, which shows its login form.
 type guard struct {
 	policy  func() *access.Policy // nil, or returning nil: no access control
+	guesses *access.Guesses       // nil: unknown tokens are not limited
 	origins map[string]bool       // allowed Origin values, normalized
 	audit   *slog.Logger
 	ids     requestIDs
@@ -74,13 +79,16 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pol = g.policy()
 	}
 	var grant *access.Grant
+	var guessing *access.GuessError // the address may not present a token now
 	if pol != nil {
 		tok, ok := bearer(r)
 		if !ok && g.site && route == otherLabel {
 			tok, ok = cookieToken(r, g.siteCookie)
 		}
 		if ok {
-			grant = pol.Authenticate(tok)
+			var err error
+			grant, err = g.guesses.Authenticate(pol, r.RemoteAddr, tok, g.now())
+			errors.As(err, &guessing)
 		}
 	}
 	switch route {
@@ -89,6 +97,10 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		return
 	case "/readyz", "/metrics":
 		if pol != nil && grant == nil && route == "/metrics" {
+			if guessing != nil {
+				tooManyGuesses(w, route, guessing)
+				return
+			}
 			unauthorized(w, r, route)
 			return
 		}
@@ -115,14 +127,15 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.SetResponse(status, cw.n)
 		rec.Log(r.Context(), g.audit, g.now())
 	}()
-	g.admit(cw, r.WithContext(audit.With(r.Context(), rec)), route, pol, grant)
+	g.admit(cw, r.WithContext(audit.With(r.Context(), rec)), route, pol, grant, guessing)
 	returned = true
 }
 
-// admit refuses a request its origin, token or rate does not allow, and
-// serves the others with the token's scope. rec is the request's audit
-// record, in r's context.
-func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol *access.Policy, grant *access.Grant) {
+// admit refuses a request its origin, token or rate does not allow, or
+// whose address may not present a token now (guessing), and serves the
+// others with the token's scope. rec is the request's audit record, in r's
+// context.
+func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol *access.Policy, grant *access.Grant, guessing *access.GuessError) {
 	rec := audit.From(r.Context())
 	ctx := r.Context()
 
@@ -133,6 +146,10 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol 
 		}
 	}
 	if pol != nil {
+		if guessing != nil {
+			tooManyGuesses(w, route, guessing)
+			return
+		}
 		if grant == nil && g.site && route == otherLabel {
 			// The site answers with its login form (and serves the
 			// stylesheet it needs); whatever it asks the engine sees no
@@ -196,6 +213,14 @@ func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
 		msg = "the bearer token is not known to this server: check it, or ask the server's operator for one"
 	}
 	refuse(w, route, http.StatusUnauthorized, "unauthorized", msg)
+}
+
+// tooManyGuesses refuses a request from an address out of guesses
+// (access.Guesses): 429, with Retry-After.
+func tooManyGuesses(w http.ResponseWriter, route string, e *access.GuessError) {
+	secs := max(1, int(math.Ceil(e.Wait.Seconds())))
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	refuse(w, route, http.StatusTooManyRequests, "rate_limited", e.Error()+": check the token")
 }
 
 // refuse answers an error in the shape of the route: the JSON error body

@@ -611,3 +611,43 @@ func TestRefuseIsJSON(t *testing.T) {
 		t.Errorf("body %q: %v, %+v", rec.Body.String(), err, e)
 	}
 }
+
+// TestUnknownTokensLimited checks that an address that presented too many
+// unknown tokens is refused with 429 on every route but the probes, known
+// token or not, and that the refusal says when to retry.
+func TestUnknownTokensLimited(t *testing.T) {
+	pol := guardPolicy(t)
+	h := Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{
+		Auth:    func() *access.Policy { return pol },
+		Guesses: access.NewGuesses(3),
+	})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	api := ts.URL + "/api/v2/libs/search?libraryName=widgets"
+	for i := range 3 {
+		if code, _, body := send(t, "GET", api, fmt.Sprint("Bearer guess-", i), "", nil); code != http.StatusUnauthorized {
+			t.Fatalf("unknown token %d: %d %s, want 401", i, code, body)
+		}
+	}
+	code, hdr, body := send(t, "GET", api, "Bearer guess-3", "", nil)
+	if code != http.StatusTooManyRequests || !strings.Contains(body, "too many unknown tokens from this address") {
+		t.Fatalf("fourth unknown token: %d %s, want 429 naming the cause", code, body)
+	}
+	if s, err := strconv.Atoi(hdr.Get("Retry-After")); err != nil || s < 1 || s > 20 {
+		t.Errorf("Retry-After %q, want the 20 s one guess takes at 3 a minute", hdr.Get("Retry-After"))
+	}
+	for _, r := range []struct{ method, path, body string }{
+		{"GET", "/api/v2/libs/search?libraryName=widgets", ""},
+		{"POST", "/mcp", pingBody},
+		{"GET", "/metrics", ""},
+	} {
+		if code, _, body := send(t, r.method, ts.URL+r.path, "Bearer "+allToken, r.body, nil); code != http.StatusTooManyRequests {
+			t.Errorf("%s %s with a known token while out of guesses: %d %s, want 429", r.method, r.path, code, body)
+		}
+	}
+	for _, probe := range []string{"/healthz", "/readyz"} {
+		if code, _, body := send(t, "GET", ts.URL+probe, "Bearer "+allToken, "", nil); code != http.StatusOK {
+			t.Errorf("GET %s while out of guesses: %d %s, want 200", probe, code, body)
+		}
+	}
+}

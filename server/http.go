@@ -82,6 +82,11 @@ type HTTPOptions struct {
 	// that a policy can be replaced while serving. nil, or a nil policy,
 	// means no access control: every request sees every library.
 	Auth func() *access.Policy
+	// Guesses limits the unknown tokens a client address may present
+	// under Auth (access.Guesses); nil limits nothing. Share it with the
+	// site's login form (web.Options.Guesses), so that the two count one
+	// budget.
+	Guesses *access.Guesses
 	// AllowedOrigins lists the browser origins ("https://app.example")
 	// whose pages may call /mcp; a request with any other Origin header
 	// gets 403. Clients that are not browsers send no Origin.
@@ -157,7 +162,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	if auditLog == nil {
 		auditLog = log
 	}
-	gd := &guard{policy: opts.Auth, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
+	gd := &guard{policy: opts.Auth, guesses: opts.Guesses, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
 		site: opts.Site != nil, siteCookie: opts.SiteCookie}
 	cop := http.NewCrossOriginProtection()
 	for _, o := range opts.AllowedOrigins {

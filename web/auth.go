@@ -2,9 +2,14 @@ package web
 
 import (
 	"encoding/base64"
+	"errors"
+	"fmt"
+	"math"
 	"net/http"
 	"net/url"
+	"strconv"
 	"strings"
+	"time"
 
 	"github.com/codex7/codex7/access"
 )
@@ -97,7 +102,19 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request) {
 		return
 	}
 	tok := strings.TrimSpace(r.PostForm.Get("token"))
-	if tok == "" || pol.Authenticate(tok) == nil {
+	var g *access.Grant
+	if tok != "" {
+		var err error
+		g, err = s.opts.Guesses.Authenticate(pol, r.RemoteAddr, tok, time.Now())
+		if ge := (*access.GuessError)(nil); errors.As(err, &ge) {
+			secs := max(1, int(math.Ceil(ge.Wait.Seconds())))
+			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			s.render(w, r, http.StatusTooManyRequests, "login", "Sign in", loginData{Next: next,
+				Error: fmt.Sprintf("Too many unknown tokens were entered from this address: try again in %d s.", secs)})
+			return
+		}
+	}
+	if g == nil {
 		s.render(w, r, http.StatusUnauthorized, "login", "Sign in", loginData{Next: next,
 			Error: "This token is not known to the server: check it, or ask the server's operator for one."})
 		return

@@ -174,13 +174,19 @@ func testRepo(library, _ string) string { return "https://github.com" + library 
 // handler is the server's whole HTTP handler with the site mounted, as
 // indexer serve builds it; pol may be nil.
 func handler(engine *search.Engine, pol *access.Policy) http.Handler {
+	return guardedHandler(engine, pol, nil)
+}
+
+// guardedHandler is handler with the server and site sharing guesses, the
+// limit of unknown tokens.
+func guardedHandler(engine *search.Engine, pol *access.Policy, guesses *access.Guesses) http.Handler {
 	var auth func() *access.Policy
 	if pol != nil {
 		auth = func() *access.Policy { return pol }
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	site := web.New(engine, web.Options{Auth: auth, Repo: testRepo, Logger: log})
-	return server.Handler(engine, "test", log, server.HTTPOptions{Auth: auth, Site: site, SiteCookie: web.CookieName})
+	site := web.New(engine, web.Options{Auth: auth, Guesses: guesses, Repo: testRepo, Logger: log})
+	return server.Handler(engine, "test", log, server.HTTPOptions{Auth: auth, Guesses: guesses, Site: site, SiteCookie: web.CookieName})
 }
 
 // mcpSession is a real MCP client of the server at base, with token as its

@@ -21,6 +21,7 @@ import (
 	"github.com/google/go-cmp/cmp"
 	"github.com/modelcontextprotocol/go-sdk/mcp"
 
+	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/artifacts"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
@@ -342,6 +343,45 @@ func TestLogin(t *testing.T) {
 		t.Fatal(err)
 	} else if resp.Body.Close(); resp.StatusCode != 200 {
 		t.Errorf("bearer header: %d", resp.StatusCode)
+	}
+}
+
+// TestLoginGuessesLimited: tokens entered in the login form spend the
+// same budget of unknown tokens as bearer headers; once it is spent the
+// form refuses even the right token, with 429 and when to try again, and
+// sets no cookie.
+func TestLoginGuessesLimited(t *testing.T) {
+	ts := serve(t, guardedHandler(openEngine(t, dist(t)), testPolicy(t), access.NewGuesses(3)))
+	c := noRedirects(nil)
+	post := func(tok string) (*http.Response, string) {
+		t.Helper()
+		resp, err := c.PostForm(ts.URL+"/-/login", url.Values{"token": {tok}, "next": {"/acme/widgets"}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return resp, readAll(t, resp)
+	}
+	for _, tok := range []string{"c7_wrong-1", "c7_wrong-2"} {
+		if resp, body := post(tok); resp.StatusCode != http.StatusUnauthorized {
+			t.Fatalf("wrong token %s: %d\n%s", tok, resp.StatusCode, body)
+		}
+	}
+	req, _ := http.NewRequest("GET", ts.URL+"/api/v2/libs/search?libraryName=widgets", nil)
+	req.Header.Set("Authorization", "Bearer c7_wrong-3")
+	if resp, err := c.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusUnauthorized {
+		t.Fatalf("wrong bearer token: %d, want 401", resp.StatusCode)
+	}
+	resp, body := post(tokenAll)
+	if resp.StatusCode != http.StatusTooManyRequests || !strings.Contains(body, "Too many unknown tokens") || len(resp.Cookies()) != 0 {
+		t.Errorf("the right token after three wrong ones: %d, cookies %v\n%s", resp.StatusCode, resp.Cookies(), body)
+	}
+	if s, err := strconv.Atoi(resp.Header.Get("Retry-After")); err != nil || s < 1 {
+		t.Errorf("Retry-After %q, want whole seconds", resp.Header.Get("Retry-After"))
+	}
+	if !strings.Contains(body, `<label for="token">Token</label>`) {
+		t.Error("the refusal does not show the login form again")
 	}
 }
 

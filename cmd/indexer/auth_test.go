@@ -44,7 +44,8 @@ func TestToken(t *testing.T) {
 
 // TestServeAuth runs the binary with --auth: requests need a token, see
 // only its libraries, are audited to --audit-log, and SIGHUP revokes a
-// token removed from the file (a broken file keeps the old policy).
+// token removed from the file (a broken file keeps the old policy); an
+// address that sends too many unknown tokens is refused for a while.
 func TestServeAuth(t *testing.T) {
 	bin, out := serveFixtures(t)
 	dir := t.TempDir()
@@ -77,7 +78,7 @@ func TestServeAuth(t *testing.T) {
 		}
 	}
 
-	srv := startServer(t, bin, out, "--auth", authFile, "--audit-log", auditFile)
+	srv := startServer(t, bin, out, "--auth", authFile, "--audit-log", auditFile, "--auth-guesses", "3")
 	cmd, base, logs := srv.cmd, srv.base, srv.stderr
 	waitReady(t, base)
 	get := func(path, token string) (int, string) {
@@ -124,6 +125,18 @@ func TestServeAuth(t *testing.T) {
 	})
 	if code, _ := get(search, other); code != 200 {
 		t.Errorf("the kept token after SIGHUP: %d, want 200", code)
+	}
+
+	// The revoked token, sent again and again above, was one guess of the
+	// three --auth-guesses allows; two other unknown tokens spend the
+	// rest, and then even a known token is refused for a while.
+	for _, guess := range []string{"c7_guess-1", "c7_guess-2"} {
+		if code, body := get(search, guess); code != http.StatusUnauthorized {
+			t.Fatalf("unknown token %s: %d %s, want 401", guess, code, body)
+		}
+	}
+	if code, body := get(search, other); code != http.StatusTooManyRequests || !strings.Contains(body, "too many unknown tokens") {
+		t.Errorf("a known token after three unknown ones: %d %s, want 429", code, body)
 	}
 
 	log, err := os.ReadFile(auditFile)

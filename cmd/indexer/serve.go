@@ -50,7 +50,10 @@ every request to /mcp, /api and /metrics needs "Authorization: Bearer
 TOKEN" with a token the file lists (by its SHA-256; make one with
 'indexer token'), 401 otherwise, and sees only the libraries the token's
 patterns allow (the web page asks for the token once, keeps it in a
-cookie, and shows the same libraries); each token has a request rate, 429 beyond it. SIGHUP
+cookie, and shows the same libraries); each token has a request rate, 429 beyond it. A client address that
+sends more than --auth-guesses unknown tokens a minute gets 429 for a
+while, whatever token it sends (behind a proxy all clients share its
+address: raise the limit there, or give 0 for none). SIGHUP
 rereads the file (a bad file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
@@ -84,6 +87,7 @@ two of them is an error, never a silent pick.
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	authFile := fs.String("auth", "", "YAML file of bearer tokens (hashes) and the libraries each may read; HTTP only")
+	guesses := fs.Int("auth-guesses", access.DefaultGuessesPerMinute, "with --auth, unknown tokens one client address may send a minute (IPv6: per /64) before every token it sends is refused for a while (0: no limit)")
 	auditFile := fs.String("audit-log", "", "append audit lines (JSON) to this file instead of stderr")
 	var origins listFlag
 	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
@@ -117,8 +121,8 @@ two of them is an error, never a silent pick.
 			return exitUsage
 		}
 	}
-	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 || *maxOpen == 0 || *maxOpen < -1 {
-		fmt.Fprintln(stderr, "indexer serve: --reload-interval and --memory-limit-mib must be >= 0, --cache-mib >= 1 and --max-open >= 1 (or -1: no bound)")
+	if *interval < 0 || *cacheMiB < 1 || *memLimit < 0 || *maxOpen == 0 || *maxOpen < -1 || *guesses < 0 {
+		fmt.Fprintln(stderr, "indexer serve: --reload-interval, --memory-limit-mib and --auth-guesses must be >= 0, --cache-mib >= 1 and --max-open >= 1 (or -1: no bound)")
 		return exitUsage
 	}
 	// The live heap of a server with every library open is a few tens of
@@ -256,9 +260,10 @@ two of them is an error, never a silent pick.
 		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, Feeds: feeds.status}
 		if *authFile != "" {
 			opts.Auth = policy.Load
+			opts.Guesses = access.NewGuesses(*guesses)
 		}
 		if !*noUI {
-			opts.Site = web.New(engine, web.Options{Auth: opts.Auth, Logger: log, Repo: web.ManifestRepos(engine.Dirs(), engine.Catalog)})
+			opts.Site = web.New(engine, web.Options{Auth: opts.Auth, Guesses: opts.Guesses, Logger: log, Repo: web.ManifestRepos(engine.Dirs(), engine.Catalog)})
 			opts.SiteCookie = web.CookieName
 		}
 		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, opts), log, nil)
