@@ -137,18 +137,16 @@ func (s *Site) libraryPage(w http.ResponseWriter, r *http.Request) {
 	var res *catalog.Resolved
 	var tree *topics.Tree
 	var docs []artifacts.DocumentInfo
-	var err error
-	for range maxPageReads {
+	err := consistently(func() (err error) {
 		var dres *catalog.Resolved
-		if res, tree, err = s.engine.Topics(r.Context(), id); err == nil {
-			if dres, docs, err = s.engine.Documents(r.Context(), id); err == nil && dres.Build != res.Build {
-				err = errMixedBuilds // a publish came between the two calls
-			}
+		if res, tree, err = s.engine.Topics(r.Context(), id); err != nil {
+			return err
 		}
-		if !errors.Is(err, errMixedBuilds) {
-			break
+		if dres, docs, err = s.engine.Documents(r.Context(), id); err == nil && dres.Build != res.Build {
+			err = errMixedBuilds // a publish came between the two calls
 		}
-	}
+		return err
+	})
 	if err != nil {
 		status, msg := errorStatus(err)
 		s.fail(w, r, status, msg)
@@ -361,12 +359,10 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	id, _ := libraryID(r)
 	path := r.PathValue("path")
 	var d *documentData
-	var err error
-	for range maxPageReads {
-		if d, err = s.readDocument(r, id, path); !errors.Is(err, errMixedBuilds) {
-			break
-		}
-	}
+	err := consistently(func() (err error) {
+		d, err = s.readDocument(r, id, path)
+		return err
+	})
 	if err != nil {
 		status, msg := errorStatus(err)
 		s.fail(w, r, status, msg)
@@ -374,10 +370,6 @@ func (s *Site) documentPage(w http.ResponseWriter, r *http.Request) {
 	}
 	s.render(w, r, http.StatusOK, "document", d.Title, d)
 }
-
-// maxPageReads is how many times a page made of several engine calls is
-// read when a publish keeps coming between them.
-const maxPageReads = 3
 
 // readDocument reads what documentPage shows: the document's outline and
 // source from Documents, its text from Docs, all of one build (the same

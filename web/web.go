@@ -155,6 +155,23 @@ func libraryID(r *http.Request) (id, version string) {
 // two builds of a version: a publish came between them.
 var errMixedBuilds = errors.New("answers from two builds")
 
+// maxPageReads is how many times a page made of several engine calls is
+// read when a publish keeps coming between them.
+const maxPageReads = 3
+
+// consistently calls read, which makes a page of several engine calls,
+// until it returns anything but errMixedBuilds, at most maxPageReads
+// times, and returns its last error.
+func consistently(read func() error) error {
+	var err error
+	for range maxPageReads {
+		if err = read(); !errors.Is(err, errMixedBuilds) {
+			break
+		}
+	}
+	return err
+}
+
 // errorStatus maps an engine error to the page's status and message. The
 // engine's messages are written for agents and people alike: they say what
 // exists instead.
