@@ -25,7 +25,13 @@ type GuessError struct {
 }
 
 func (e *GuessError) Error() string {
-	return fmt.Sprintf("%v: retry in %d s", ErrGuessing, max(1, int((e.Wait+time.Second-1)/time.Second)))
+	return fmt.Sprintf("%v: retry in %d s", ErrGuessing, e.Seconds())
+}
+
+// Seconds is Wait in whole seconds, rounded up and at least 1: what a
+// Retry-After header says.
+func (e *GuessError) Seconds() int {
+	return max(1, int((e.Wait+time.Second-1)/time.Second))
 }
 
 func (e *GuessError) Unwrap() error { return ErrGuessing }

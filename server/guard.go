@@ -218,8 +218,7 @@ func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
 // tooManyGuesses refuses a request from an address out of guesses
 // (access.Guesses): 429, with Retry-After.
 func tooManyGuesses(w http.ResponseWriter, route string, e *access.GuessError) {
-	secs := max(1, int(math.Ceil(e.Wait.Seconds())))
-	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	w.Header().Set("Retry-After", strconv.Itoa(e.Seconds()))
 	refuse(w, route, http.StatusTooManyRequests, "rate_limited", e.Error()+": check the token")
 }
 

@@ -4,7 +4,6 @@ import (
 	"encoding/base64"
 	"errors"
 	"fmt"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -107,10 +106,9 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request) {
 		var err error
 		g, err = s.opts.Guesses.Authenticate(pol, r.RemoteAddr, tok, time.Now())
 		if ge := (*access.GuessError)(nil); errors.As(err, &ge) {
-			secs := max(1, int(math.Ceil(ge.Wait.Seconds())))
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			w.Header().Set("Retry-After", strconv.Itoa(ge.Seconds()))
 			s.render(w, r, http.StatusTooManyRequests, "login", "Sign in", loginData{Next: next,
-				Error: fmt.Sprintf("Too many unknown tokens were entered from this address: try again in %d s.", secs)})
+				Error: fmt.Sprintf("Too many unknown tokens were entered from this address: try again in %d s.", ge.Seconds())})
 			return
 		}
 	}
