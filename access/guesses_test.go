@@ -3,6 +3,8 @@ package access
 import (
 	"errors"
 	"fmt"
+	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 )
@@ -132,5 +134,28 @@ func TestGuessesBounded(t *testing.T) {
 	}
 	if _, err := g.Authenticate(p, fmt.Sprintf("10.0.%d.%d:1", (maxGuessers+9)>>8&255, (maxGuessers+9)&255), "another guess", now); !errors.Is(err, ErrGuessing) {
 		t.Errorf("the last address: %v; want out of guesses", err)
+	}
+}
+
+// TestGuessesConcurrent: guesses sent at once from one address spend its
+// budget exactly: as many are answered as it holds, however they race.
+func TestGuessesConcurrent(t *testing.T) {
+	p := policy(t, twoTokens)
+	g := NewGuesses(20)
+	now := time.Now()
+	var answered atomic.Int32
+	var wg sync.WaitGroup
+	for i := range 200 {
+		wg.Go(func() {
+			if _, err := g.Authenticate(p, "[2001:db8::1]:1", fmt.Sprint("guess-", i), now); err == nil {
+				answered.Add(1)
+			} else if !errors.Is(err, ErrGuessing) {
+				t.Errorf("guess %d: %v", i, err)
+			}
+		})
+	}
+	wg.Wait()
+	if n := answered.Load(); n != 20 {
+		t.Errorf("%d guesses answered, want the budget's 20", n)
 	}
 }
