@@ -67,7 +67,7 @@ const maxGuessers = 10_000
 type Guesses struct {
 	perMinute int
 	mu        sync.Mutex // orders the look-up and creation of an address's guesser
-	clients   *lru.Cache[string, *guesser]
+	clients   *lru.Cache[netip.Prefix, *guesser]
 }
 
 // recentUnknown is how many of an address's latest unknown tokens it may
@@ -89,7 +89,7 @@ func NewGuesses(perMinute int) *Guesses {
 	if perMinute <= 0 {
 		return nil
 	}
-	return &Guesses{perMinute: perMinute, clients: lru.New[string](lru.Options[*guesser]{MaxBytes: maxGuessers, MaxEntries: maxGuessers})}
+	return &Guesses{perMinute: perMinute, clients: lru.New[netip.Prefix](lru.Options[*guesser]{MaxBytes: maxGuessers, MaxEntries: maxGuessers})}
 }
 
 // Authenticate is p.Authenticate(token) for a token presented from
@@ -119,7 +119,7 @@ func (g *Guesses) Authenticate(p *Policy, remoteAddr, token string, now time.Tim
 
 // guesser is the address key's guesser, made with a full budget when it
 // has none.
-func (g *Guesses) guesser(key string) *guesser {
+func (g *Guesses) guesser(key netip.Prefix) *guesser {
 	g.mu.Lock()
 	defer g.mu.Unlock()
 	if gs, ok := g.clients.Get(key); ok {
@@ -159,20 +159,20 @@ func untilOne(lim *rate.Limiter, now time.Time) time.Duration {
 }
 
 // clientKey is the address a client's guesses are counted under: the
-// host of remoteAddr, an IPv6 host as its /64. What does not parse (a
-// Unix socket's peer) is counted as it is.
-func clientKey(remoteAddr string) string {
+// host of remoteAddr, an IPv6 host as its /64. Every address that does
+// not parse (a Unix socket's peer) is counted as one, the zero Prefix.
+func clientKey(remoteAddr string) netip.Prefix {
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
 		host = remoteAddr
 	}
 	a, err := netip.ParseAddr(host)
 	if err != nil {
-		return host
+		return netip.Prefix{}
 	}
 	a = a.Unmap()
 	if a.Is4() {
-		return a.String()
+		return netip.PrefixFrom(a, 32)
 	}
-	return netip.PrefixFrom(a.WithZone(""), 64).Masked().String()
+	return netip.PrefixFrom(a.WithZone(""), 64).Masked()
 }

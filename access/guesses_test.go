@@ -3,6 +3,7 @@ package access
 import (
 	"errors"
 	"fmt"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -93,17 +94,39 @@ func TestGuessesOff(t *testing.T) {
 
 func TestClientKey(t *testing.T) {
 	for _, tc := range []struct{ addr, want string }{
-		{"203.0.113.7:443", "203.0.113.7"},
-		{"[::ffff:203.0.113.7]:443", "203.0.113.7"},
+		{"203.0.113.7:443", "203.0.113.7/32"},
+		{"[::ffff:203.0.113.7]:443", "203.0.113.7/32"},
 		{"[2001:db8:1:2:aaaa::1]:443", "2001:db8:1:2::/64"},
 		{"[2001:db8:1:2:bbbb::9]:80", "2001:db8:1:2::/64"},
 		{"[fe80::1%eth0]:80", "fe80::/64"},
-		{"@", "@"},
-		{"203.0.113.7", "203.0.113.7"},
+		{"@", "invalid Prefix"},
+		{"203.0.113.7", "203.0.113.7/32"},
 	} {
-		if got := clientKey(tc.addr); got != tc.want {
+		if got := clientKey(tc.addr).String(); got != tc.want {
 			t.Errorf("clientKey(%q) = %q, want %q", tc.addr, got, tc.want)
 		}
+	}
+}
+
+// BenchmarkGuessesKnown is what a request with a known token pays for the
+// limit: its address looked up.
+func BenchmarkGuessesKnown(b *testing.B) {
+	p, err := Parse(strings.NewReader(twoTokens), "tokens.yaml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		g    *Guesses
+	}{{"off", nil}, {"on", NewGuesses(DefaultGuessesPerMinute)}} {
+		b.Run(c.name, func(b *testing.B) {
+			now := time.Now()
+			for b.Loop() {
+				if gr, _ := c.g.Authenticate(p, "203.0.113.7:50000", ciToken, now); gr == nil {
+					b.Fatal("refused")
+				}
+			}
+		})
 	}
 }
 
