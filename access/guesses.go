@@ -43,44 +43,50 @@ func (e *GuessError) Unwrap() error { return ErrGuessing }
 // at any rate; the limit is for tokens made by hand.
 const DefaultGuessesPerMinute = 60
 
-// maxGuessers bounds the client addresses Guesses remembers; beyond it the
-// least recently seen are forgotten (a client spread over more addresses
-// than this is not slowed by the limit, nor by any per-address one).
+// maxGuessers bounds the client addresses (and IPv6 prefixes) Guesses
+// remembers; beyond it the least recently seen are forgotten, and come
+// back with a full budget.
 const maxGuessers = 10_000
 
 // Guesses limits how many unknown tokens each client address may present,
 // so that a token made by hand cannot be found by trying many: a token
 // bucket of perMinute guesses per address (golang.org/x/time/rate), spent
-// by each unknown token the address has not sent lately. Sending the same
-// unknown token again (a client whose token was revoked, retrying) is not
-// guessing and spends nothing. While an address has no guess left, every
-// token it presents is refused unlooked-at, known ones too: were known
-// tokens let through, the refusals would tell a wrong guess from a right
-// one.
+// by each unknown token that is not among the address's last
+// recentUnknown different ones. Sending an unknown token again (a client
+// whose token was revoked, retrying) is not guessing and spends nothing.
+// While an address has no guess left, every token it presents is refused,
+// known ones too, after the same work whatever the token: were known
+// tokens let through, or refused faster, the refusals would tell a wrong
+// guess from a right one.
 //
-// The address is the connection's: IPv4 addresses one by one, IPv6 by
-// their /64 (one host's interface identifiers are its to choose). Behind a
-// proxy every client has the proxy's address and they share one budget;
-// raise the limit there, or turn it off (NewGuesses(0)).
+// The address is the connection's: IPv4 addresses one by one. An IPv6
+// host chooses its interface identifier, and a network its subnets, so
+// IPv6 guesses are counted by /64 (perMinute), and also by /56 (4 ×
+// perMinute, what a home connection gets) and /48 (16 × perMinute, a
+// site's): a client with a /48 of its own guesses at 16 times the rate of
+// one address, not 65,536 times. Behind a proxy every client has the
+// proxy's address and they share one budget; raise the limit there, or
+// turn it off (NewGuesses(0)).
 //
 // A nil *Guesses limits nothing. It is safe for concurrent use.
 type Guesses struct {
 	perMinute int
-	mu        sync.Mutex // orders the look-up and creation of an address's guesser
+	mu        sync.Mutex // guards last, clients and every guesser's ring
+	last      time.Time  // the latest now seen: the buckets' clock never runs back
 	clients   *lru.Cache[netip.Prefix, *guesser]
 }
 
-// recentUnknown is how many of an address's latest unknown tokens it may
-// send again without spending a guess.
-const recentUnknown = 8
+// recentUnknown is how many of an address's latest different unknown
+// tokens it may send again without spending a guess: as many clients
+// behind one proxy may each retry a revoked token.
+const recentUnknown = 32
 
-// guesser is one client address's budget and its latest unknown tokens.
+// guesser is one client address's (or IPv6 prefix's) budget, and for an
+// address its latest unknown tokens.
 type guesser struct {
-	lim *rate.Limiter // golang.org/x/time/rate's token bucket; its own lock
-
-	mu     sync.Mutex
-	recent [recentUnknown][sha256.Size]byte // a ring of token hashes
-	next   int                              // where the ring's next hash goes
+	lim    *rate.Limiter           // golang.org/x/time/rate's token bucket
+	recent [recentUnknown][16]byte // a ring of token hashes' first halves
+	next   int                     // where the ring's next hash goes
 }
 
 // NewGuesses returns a limit of perMinute unknown tokens a minute per
@@ -98,55 +104,63 @@ func NewGuesses(perMinute int) *Guesses {
 // token, or a *GuessError (wrapping ErrGuessing) when the address has no
 // guess left, known token or not.
 func (g *Guesses) Authenticate(p *Policy, remoteAddr, token string, now time.Time) (*Grant, error) {
-	grant := p.Authenticate(token) // first, whatever follows: the time taken says nothing
+	sum := sha256.Sum256([]byte(token))
+	grant := p.authenticate(sum)
 	if g == nil {
 		return grant, nil
 	}
-	key := clientKey(remoteAddr)
-	if grant != nil {
-		// A known token spends nothing, but waits like any other while the
-		// address is out of guesses.
-		if gs, ok := g.clients.Get(key); ok && gs.lim.TokensAt(now) < 1 {
-			return nil, &GuessError{Wait: untilOne(gs.lim, now)}
+	keys, budgets := clientKeys(remoteAddr)
+	g.mu.Lock()
+	defer g.mu.Unlock()
+	if now.Before(g.last) {
+		now = g.last
+	}
+	g.last = now
+	// The same work for every token until the last step, so that while
+	// the address is out of guesses a right token takes as long to be
+	// refused as a wrong one.
+	var gs [len(budgets)]*guesser
+	var wait time.Duration
+	out := false
+	for i, k := range keys {
+		if !k.IsValid() && i > 0 {
+			break
 		}
+		gs[i] = g.guesser(k, budgets[i]*g.perMinute)
+		if gs[i].lim.TokensAt(now) < 1 {
+			out, wait = true, max(wait, untilOne(gs[i].lim, now))
+		}
+	}
+	half := [16]byte(sum[:16])
+	again := false
+	for _, h := range gs[0].recent {
+		again = again || h == half
+	}
+	switch {
+	case out:
+		return nil, &GuessError{Wait: wait}
+	case grant != nil || again:
 		return grant, nil
 	}
-	if gs := g.guesser(key); !gs.guess(sha256.Sum256([]byte(token)), now) {
-		return nil, &GuessError{Wait: untilOne(gs.lim, now)}
+	for _, x := range gs {
+		if x != nil {
+			x.lim.AllowN(now, 1) // each holds a token: checked above, under g.mu
+		}
 	}
+	gs[0].recent[gs[0].next] = half
+	gs[0].next = (gs[0].next + 1) % recentUnknown
 	return nil, nil
 }
 
-// guesser is the address key's guesser, made with a full budget when it
-// has none.
-func (g *Guesses) guesser(key netip.Prefix) *guesser {
-	g.mu.Lock()
-	defer g.mu.Unlock()
+// guesser is key's guesser, made with a full budget of perMinute when it
+// has none. g.mu is held.
+func (g *Guesses) guesser(key netip.Prefix, perMinute int) *guesser {
 	if gs, ok := g.clients.Get(key); ok {
 		return gs
 	}
-	gs := &guesser{lim: rate.NewLimiter(rate.Limit(float64(g.perMinute)/60), g.perMinute)}
+	gs := &guesser{lim: rate.NewLimiter(rate.Limit(float64(perMinute)/60), perMinute)}
 	g.clients.Put(key, gs, 1)
 	return gs
-}
-
-// guess records an unknown token (by its hash) and reports whether the
-// address may be told so: it has a guess left, or sent that token lately
-// (and is not out of guesses).
-func (gs *guesser) guess(sum [sha256.Size]byte, now time.Time) bool {
-	gs.mu.Lock()
-	defer gs.mu.Unlock()
-	for _, h := range gs.recent {
-		if h == sum {
-			return gs.lim.TokensAt(now) >= 1
-		}
-	}
-	if !gs.lim.AllowN(now, 1) {
-		return false
-	}
-	gs.recent[gs.next] = sum
-	gs.next = (gs.next + 1) % recentUnknown
-	return true
 }
 
 // untilOne is how long until lim has a whole token again.
@@ -158,21 +172,29 @@ func untilOne(lim *rate.Limiter, now time.Time) time.Duration {
 	return time.Duration(missing / float64(lim.Limit()) * float64(time.Second))
 }
 
-// clientKey is the address a client's guesses are counted under: the
-// host of remoteAddr, an IPv6 host as its /64. Every address that does
-// not parse (a Unix socket's peer) is counted as one, the zero Prefix.
-func clientKey(remoteAddr string) netip.Prefix {
+// clientKeys are the prefixes a client's guesses are counted under, and
+// each one's budget in multiples of perMinute: an IPv4 host's address
+// alone; an IPv6 host's /64, /56 and /48. Every address that does not
+// parse (a Unix socket's peer) is counted as one, under the zero Prefix.
+// Unused keys are zero Prefixes.
+func clientKeys(remoteAddr string) (keys [3]netip.Prefix, budgets [3]int) {
+	budgets = [3]int{1, 4, 16}
 	host, _, err := net.SplitHostPort(remoteAddr)
 	if err != nil {
 		host = remoteAddr
 	}
 	a, err := netip.ParseAddr(host)
 	if err != nil {
-		return netip.Prefix{}
+		return keys, budgets
 	}
 	a = a.Unmap()
 	if a.Is4() {
-		return netip.PrefixFrom(a, 32)
+		keys[0] = netip.PrefixFrom(a, 32)
+		return keys, budgets
 	}
-	return netip.PrefixFrom(a.WithZone(""), 64).Masked()
+	a = a.WithZone("")
+	for i, bits := range []int{64, 56, 48} {
+		keys[i] = netip.PrefixFrom(a, bits).Masked()
+	}
+	return keys, budgets
 }

@@ -92,19 +92,86 @@ func TestGuessesOff(t *testing.T) {
 	}
 }
 
-func TestClientKey(t *testing.T) {
+func TestClientKeys(t *testing.T) {
 	for _, tc := range []struct{ addr, want string }{
-		{"203.0.113.7:443", "203.0.113.7/32"},
-		{"[::ffff:203.0.113.7]:443", "203.0.113.7/32"},
-		{"[2001:db8:1:2:aaaa::1]:443", "2001:db8:1:2::/64"},
-		{"[2001:db8:1:2:bbbb::9]:80", "2001:db8:1:2::/64"},
-		{"[fe80::1%eth0]:80", "fe80::/64"},
-		{"@", "invalid Prefix"},
-		{"203.0.113.7", "203.0.113.7/32"},
+		{"203.0.113.7:443", "203.0.113.7/32 invalid Prefix invalid Prefix"},
+		{"[::ffff:203.0.113.7]:443", "203.0.113.7/32 invalid Prefix invalid Prefix"},
+		{"[2001:db8:1:2:aaaa::1]:443", "2001:db8:1:2::/64 2001:db8:1::/56 2001:db8:1::/48"},
+		{"[2001:db8:1:2:bbbb::9]:80", "2001:db8:1:2::/64 2001:db8:1::/56 2001:db8:1::/48"},
+		{"[2001:db8:1:ff02::9]:80", "2001:db8:1:ff02::/64 2001:db8:1:ff00::/56 2001:db8:1::/48"},
+		{"[fe80::1%eth0]:80", "fe80::/64 fe80::/56 fe80::/48"},
+		{"@", "invalid Prefix invalid Prefix invalid Prefix"},
+		{"203.0.113.7", "203.0.113.7/32 invalid Prefix invalid Prefix"},
 	} {
-		if got := clientKey(tc.addr).String(); got != tc.want {
-			t.Errorf("clientKey(%q) = %q, want %q", tc.addr, got, tc.want)
+		keys, _ := clientKeys(tc.addr)
+		if got := fmt.Sprint(keys[0], " ", keys[1], " ", keys[2]); got != tc.want {
+			t.Errorf("clientKeys(%q) = %q, want %q", tc.addr, got, tc.want)
 		}
+	}
+}
+
+// TestGuessesIPv6Prefixes: a client with many IPv6 addresses guesses at
+// most 4 times one address's budget from a /56 and 16 times from a /48,
+// and its guesses do not spend another /48's.
+func TestGuessesIPv6Prefixes(t *testing.T) {
+	p := policy(t, twoTokens)
+	g := NewGuesses(2)
+	now := time.Unix(1_700_000_000, 0)
+	answered := func(addrs func(i int) string, tries int) int {
+		n := 0
+		for i := range tries {
+			if _, err := g.Authenticate(p, addrs(i), fmt.Sprint("guess-", i, "-", addrs(i)), now); err == nil {
+				n++
+			} else if !errors.Is(err, ErrGuessing) {
+				t.Fatal(err)
+			}
+		}
+		return n
+	}
+	// One /64: its own budget, 2.
+	if n := answered(func(i int) string { return fmt.Sprintf("[2001:db8:1:1::%x]:1", i+1) }, 10); n != 2 {
+		t.Errorf("one /64 answered %d guesses, want 2", n)
+	}
+	// Other /64s of the same /56: 8 in all from the /56, 6 more.
+	if n := answered(func(i int) string { return fmt.Sprintf("[2001:db8:1:%x::1]:1", i+2) }, 100); n != 6 {
+		t.Errorf("the rest of the /56 answered %d guesses, want 6", n)
+	}
+	// /64s of other /56s of the same /48: 32 from the /48, 24 more.
+	if n := answered(func(i int) string { return fmt.Sprintf("[2001:db8:1:%x::1]:1", (i+1)<<8) }, 255); n != 24 {
+		t.Errorf("the rest of the /48 answered %d guesses, want 24", n)
+	}
+	// Another /48 has a budget of its own, and so has a known token's
+	// address in it.
+	if n := answered(func(i int) string { return fmt.Sprintf("[2001:db8:2:%x::1]:1", i<<8) }, 256); n != 32 {
+		t.Errorf("another /48 answered %d guesses, want 32", n)
+	}
+	if gr, err := g.Authenticate(p, "[2001:db8:3::1]:1", ciToken, now); err != nil || gr == nil {
+		t.Errorf("a known token from a third /48: %v, %v", gr, err)
+	}
+	if gr, err := g.Authenticate(p, "[2001:db8:1:ffff::1]:1", ciToken, now); gr != nil || !errors.Is(err, ErrGuessing) {
+		t.Errorf("a known token from the spent /48: %v, %v; want refused", gr, err)
+	}
+}
+
+// TestGuessesRetriesBehindProxy: clients behind one address each retrying
+// a revoked token spend one guess each, however often they retry, as long
+// as they are at most recentUnknown.
+func TestGuessesRetriesBehindProxy(t *testing.T) {
+	p := policy(t, twoTokens)
+	g := NewGuesses(recentUnknown + 1)
+	now := time.Unix(1_700_000_000, 0)
+	for round := range 20 {
+		for c := range recentUnknown {
+			if _, err := g.Authenticate(p, "203.0.113.7:1", fmt.Sprint("revoked-", c), now); err != nil {
+				t.Fatalf("round %d, client %d: %v", round, c, err)
+			}
+		}
+	}
+	if _, err := g.Authenticate(p, "203.0.113.7:1", "one more", now); err != nil {
+		t.Errorf("a new unknown token after %d spent of %d: %v; want unknown", recentUnknown, recentUnknown+1, err)
+	}
+	if _, err := g.Authenticate(p, "203.0.113.7:1", "two more", now); !errors.Is(err, ErrGuessing) {
+		t.Errorf("another after the budget is spent: %v; want refused", err)
 	}
 }
 

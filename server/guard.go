@@ -219,7 +219,7 @@ func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
 // (access.Guesses): 429, with Retry-After.
 func tooManyGuesses(w http.ResponseWriter, route string, e *access.GuessError) {
 	w.Header().Set("Retry-After", strconv.Itoa(e.Seconds()))
-	refuse(w, route, http.StatusTooManyRequests, "rate_limited", e.Error()+": check the token")
+	refuse(w, route, http.StatusTooManyRequests, "too_many_guesses", e.Error()+" (until then every token from this address is refused, a right one too)")
 }
 
 // refuse answers an error in the shape of the route: the JSON error body

@@ -2,6 +2,7 @@ package server
 
 import (
 	"context"
+	"encoding/base64"
 	"encoding/json"
 	"fmt"
 	"io"
@@ -630,8 +631,8 @@ func TestUnknownTokensLimited(t *testing.T) {
 		}
 	}
 	code, hdr, body := send(t, "GET", api, "Bearer guess-3", "", nil)
-	if code != http.StatusTooManyRequests || !strings.Contains(body, "too many unknown tokens from this address") {
-		t.Fatalf("fourth unknown token: %d %s, want 429 naming the cause", code, body)
+	if code != http.StatusTooManyRequests || !strings.Contains(body, "too many unknown tokens from this address") || !strings.Contains(body, `"error":"too_many_guesses"`) {
+		t.Fatalf("fourth unknown token: %d %s, want 429 naming the cause, in Context7's JSON error", code, body)
 	}
 	if s, err := strconv.Atoi(hdr.Get("Retry-After")); err != nil || s < 1 || s > 20 {
 		t.Errorf("Retry-After %q, want the 20 s one guess takes at 3 a minute", hdr.Get("Retry-After"))
@@ -649,5 +650,32 @@ func TestUnknownTokensLimited(t *testing.T) {
 		if code, _, body := send(t, "GET", ts.URL+probe, "Bearer "+allToken, "", nil); code != http.StatusOK {
 			t.Errorf("GET %s while out of guesses: %d %s, want 200", probe, code, body)
 		}
+	}
+}
+
+// TestUnknownCookieTokensLimited: tokens in the site's cookie spend the
+// address's guesses as bearer headers do.
+func TestUnknownCookieTokensLimited(t *testing.T) {
+	pol := guardPolicy(t)
+	site := http.HandlerFunc(func(w http.ResponseWriter, _ *http.Request) { fmt.Fprintln(w, "the site") })
+	h := Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{
+		Auth:       func() *access.Policy { return pol },
+		Guesses:    access.NewGuesses(3),
+		Site:       site,
+		SiteCookie: "c7",
+	})
+	ts := httptest.NewServer(h)
+	defer ts.Close()
+	cookie := func(tok string) map[string]string {
+		return map[string]string{"Cookie": "c7=" + base64.RawURLEncoding.EncodeToString([]byte(tok))}
+	}
+	for i := range 3 {
+		if code, _, body := send(t, "GET", ts.URL+"/acme/widgets", "", "", cookie(fmt.Sprint("guess-", i))); code != http.StatusOK {
+			t.Fatalf("unknown cookie token %d: %d %s, want the site (without a login)", i, code, body)
+		}
+	}
+	code, hdr, body := send(t, "GET", ts.URL+"/acme/widgets", "", "", cookie(allToken))
+	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" || !strings.Contains(body, "a right one too") {
+		t.Errorf("a known cookie token after three unknown ones: %d %s, want 429 with Retry-After", code, body)
 	}
 }

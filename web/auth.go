@@ -108,7 +108,7 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request) {
 		if ge := (*access.GuessError)(nil); errors.As(err, &ge) {
 			w.Header().Set("Retry-After", strconv.Itoa(ge.Seconds()))
 			s.render(w, r, http.StatusTooManyRequests, "login", "Sign in", loginData{Next: next,
-				Error: fmt.Sprintf("Too many unknown tokens were entered from this address: try again in %d s.", ge.Seconds())})
+				Error: fmt.Sprintf("Too many unknown tokens came from this address: for %d s every token from it is refused, a right one too. Try again then.", ge.Seconds())})
 			return
 		}
 	}

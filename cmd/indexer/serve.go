@@ -87,7 +87,7 @@ two of them is an error, never a silent pick.
 	maxInFlight := fs.Int("max-in-flight", server.DefaultMaxInFlight, "HTTP requests served at once; more get 503 with Retry-After (negative: no cap)")
 	memLimit := fs.Int64("memory-limit-mib", 100, "soft memory limit in MiB: the GC works harder near it, nothing fails (0: none; GOMEMLIMIT wins)")
 	authFile := fs.String("auth", "", "YAML file of bearer tokens (hashes) and the libraries each may read; HTTP only")
-	guesses := fs.Int("auth-guesses", access.DefaultGuessesPerMinute, "with --auth, unknown tokens one client address may send a minute (IPv6: per /64) before every token it sends is refused for a while (0: no limit)")
+	guesses := fs.Int("auth-guesses", access.DefaultGuessesPerMinute, "with --auth, different unknown tokens one client address may send a minute (IPv6: per /64, and per /56 and /48 at 4 and 16 times as many) before every token it sends is refused for a while (0: no limit)")
 	auditFile := fs.String("audit-log", "", "append audit lines (JSON) to this file instead of stderr")
 	var origins listFlag
 	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
