@@ -10,6 +10,7 @@ import (
 	"net"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"os"
 	"os/exec"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/codex7/codex7/config"
 	"github.com/codex7/codex7/internal/gittest"
+	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/internal/waitfor"
 	"github.com/codex7/codex7/pipeline"
 	"github.com/codex7/codex7/request"
@@ -58,6 +60,7 @@ type cluster struct {
 	groups  []routing.Group
 	groupOf map[string]string
 	libs    []testLib
+	audit   *syncbuf.Buffer // the replicas' audit lines
 }
 
 type testLib struct{ id, alias string }
@@ -84,6 +87,7 @@ func startCluster(t testing.TB, bin string) *cluster {
 		t.Fatal(err)
 	}
 	groupNames := []string{"g0", "g1"}
+	audit := &syncbuf.Buffer{}
 	listeners := map[string]net.Listener{}
 	servers := map[string][]string{}
 	for _, g := range groupNames {
@@ -119,14 +123,19 @@ func startCluster(t testing.TB, bin string) *cluster {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { engine.Close() })
-		srv := &http.Server{Handler: server.Handler(engine, "test", slog.New(slog.DiscardHandler), server.HTTPOptions{})}
+		// The proxy connects from 127.0.0.1; the tests' clients may
+		// connect from another loopback address (clientFrom).
+		srv := &http.Server{Handler: server.Handler(engine, "test", slog.New(slog.DiscardHandler), server.HTTPOptions{
+			TrustedProxies: []netip.Prefix{netip.MustParsePrefix("127.0.0.1/32")},
+			Audit:          slog.New(slog.NewJSONHandler(audit, nil)),
+		})}
 		go srv.Serve(listeners[g.Name])
 		t.Cleanup(func() { srv.Close() })
 	}
 
 	base := "http://" + proxyAddr
 	startHAProxy(t, bin, filepath.Join(dir, "router", "haproxy.cfg"), base)
-	return &cluster{base: base, groups: groups, groupOf: groupOf, libs: libs}
+	return &cluster{base: base, groups: groups, groupOf: groupOf, libs: libs, audit: audit}
 }
 
 // startHAProxy runs haproxy with the configuration cfg until the test
@@ -234,6 +243,22 @@ func TestHAProxyRoutes(t *testing.T) {
 			}
 		}
 	}
+	// The replicas trust the proxy's address: a client's requests are
+	// audited as its own (the proxy names it in X-Forwarded-For), not the
+	// proxy's, so that its limits are its own too.
+	t.Run("client address", func(t *testing.T) {
+		client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
+			LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext}}
+		resp, err := client.Get(base + "/api/v2/libs/search?query=retries&libraryName=uno")
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		if !strings.Contains(c.audit.String(), `"remote":"127.0.0.2"`) {
+			t.Errorf("no audit line names the client 127.0.0.2:\n%s", c.audit.String())
+		}
+	})
+
 	// A request about no library goes to any group.
 	a := do(t, "POST", base+"/mcp", `{"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-06-18","capabilities":{},"clientInfo":{"name":"t","version":"1"}}}`)
 	if a.status != 200 || a.group != routing.AnyBackend {

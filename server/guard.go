@@ -10,7 +10,6 @@ import (
 	"fmt"
 	"log/slog"
 	"math"
-	"net"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -52,6 +51,7 @@ import (
 type guard struct {
 	policy  func() *access.Policy // nil, or returning nil: no access control
 	guesses *access.Guesses       // nil: unknown tokens are not limited
+	clients clientAddrs           // finds the client behind a trusted proxy
 	origins map[string]bool       // allowed Origin values, normalized
 	audit   *slog.Logger
 	ids     requestIDs
@@ -78,6 +78,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.policy != nil {
 		pol = g.policy()
 	}
+	client := g.clients.of(r)
 	var grant *access.Grant
 	var guessing *access.GuessError // the address may not present a token now
 	if pol != nil {
@@ -87,7 +88,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 		if ok {
 			var err error
-			grant, err = g.guesses.Authenticate(pol, r.RemoteAddr, tok, g.now())
+			grant, err = g.guesses.Authenticate(pol, client, tok, g.now())
 			errors.As(err, &guessing)
 		}
 	}
@@ -113,8 +114,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 
 	rec := audit.New(g.ids.next(), g.now())
 	rec.SetRoute(route)
-	if host, _, err := net.SplitHostPort(r.RemoteAddr); err == nil {
-		rec.SetRemote(host)
+	if client != "" {
+		rec.SetRemote(client)
 	}
 	cw := &countingWriter{ResponseWriter: w}
 	w.Header().Set("X-Request-Id", rec.ID())
@@ -127,7 +128,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.SetResponse(status, cw.n)
 		rec.Log(r.Context(), g.audit, g.now())
 	}()
-	g.admit(cw, r.WithContext(audit.With(r.Context(), rec)), route, pol, grant, guessing)
+	g.admit(cw, r.WithContext(withClientAddr(audit.With(r.Context(), rec), client)), route, pol, grant, guessing)
 	returned = true
 }
 

@@ -352,6 +352,7 @@ type auditLine struct {
 	RequestID  string  `json:"request_id"`
 	Token      string  `json:"token"`
 	Route      string  `json:"route"`
+	Remote     string  `json:"remote"`
 	Tool       string  `json:"tool"`
 	Library    string  `json:"library"`
 	Version    string  `json:"version"`

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/codex7/codex7/access"
+	"github.com/codex7/codex7/server"
 )
 
 // Login, as the server's guard sees it: under a policy every page needs a
@@ -104,7 +105,7 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request) {
 	var g *access.Grant
 	if tok != "" {
 		var err error
-		g, err = s.opts.Guesses.Authenticate(pol, r.RemoteAddr, tok, time.Now())
+		g, err = s.opts.Guesses.Authenticate(pol, server.ClientAddr(r), tok, time.Now())
 		if ge := (*access.GuessError)(nil); errors.As(err, &ge) {
 			w.Header().Set("Retry-After", strconv.Itoa(ge.Seconds()))
 			s.render(w, r, http.StatusTooManyRequests, "login", "Sign in", loginData{Next: next,

@@ -6,6 +6,7 @@ import (
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
+	"net/netip"
 	"os"
 	"strings"
 	"sync"
@@ -178,15 +179,15 @@ func handler(engine *search.Engine, pol *access.Policy) http.Handler {
 }
 
 // guardedHandler is handler with the server and site sharing guesses, the
-// limit of unknown tokens.
-func guardedHandler(engine *search.Engine, pol *access.Policy, guesses *access.Guesses) http.Handler {
+// limit of unknown tokens, behind the trusted proxies (none: nil).
+func guardedHandler(engine *search.Engine, pol *access.Policy, guesses *access.Guesses, trusted ...netip.Prefix) http.Handler {
 	var auth func() *access.Policy
 	if pol != nil {
 		auth = func() *access.Policy { return pol }
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
 	site := web.New(engine, web.Options{Auth: auth, Guesses: guesses, Repo: testRepo, Logger: log})
-	return server.Handler(engine, "test", log, server.HTTPOptions{Auth: auth, Guesses: guesses, Site: site, SiteCookie: web.CookieName})
+	return server.Handler(engine, "test", log, server.HTTPOptions{Auth: auth, Guesses: guesses, TrustedProxies: trusted, Site: site, SiteCookie: web.CookieName})
 }
 
 // mcpSession is a real MCP client of the server at base, with token as its

@@ -9,6 +9,7 @@ import (
 	"net/http"
 	"net/http/cookiejar"
 	"net/http/httptest"
+	"net/netip"
 	"net/url"
 	"path"
 	"path/filepath"
@@ -382,6 +383,34 @@ func TestLoginGuessesLimited(t *testing.T) {
 	}
 	if !strings.Contains(body, `<label for="token">Token</label>`) {
 		t.Error("the refusal does not show the login form again")
+	}
+}
+
+// TestLoginGuessesBehindProxy: behind a trusted proxy the login form
+// counts each client's unknown tokens apart: one client out of guesses
+// does not keep another from signing in.
+func TestLoginGuessesBehindProxy(t *testing.T) {
+	ts := serve(t, guardedHandler(openEngine(t, dist(t)), testPolicy(t), access.NewGuesses(1), netip.MustParsePrefix("127.0.0.0/8"), netip.MustParsePrefix("::1/128")))
+	login := func(client, tok string) int {
+		t.Helper()
+		req, _ := http.NewRequest("POST", ts.URL+"/-/login", strings.NewReader(url.Values{"token": {tok}}.Encode()))
+		req.Header.Set("Content-Type", "application/x-www-form-urlencoded")
+		req.Header.Set("X-Forwarded-For", client)
+		resp, err := noRedirects(nil).Do(req)
+		if err != nil {
+			t.Fatal(err)
+		}
+		resp.Body.Close()
+		return resp.StatusCode
+	}
+	if code := login("203.0.113.1", "c7_wrong"); code != http.StatusUnauthorized {
+		t.Fatalf("a wrong token: %d, want 401", code)
+	}
+	if code := login("203.0.113.1", tokenAll); code != http.StatusTooManyRequests {
+		t.Errorf("the same client, out of guesses: %d, want 429", code)
+	}
+	if code := login("203.0.113.2", tokenAll); code != http.StatusSeeOther {
+		t.Errorf("another client behind the proxy: %d, want 303 (signed in)", code)
 	}
 }
 

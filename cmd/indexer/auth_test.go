@@ -45,7 +45,8 @@ func TestToken(t *testing.T) {
 // TestServeAuth runs the binary with --auth: requests need a token, see
 // only its libraries, are audited to --audit-log, and SIGHUP revokes a
 // token removed from the file (a broken file keeps the old policy); an
-// address that sends too many unknown tokens is refused for a while.
+// address that sends too many unknown tokens is refused for a while, and
+// behind a --trusted-proxy each client has its own budget.
 func TestServeAuth(t *testing.T) {
 	bin, out := serveFixtures(t)
 	dir := t.TempDir()
@@ -78,7 +79,8 @@ func TestServeAuth(t *testing.T) {
 		}
 	}
 
-	srv := startServer(t, bin, out, "--auth", authFile, "--audit-log", auditFile, "--auth-guesses", "3")
+	srv := startServer(t, bin, out, "--auth", authFile, "--audit-log", auditFile, "--auth-guesses", "3",
+		"--trusted-proxy", "127.0.0.0/8", "--trusted-proxy", "::1")
 	cmd, base, logs := srv.cmd, srv.base, srv.stderr
 	waitReady(t, base)
 	get := func(path, token string) (int, string) {
@@ -137,6 +139,16 @@ func TestServeAuth(t *testing.T) {
 	}
 	if code, body := get(search, other); code != http.StatusTooManyRequests || !strings.Contains(body, "too many unknown tokens") {
 		t.Errorf("a known token after three unknown ones: %d %s, want 429", code, body)
+	}
+	// The test is the trusted proxy (loopback): a client it names in
+	// X-Forwarded-For has a budget of its own.
+	req, _ := http.NewRequest("GET", base+search, nil)
+	req.Header.Set("Authorization", "Bearer "+other)
+	req.Header.Set("X-Forwarded-For", "203.0.113.5")
+	if resp, err := http.DefaultClient.Do(req); err != nil {
+		t.Fatal(err)
+	} else if resp.Body.Close(); resp.StatusCode != http.StatusOK {
+		t.Errorf("a client behind the trusted proxy: %d, want 200", resp.StatusCode)
 	}
 
 	log, err := os.ReadFile(auditFile)

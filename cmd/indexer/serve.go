@@ -7,6 +7,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"net/netip"
 	"os"
 	"os/signal"
 	"regexp"
@@ -53,7 +54,8 @@ patterns allow (the web page asks for the token once, keeps it in a
 cookie, and shows the same libraries); each token has a request rate, 429 beyond it. A client address that
 sends more than --auth-guesses unknown tokens a minute gets 429 for a
 while, whatever token it sends (behind a proxy all clients share its
-address: raise the limit there, or give 0 for none). SIGHUP
+address, unless --trusted-proxy names the proxy: then each client counts
+as the address the proxy gives in X-Forwarded-For). SIGHUP
 rereads the file (a bad file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
@@ -93,6 +95,8 @@ two of them is an error, never a silent pick.
 	fs.Var(&origins, "allow-origin", "a browser origin (https://app.example) whose pages may call /mcp; repeat for more")
 	var hosts listFlag
 	fs.Var(&hosts, "allow-host", "a host name (docs.example.com, *.example.com) the server answers to; once given, a request naming another host is refused on any address (DNS rebinding), IP addresses and localhost aside; repeat for more")
+	var proxies listFlag
+	fs.Var(&proxies, "trusted-proxy", "the address or range (10.0.0.0/8, 2001:db8::/32) of a proxy in front of the server (an ingress, a load balancer, indexer route's HAProxy): a request from it counts as the client's named in X-Forwarded-For, for --auth-guesses and the audit log; repeat for more")
 	noUI := fs.Bool("no-ui", false, "serve no web page at / (HTTP only): only /mcp, /api and the probes")
 	verbose := fs.Bool("v", false, "debug logs")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown")
@@ -114,6 +118,11 @@ two of them is an error, never a silent pick.
 			fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 			return exitUsage
 		}
+	}
+	trusted, err := parseProxies(proxies)
+	if err != nil {
+		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
+		return exitUsage
 	}
 	for _, h := range hosts {
 		if !hostNameRE.MatchString(h) {
@@ -257,7 +266,7 @@ two of them is an error, never a silent pick.
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, drainingStdio(ctx, os.Stdin, os.Stdout))
 	} else {
-		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, Feeds: feeds.status}
+		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, TrustedProxies: trusted, Feeds: feeds.status}
 		if *authFile != "" {
 			opts.Auth = policy.Load
 			opts.Guesses = access.NewGuesses(*guesses)
@@ -305,3 +314,22 @@ func checkListenAddr(addr string) error {
 // hold '_', and a fully qualified one end in '.'), optionally "*." and a
 // name for its subdomains.
 var hostNameRE = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
+
+// parseProxies reads --trusted-proxy values: an address (a proxy alone)
+// or a CIDR range.
+func parseProxies(values []string) ([]netip.Prefix, error) {
+	var out []netip.Prefix
+	for _, v := range values {
+		if p, err := netip.ParsePrefix(v); err == nil {
+			out = append(out, p.Masked())
+			continue
+		}
+		a, err := netip.ParseAddr(v)
+		if err != nil {
+			return nil, fmt.Errorf("--trusted-proxy %q: give an address (10.0.0.7) or a range (10.0.0.0/8, fd00::/8) of the proxies in front of the server", v)
+		}
+		a = a.Unmap()
+		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+	}
+	return out, nil
+}

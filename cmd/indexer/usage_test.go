@@ -93,6 +93,8 @@ func TestUsageErrorsExit2(t *testing.T) {
 			code: exitUsage, want: []string{"0 to 65535"}},
 		{name: "serve allow-host with a scheme", args: []string{"serve", "--allow-host", "https://docs.example.com", "--artifacts", empty},
 			code: exitUsage, want: []string{`--allow-host "https://docs.example.com"`, "without a scheme, port or path"}, avoid: []string{"listen tcp"}},
+		{name: "serve trusted-proxy not an address", args: []string{"serve", "--trusted-proxy", "ingress.local", "--artifacts", empty},
+			code: exitUsage, want: []string{`--trusted-proxy "ingress.local"`, "10.0.0.0/8"}, avoid: []string{"listen tcp"}},
 		{name: "serve negative auth-guesses", args: []string{"serve", "--auth-guesses", "-1", "--artifacts", empty},
 			code: exitUsage, want: []string{"--auth-guesses must be >= 0"}, avoid: []string{"listen tcp"}},
 		{name: "serve allow-host with a port", args: []string{"serve", "--allow-host", "docs.example.com:8080", "--artifacts", empty},

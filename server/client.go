@@ -1,0 +1,89 @@
+package server
+
+import (
+	"context"
+	"net"
+	"net/http"
+	"net/netip"
+
+	"github.com/realclientip/realclientip-go"
+)
+
+// clientAddrs finds the address of the client behind a request: the
+// connection's peer, or, when the peer is one of the trusted proxies
+// (HTTPOptions.TrustedProxies: an ingress, a load balancer, `indexer
+// route`'s HAProxy), the address the proxies name in X-Forwarded-For: the
+// rightmost one that is not itself a trusted proxy, which no client can
+// forge (it was added by the first trusted proxy on the way in; whatever a
+// client wrote is to its left). realclientip-go's rightmost trusted range
+// strategy reads the header; the header is read only when the peer is
+// trusted, so that a client connecting directly cannot name an address.
+type clientAddrs struct {
+	trusted []netip.Prefix
+	header  realclientip.Strategy // nil without trusted proxies
+}
+
+// newClientAddrs returns the client addresses for the trusted proxies.
+func newClientAddrs(trusted []netip.Prefix) clientAddrs {
+	if len(trusted) == 0 {
+		return clientAddrs{}
+	}
+	nets := make([]net.IPNet, 0, len(trusted))
+	for _, p := range trusted {
+		p = p.Masked()
+		nets = append(nets, net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())})
+	}
+	// The header name is one of the two the strategy accepts: it cannot fail.
+	s := realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets))
+	return clientAddrs{trusted: trusted, header: s}
+}
+
+// of is the address of r's client, without a port: "" when the peer's
+// address cannot be read (a Unix socket).
+func (c clientAddrs) of(r *http.Request) string {
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		peer = r.RemoteAddr
+	}
+	if c.header == nil {
+		return peer
+	}
+	a, err := netip.ParseAddr(peer)
+	if err != nil || !c.trusts(a.Unmap()) {
+		return peer
+	}
+	// The strategy keeps a zone ("fe80::1%eth0", even "10.0.0.1%0"),
+	// which names no other client: without it, or the peer when it is no
+	// address at all.
+	ip, _ := realclientip.SplitHostZone(c.header.ClientIP(r.Header, r.RemoteAddr))
+	if a, err := netip.ParseAddr(ip); err == nil {
+		return a.Unmap().String()
+	}
+	return peer // a proxy that names no one: the request is its own
+}
+
+func (c clientAddrs) trusts(a netip.Addr) bool {
+	for _, p := range c.trusted {
+		if p.Contains(a) {
+			return true
+		}
+	}
+	return false
+}
+
+type clientAddrKey struct{}
+
+// ClientAddr is the address of the client that sent r, as the server's
+// guard found it (see HTTPOptions.TrustedProxies): behind a trusted proxy,
+// the client's, not the proxy's. Outside the guard, r's peer.
+func ClientAddr(r *http.Request) string {
+	if a, ok := r.Context().Value(clientAddrKey{}).(string); ok {
+		return a
+	}
+	return clientAddrs{}.of(r)
+}
+
+// withClientAddr records addr as the client's address in ctx.
+func withClientAddr(ctx context.Context, addr string) context.Context {
+	return context.WithValue(ctx, clientAddrKey{}, addr)
+}
