@@ -38,8 +38,8 @@ func newClientAddrs(trusted []netip.Prefix) clientAddrs {
 	return clientAddrs{trusted: trusted, header: s}
 }
 
-// of is the address of r's client, without a port: "" when the peer's
-// address cannot be read (a Unix socket).
+// of is the address of r's client, without a port; r.RemoteAddr as it is
+// when it is no host and port (a Unix socket's peer).
 func (c clientAddrs) of(r *http.Request) string {
 	peer, _, err := net.SplitHostPort(r.RemoteAddr)
 	if err != nil {
