@@ -12,7 +12,8 @@ import (
 // clientAddrs finds the address of the client behind a request: the
 // connection's peer, or, when the peer is one of the trusted proxies
 // (HTTPOptions.TrustedProxies: an ingress, a load balancer, `indexer
-// route`'s HAProxy), the address the proxies name in X-Forwarded-For: the
+// route`'s HAProxy), the address the proxies name in X-Forwarded-For (or
+// Forwarded's for=, when X-Forwarded-For names none): the
 // rightmost one that is not itself a trusted proxy, which no client can
 // forge (it was added by the first trusted proxy on the way in; whatever a
 // client wrote is to its left). realclientip-go's rightmost trusted range
@@ -33,8 +34,12 @@ func newClientAddrs(trusted []netip.Prefix) clientAddrs {
 		p = p.Masked()
 		nets = append(nets, net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())})
 	}
-	// The header name is one of the two the strategy accepts: it cannot fail.
-	s := realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets))
+	// X-Forwarded-For, as ingresses, load balancers and HAProxy send it;
+	// else RFC 7239's Forwarded, which some proxies send instead. The
+	// header names are the two the strategy accepts: it cannot fail.
+	s := realclientip.NewChainStrategy(
+		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)),
+		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("Forwarded", nets)))
 	return clientAddrs{trusted: trusted, header: s}
 }
 

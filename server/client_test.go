@@ -86,21 +86,29 @@ func TestClientAddrOf(t *testing.T) {
 	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")})
 	for _, tc := range []struct {
 		peer, xff, want string
+		forwarded       string
 	}{
-		{"192.0.2.1:1234", "203.0.113.1", "192.0.2.1"},
-		{"10.1.2.3:1234", "203.0.113.1", "203.0.113.1"},
-		{"10.1.2.3:1234", "203.0.113.1, 10.9.9.9", "203.0.113.1"},
-		{"10.1.2.3:1234", "", "10.1.2.3"},
-		{"10.1.2.3:1234", "10.4.4.4", "10.1.2.3"}, // only proxies: the peer
-		{"10.1.2.3:1234", "garbage", "10.1.2.3"},
-		{"[fd00::5]:80", "2001:db8::7", "2001:db8::7"},
-		{"[::ffff:10.1.2.3]:80", "203.0.113.1", "203.0.113.1"},
-		{"[2001:db8::5]:80", "203.0.113.1", "2001:db8::5"},
+		{peer: "10.1.2.3:1234", forwarded: `for=203.0.113.4;proto=https`, want: "203.0.113.4"},
+		{peer: "10.1.2.3:1234", forwarded: `for="[2001:db8::4]:4711", for=10.2.2.2`, want: "2001:db8::4"},
+		{peer: "10.1.2.3:1234", xff: "203.0.113.1", forwarded: "for=203.0.113.4", want: "203.0.113.1"},
+		{peer: "192.0.2.1:1234", forwarded: "for=203.0.113.4", want: "192.0.2.1"},
+		{peer: "192.0.2.1:1234", xff: "203.0.113.1", want: "192.0.2.1"},
+		{peer: "10.1.2.3:1234", xff: "203.0.113.1", want: "203.0.113.1"},
+		{peer: "10.1.2.3:1234", xff: "203.0.113.1, 10.9.9.9", want: "203.0.113.1"},
+		{peer: "10.1.2.3:1234", xff: "", want: "10.1.2.3"},
+		{peer: "10.1.2.3:1234", xff: "10.4.4.4", want: "10.1.2.3"}, // only proxies: the peer
+		{peer: "10.1.2.3:1234", xff: "garbage", want: "10.1.2.3"},
+		{peer: "[fd00::5]:80", xff: "2001:db8::7", want: "2001:db8::7"},
+		{peer: "[::ffff:10.1.2.3]:80", xff: "203.0.113.1", want: "203.0.113.1"},
+		{peer: "[2001:db8::5]:80", xff: "203.0.113.1", want: "2001:db8::5"},
 	} {
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = tc.peer
 		if tc.xff != "" {
 			r.Header.Set("X-Forwarded-For", tc.xff)
+		}
+		if tc.forwarded != "" {
+			r.Header.Set("Forwarded", tc.forwarded)
 		}
 		if got := c.of(r); got != tc.want {
 			t.Errorf("peer %s, X-Forwarded-For %q: %q, want %q", tc.peer, tc.xff, got, tc.want)
@@ -114,16 +122,19 @@ func TestClientAddrOf(t *testing.T) {
 	}
 }
 
-// FuzzClientAddr: whatever X-Forwarded-For holds, a request's client is
-// its peer or an address that is not a trusted proxy, and only a trusted
-// peer's header is read.
+// FuzzClientAddr: whatever X-Forwarded-For and Forwarded hold, a
+// request's client is its peer or an address that is not a trusted proxy,
+// and only a trusted peer's headers are read.
 func FuzzClientAddr(f *testing.F) {
 	for _, s := range []string{"203.0.113.1", "203.0.113.1, 10.0.0.1", "[2001:db8::1]", "unknown", ",,", "10.0.0.1, 10.0.0.2", "::ffff:192.0.2.1", "fe80::1%eth0"} {
-		f.Add(s, true)
-		f.Add(s, false)
+		f.Add(s, "", true)
+		f.Add(s, "", false)
+	}
+	for _, s := range []string{"for=203.0.113.4", `for="[2001:db8::4]:4711";proto=https, for=10.0.0.2`, "for=_hidden", `for="unknown"`, "by=10.0.0.1;for=192.0.2.60"} {
+		f.Add("", s, true)
 	}
 	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")})
-	f.Fuzz(func(t *testing.T, xff string, viaProxy bool) {
+	f.Fuzz(func(t *testing.T, xff, forwarded string, viaProxy bool) {
 		r := httptest.NewRequest("GET", "/", nil)
 		peer := "192.0.2.9"
 		if viaProxy {
@@ -131,12 +142,13 @@ func FuzzClientAddr(f *testing.F) {
 		}
 		r.RemoteAddr = peer + ":4000"
 		r.Header.Set("X-Forwarded-For", xff)
+		r.Header.Set("Forwarded", forwarded)
 		got := c.of(r)
 		if got == peer {
 			return
 		}
 		if !viaProxy {
-			t.Fatalf("an untrusted peer's header named %q", got)
+			t.Fatalf("an untrusted peer's headers named %q", got)
 		}
 		a, err := netip.ParseAddr(got)
 		if err != nil {
