@@ -5,8 +5,11 @@ import (
 	"net"
 	"net/http"
 	"net/netip"
+	"time"
 
 	"github.com/realclientip/realclientip-go"
+
+	"github.com/codex7/codex7/access"
 )
 
 // clientAddrs finds the address of the client behind a request: the
@@ -76,19 +79,40 @@ func (c clientAddrs) trusts(a netip.Addr) bool {
 	return false
 }
 
-type clientAddrKey struct{}
+// requestClient is what the guard found out about a request's client,
+// kept in its context for the handlers behind it.
+type requestClient struct {
+	addr    string
+	guesses *access.Guesses
+}
+
+type requestClientKey struct{}
+
+// withClient records the client's address, and the guesses its tokens
+// spend, in ctx.
+func withClient(ctx context.Context, addr string, guesses *access.Guesses) context.Context {
+	return context.WithValue(ctx, requestClientKey{}, requestClient{addr, guesses})
+}
 
 // ClientAddr is the address of the client that sent r, as the server's
 // guard found it (see HTTPOptions.TrustedProxies): behind a trusted proxy,
 // the client's, not the proxy's. Outside the guard, r's peer.
 func ClientAddr(r *http.Request) string {
-	if a, ok := r.Context().Value(clientAddrKey{}).(string); ok {
-		return a
+	if c, ok := r.Context().Value(requestClientKey{}).(requestClient); ok {
+		return c.addr
 	}
 	return clientAddrs{}.of(r)
 }
 
-// withClientAddr records addr as the client's address in ctx.
-func withClientAddr(ctx context.Context, addr string) context.Context {
-	return context.WithValue(ctx, clientAddrKey{}, addr)
+// Authenticate checks a token that r's client presented other than as
+// the guard reads them (the site's login form) against pol, spending the
+// client's guesses as the guard does (HTTPOptions.Guesses): the token's
+// grant, nil for an unknown token, or an *access.GuessError when the
+// client may not present a token now.
+func Authenticate(r *http.Request, pol *access.Policy, token string) (*access.Grant, error) {
+	c, ok := r.Context().Value(requestClientKey{}).(requestClient)
+	if !ok {
+		c.addr = clientAddrs{}.of(r)
+	}
+	return c.guesses.Authenticate(pol, c.addr, token, time.Now())
 }

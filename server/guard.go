@@ -128,7 +128,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.SetResponse(status, cw.n)
 		rec.Log(r.Context(), g.audit, g.now())
 	}()
-	g.admit(cw, r.WithContext(withClientAddr(audit.With(r.Context(), rec), client)), route, pol, grant, guessing)
+	g.admit(cw, r.WithContext(withClient(audit.With(r.Context(), rec), client, g.guesses)), route, pol, grant, guessing)
 	returned = true
 }
 

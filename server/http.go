@@ -83,9 +83,8 @@ type HTTPOptions struct {
 	// means no access control: every request sees every library.
 	Auth func() *access.Policy
 	// Guesses limits the unknown tokens a client address may present
-	// under Auth (access.Guesses); nil limits nothing. Share it with the
-	// site's login form (web.Options.Guesses), so that the two count one
-	// budget.
+	// under Auth (access.Guesses), in headers and the site's cookie, and
+	// to the site's login form through Authenticate; nil limits nothing.
 	Guesses *access.Guesses
 	// TrustedProxies are the addresses of the proxies in front of the
 	// server (an ingress, a load balancer, `indexer route`'s HAProxy). A

@@ -8,7 +8,6 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
-	"time"
 
 	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/server"
@@ -105,7 +104,7 @@ func (s *Site) login(w http.ResponseWriter, r *http.Request) {
 	var g *access.Grant
 	if tok != "" {
 		var err error
-		g, err = s.opts.Guesses.Authenticate(pol, server.ClientAddr(r), tok, time.Now())
+		g, err = server.Authenticate(r, pol, tok)
 		if ge := (*access.GuessError)(nil); errors.As(err, &ge) {
 			w.Header().Set("Retry-After", strconv.Itoa(ge.Seconds()))
 			s.render(w, r, http.StatusTooManyRequests, "login", "Sign in", loginData{Next: next,

@@ -186,7 +186,7 @@ func guardedHandler(engine *search.Engine, pol *access.Policy, guesses *access.G
 		auth = func() *access.Policy { return pol }
 	}
 	log := slog.New(slog.NewTextHandler(io.Discard, nil))
-	site := web.New(engine, web.Options{Auth: auth, Guesses: guesses, Repo: testRepo, Logger: log})
+	site := web.New(engine, web.Options{Auth: auth, Repo: testRepo, Logger: log})
 	return server.Handler(engine, "test", log, server.HTTPOptions{Auth: auth, Guesses: guesses, TrustedProxies: trusted, Site: site, SiteCookie: web.CookieName})
 }
 

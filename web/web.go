@@ -64,10 +64,6 @@ type Options struct {
 	// Auth returns the access policy in force, as the server's
 	// HTTPOptions.Auth does; nil, or a nil policy, means no login.
 	Auth func() *access.Policy
-	// Guesses limits the unknown tokens a client address may enter in the
-	// login form; give it the server's (HTTPOptions.Guesses), so that the
-	// form and the bearer header spend one budget. nil limits nothing.
-	Guesses *access.Guesses
 	// Repo returns the repository URL a library version was built from
 	// (its manifest's), for links to files on their git host; nil or ""
 	// links nowhere. See ManifestRepos.

@@ -272,7 +272,7 @@ two of them is an error, never a silent pick.
 			opts.Guesses = access.NewGuesses(*guesses)
 		}
 		if !*noUI {
-			opts.Site = web.New(engine, web.Options{Auth: opts.Auth, Guesses: opts.Guesses, Logger: log, Repo: web.ManifestRepos(engine.Dirs(), engine.Catalog)})
+			opts.Site = web.New(engine, web.Options{Auth: opts.Auth, Logger: log, Repo: web.ManifestRepos(engine.Dirs(), engine.Catalog)})
 			opts.SiteCookie = web.CookieName
 		}
 		err = server.ListenAndServe(ctx, *addr, server.Handler(engine, pipeline.IndexerVersion, log, opts), log, nil)
