@@ -51,12 +51,13 @@ every request to /mcp, /api and /metrics needs "Authorization: Bearer
 TOKEN" with a token the file lists (by its SHA-256; make one with
 'indexer token'), 401 otherwise, and sees only the libraries the token's
 patterns allow (the web page asks for the token once, keeps it in a
-cookie, and shows the same libraries); each token has a request rate, 429 beyond it. A client address that
-sends more than --auth-guesses unknown tokens a minute gets 429 for a
-while, whatever token it sends (behind a proxy all clients share its
-address, unless --trusted-proxy names the proxy: then each client counts
-as the address the proxy gives in X-Forwarded-For). SIGHUP
-rereads the file (a bad file keeps the old one, and says why). Every tool
+cookie, and shows the same libraries); each token has a request rate,
+429 beyond it. A client address that sends more than --auth-guesses
+different unknown tokens a minute gets 429 for a while, whatever token
+it sends (behind a proxy all clients share its address, unless
+--trusted-proxy names the proxy: then each client counts as the address
+the proxy gives in X-Forwarded-For). SIGHUP rereads the file (a bad
+file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
 in --audit-log. Browser pages may call /mcp only from an --allow-origin.
