@@ -31,6 +31,7 @@ type Record struct {
 	mu      sync.Mutex
 	token   string
 	remote  string
+	peer    string
 	route   string
 	tool    string
 	library string
@@ -82,6 +83,10 @@ func (r *Record) SetToken(name string) { r.set(func() { r.token = name }) }
 
 // SetRemote records the client's address.
 func (r *Record) SetRemote(addr string) { r.set(func() { r.remote = addr }) }
+
+// SetPeer records the address the request came from when it is not the
+// client's: the proxy that named the client (see SetRemote).
+func (r *Record) SetPeer(addr string) { r.set(func() { r.peer = addr }) }
 
 // SetRoute records the HTTP route or API endpoint ("/mcp", "v2 context").
 func (r *Record) SetRoute(route string) { r.set(func() { r.route = route }) }
@@ -139,6 +144,7 @@ func (r *Record) Log(ctx context.Context, log *slog.Logger, now time.Time) {
 		}
 	}
 	add("remote", r.remote)
+	add("peer", r.peer)
 	add("route", r.route)
 	add("tool", r.tool)
 	add("library", r.library)

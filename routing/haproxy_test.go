@@ -249,13 +249,18 @@ func TestHAProxyRoutes(t *testing.T) {
 	t.Run("client address", func(t *testing.T) {
 		client := &http.Client{Transport: &http.Transport{DialContext: (&net.Dialer{
 			LocalAddr: &net.TCPAddr{IP: net.ParseIP("127.0.0.2")}}).DialContext}}
-		resp, err := client.Get(base + "/api/v2/libs/search?query=retries&libraryName=uno")
+		// The client names another address itself: the proxy appends
+		// the one it sees, and that one counts.
+		req, _ := http.NewRequest("GET", base+"/api/v2/libs/search?query=retries&libraryName=uno", nil)
+		req.Header.Set("X-Forwarded-For", "198.51.100.9")
+		resp, err := client.Do(req)
 		if err != nil {
 			t.Fatal(err)
 		}
 		resp.Body.Close()
-		if !strings.Contains(c.audit.String(), `"remote":"127.0.0.2"`) {
-			t.Errorf("no audit line names the client 127.0.0.2:\n%s", c.audit.String())
+		log := c.audit.String()
+		if !strings.Contains(log, `"remote":"127.0.0.2","peer":"127.0.0.1"`) || strings.Contains(log, "198.51.100.9") {
+			t.Errorf("no audit line names the client 127.0.0.2 behind the proxy 127.0.0.1, or one names the address the client wrote:\n%s", log)
 		}
 	})
 

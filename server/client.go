@@ -2,9 +2,11 @@ package server
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"net/http"
 	"net/netip"
+	"strings"
 	"time"
 
 	"github.com/realclientip/realclientip-go"
@@ -12,62 +14,100 @@ import (
 	"github.com/codex7/codex7/access"
 )
 
+// Headers in which trusted proxies name the client (HTTPOptions.ProxyHeader).
+const (
+	HeaderXForwardedFor = "X-Forwarded-For"
+	HeaderForwarded     = "Forwarded"
+)
+
+// maxProxyHops bounds the entries of the proxy header read, from the
+// right: the client is among the last few (one a proxy on the way), and
+// parsing every entry of a 60 KiB header would cost milliseconds.
+const maxProxyHops = 16
+
 // clientAddrs finds the address of the client behind a request: the
 // connection's peer, or, when the peer is one of the trusted proxies
 // (HTTPOptions.TrustedProxies: an ingress, a load balancer, `indexer
-// route`'s HAProxy), the address the proxies name in X-Forwarded-For (or
-// Forwarded's for=, when X-Forwarded-For names none): the
-// rightmost one that is not itself a trusted proxy, which no client can
-// forge (it was added by the first trusted proxy on the way in; whatever a
-// client wrote is to its left). realclientip-go's rightmost trusted range
-// strategy reads the header; the header is read only when the peer is
-// trusted, so that a client connecting directly cannot name an address.
+// route`'s HAProxy), the address the proxies name in one header
+// (HTTPOptions.ProxyHeader): the rightmost entry that is not itself a
+// trusted proxy (realclientip-go's rightmost trusted range strategy). A
+// proxy appends the address it sees, so that entry is the client's,
+// whatever the client wrote to its left. The header is read only when the
+// peer is trusted, so that a client connecting directly names nothing;
+// a client connecting from inside a trusted range, though, is taken for a
+// proxy and may name any address.
 type clientAddrs struct {
 	trusted []netip.Prefix
+	name    string                // the header read
 	header  realclientip.Strategy // nil without trusted proxies
 }
 
-// newClientAddrs returns the client addresses for the trusted proxies.
-func newClientAddrs(trusted []netip.Prefix) clientAddrs {
+// newClientAddrs returns the client addresses for the trusted proxies,
+// which name clients in header (HeaderXForwardedFor when "").
+func newClientAddrs(trusted []netip.Prefix, header string) clientAddrs {
 	if len(trusted) == 0 {
 		return clientAddrs{}
+	}
+	switch {
+	case header == "":
+		header = HeaderXForwardedFor
+	case !strings.EqualFold(header, HeaderXForwardedFor) && !strings.EqualFold(header, HeaderForwarded):
+		panic(fmt.Sprintf("server: HTTPOptions.ProxyHeader %q: give %q or %q", header, HeaderXForwardedFor, HeaderForwarded))
 	}
 	nets := make([]net.IPNet, 0, len(trusted))
 	for _, p := range trusted {
 		p = p.Masked()
 		nets = append(nets, net.IPNet{IP: p.Addr().AsSlice(), Mask: net.CIDRMask(p.Bits(), p.Addr().BitLen())})
 	}
-	// X-Forwarded-For, as ingresses, load balancers and HAProxy send it;
-	// else RFC 7239's Forwarded, which some proxies send instead. The
-	// header names are the two the strategy accepts: it cannot fail.
-	s := realclientip.NewChainStrategy(
-		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("X-Forwarded-For", nets)),
-		realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy("Forwarded", nets)))
-	return clientAddrs{trusted: trusted, header: s}
+	s := realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy(header, nets))
+	return clientAddrs{trusted: trusted, name: http.CanonicalHeaderKey(header), header: s}
 }
 
-// of is the address of r's client, without a port; r.RemoteAddr as it is
-// when it is no host and port (a Unix socket's peer).
-func (c clientAddrs) of(r *http.Request) string {
-	peer, _, err := net.SplitHostPort(r.RemoteAddr)
-	if err != nil {
-		peer = r.RemoteAddr
-	}
+// of is the address of r's client, without a port, and whether a proxy
+// named it (not r's peer); r.RemoteAddr as it is when it is no host and
+// port (a Unix socket's peer).
+func (c clientAddrs) of(r *http.Request) (addr string, proxied bool) {
+	peer := peerHost(r)
 	if c.header == nil {
-		return peer
+		return peer, false
 	}
 	a, err := netip.ParseAddr(peer)
 	if err != nil || !c.trusts(a.Unmap()) {
-		return peer
+		return peer, false
 	}
 	// The strategy keeps a zone ("fe80::1%eth0", even "10.0.0.1%0"),
-	// which names no other client: without it, or the peer when it is no
-	// address at all.
-	ip, _ := realclientip.SplitHostZone(c.header.ClientIP(r.Header, r.RemoteAddr))
+	// which names no other client: without it. A header that names no
+	// untrusted address, or holds garbage where it would, names no one:
+	// the request is the proxy's own.
+	ip, _ := realclientip.SplitHostZone(c.header.ClientIP(c.lastHops(r.Header), r.RemoteAddr))
 	if a, err := netip.ParseAddr(ip); err == nil {
-		return a.Unmap().String()
+		return a.Unmap().String(), true
 	}
-	return peer // a proxy that names no one: the request is its own
+	return peer, false
+}
+
+// lastHops is h's proxy header cut to its last maxProxyHops entries, h
+// itself when it has no more.
+func (c clientAddrs) lastHops(h http.Header) http.Header {
+	values := h[c.name]
+	n := 0
+	for _, v := range values {
+		n += strings.Count(v, ",") + 1
+	}
+	if n <= maxProxyHops {
+		return h
+	}
+	entries := strings.Split(strings.Join(values, ","), ",")
+	return http.Header{c.name: {strings.Join(entries[len(entries)-maxProxyHops:], ",")}}
+}
+
+// peerHost is r's peer without its port.
+func peerHost(r *http.Request) string {
+	peer, _, err := net.SplitHostPort(r.RemoteAddr)
+	if err != nil {
+		return r.RemoteAddr
+	}
+	return peer
 }
 
 func (c clientAddrs) trusts(a netip.Addr) bool {
@@ -101,7 +141,8 @@ func ClientAddr(r *http.Request) string {
 	if c, ok := r.Context().Value(requestClientKey{}).(requestClient); ok {
 		return c.addr
 	}
-	return clientAddrs{}.of(r)
+	addr, _ := clientAddrs{}.of(r)
+	return addr
 }
 
 // Authenticate checks a token that r's client presented other than as
@@ -112,7 +153,7 @@ func ClientAddr(r *http.Request) string {
 func Authenticate(r *http.Request, pol *access.Policy, token string) (*access.Grant, error) {
 	c, ok := r.Context().Value(requestClientKey{}).(requestClient)
 	if !ok {
-		c.addr = clientAddrs{}.of(r)
+		c.addr, _ = clientAddrs{}.of(r)
 	}
 	return c.guesses.Authenticate(pol, c.addr, token, time.Now())
 }

@@ -1,6 +1,7 @@
 package server
 
 import (
+	"cmp"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -59,6 +60,9 @@ func TestTrustedProxies(t *testing.T) {
 	remotes := map[string]bool{}
 	for _, l := range auditLines(t, audit.String()) {
 		remotes[l.Remote] = true
+		if l.Peer != "127.0.0.1" {
+			t.Errorf("audit line of %s names peer %q, want the proxy 127.0.0.1", l.Remote, l.Peer)
+		}
 	}
 	if !remotes["203.0.113.1"] || !remotes["203.0.113.2"] || remotes["127.0.0.1"] || remotes["198.51.100.9"] {
 		t.Errorf("audited remotes %v, want the clients behind the proxy only", remotes)
@@ -74,88 +78,110 @@ func TestTrustedProxies(t *testing.T) {
 	if code := from(ts, "203.0.113.2", allToken); code != http.StatusTooManyRequests {
 		t.Errorf("a header naming another address, from the same peer: %d, want 429", code)
 	}
-	if !strings.Contains(audit.String(), `"remote":"127.0.0.1"`) {
-		t.Errorf("audit log without trusted proxies does not name the peer:\n%s", audit.String())
+	if !strings.Contains(audit.String(), `"remote":"127.0.0.1"`) || strings.Contains(audit.String(), `"peer"`) {
+		t.Errorf("audit log without trusted proxies does not name the peer as the client, or names a proxy:\n%s", audit.String())
 	}
 }
 
 // TestClientAddrOf covers clientAddrs.of's cases: no trusted proxies, an
 // untrusted peer, a trusted one with and without the header, IPv6 and
-// IPv4-mapped peers.
+// IPv4-mapped peers, a long header, and the one header read.
 func TestClientAddrOf(t *testing.T) {
-	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")})
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	long := strings.Repeat("198.51.100.7, ", 5000) + "203.0.113.8"
 	for _, tc := range []struct {
-		peer, xff, want string
-		forwarded       string
+		header         string // the proxies' header; "" is X-Forwarded-For
+		peer, xff, fwd string
+		want           string
+		proxied        bool
 	}{
-		{peer: "10.1.2.3:1234", forwarded: `for=203.0.113.4;proto=https`, want: "203.0.113.4"},
-		{peer: "10.1.2.3:1234", forwarded: `for="[2001:db8::4]:4711", for=10.2.2.2`, want: "2001:db8::4"},
-		{peer: "10.1.2.3:1234", xff: "203.0.113.1", forwarded: "for=203.0.113.4", want: "203.0.113.1"},
-		{peer: "192.0.2.1:1234", forwarded: "for=203.0.113.4", want: "192.0.2.1"},
 		{peer: "192.0.2.1:1234", xff: "203.0.113.1", want: "192.0.2.1"},
-		{peer: "10.1.2.3:1234", xff: "203.0.113.1", want: "203.0.113.1"},
-		{peer: "10.1.2.3:1234", xff: "203.0.113.1, 10.9.9.9", want: "203.0.113.1"},
-		{peer: "10.1.2.3:1234", xff: "", want: "10.1.2.3"},
-		{peer: "10.1.2.3:1234", xff: "10.4.4.4", want: "10.1.2.3"}, // only proxies: the peer
+		{peer: "10.1.2.3:1234", xff: "203.0.113.1", want: "203.0.113.1", proxied: true},
+		{peer: "10.1.2.3:1234", xff: "203.0.113.1, 10.9.9.9", want: "203.0.113.1", proxied: true},
+		{peer: "10.1.2.3:1234", xff: "198.51.100.66, 203.0.113.1", want: "203.0.113.1", proxied: true},
+		{peer: "10.1.2.3:1234", want: "10.1.2.3"},
+		{peer: "10.1.2.3:1234", xff: "10.4.4.4", want: "10.1.2.3"}, // only proxies: the proxy's own
 		{peer: "10.1.2.3:1234", xff: "garbage", want: "10.1.2.3"},
-		{peer: "[fd00::5]:80", xff: "2001:db8::7", want: "2001:db8::7"},
-		{peer: "[::ffff:10.1.2.3]:80", xff: "203.0.113.1", want: "203.0.113.1"},
+		{peer: "10.1.2.3:1234", xff: "unknown", fwd: "for=203.0.113.77", want: "10.1.2.3"}, // Forwarded is not read
+		{peer: "[fd00::5]:80", xff: "2001:db8::7", want: "2001:db8::7", proxied: true},
+		{peer: "[::ffff:10.1.2.3]:80", xff: "203.0.113.1", want: "203.0.113.1", proxied: true},
 		{peer: "[2001:db8::5]:80", xff: "203.0.113.1", want: "2001:db8::5"},
+		{peer: "10.1.2.3:1234", xff: long, want: "203.0.113.8", proxied: true},
+		{header: HeaderForwarded, peer: "10.1.2.3:1234", fwd: `for=203.0.113.4;proto=https`, want: "203.0.113.4", proxied: true},
+		{header: HeaderForwarded, peer: "10.1.2.3:1234", fwd: `for="[2001:db8::4]:4711", for=10.2.2.2`, want: "2001:db8::4", proxied: true},
+		{header: HeaderForwarded, peer: "10.1.2.3:1234", xff: "198.51.100.66", fwd: "for=203.0.113.50", want: "203.0.113.50", proxied: true},
+		{header: HeaderForwarded, peer: "10.1.2.3:1234", xff: "198.51.100.66", want: "10.1.2.3"}, // X-Forwarded-For is not read
+		{header: HeaderForwarded, peer: "192.0.2.1:1234", fwd: "for=203.0.113.4", want: "192.0.2.1"},
 	} {
+		c := newClientAddrs(trusted, tc.header)
 		r := httptest.NewRequest("GET", "/", nil)
 		r.RemoteAddr = tc.peer
 		if tc.xff != "" {
 			r.Header.Set("X-Forwarded-For", tc.xff)
 		}
-		if tc.forwarded != "" {
-			r.Header.Set("Forwarded", tc.forwarded)
+		if tc.fwd != "" {
+			r.Header.Set("Forwarded", tc.fwd)
 		}
-		if got := c.of(r); got != tc.want {
-			t.Errorf("peer %s, X-Forwarded-For %q: %q, want %q", tc.peer, tc.xff, got, tc.want)
+		if got, proxied := c.of(r); got != tc.want || proxied != tc.proxied {
+			t.Errorf("%s header, peer %s, X-Forwarded-For %.40q, Forwarded %q: %q (proxied %v), want %q (%v)", cmp.Or(tc.header, "default"), tc.peer, tc.xff, tc.fwd, got, proxied, tc.want, tc.proxied)
 		}
 	}
 	r := httptest.NewRequest("GET", "/", nil)
 	r.RemoteAddr = "10.1.2.3:1234"
 	r.Header.Set("X-Forwarded-For", "203.0.113.1")
-	if got := (clientAddrs{}).of(r); got != "10.1.2.3" {
+	if got, _ := (clientAddrs{}).of(r); got != "10.1.2.3" {
 		t.Errorf("no trusted proxies: %q, want the peer", got)
 	}
 }
 
-// FuzzClientAddr: whatever X-Forwarded-For and Forwarded hold, a
-// request's client is its peer or an address that is not a trusted proxy,
-// and only a trusted peer's headers are read.
+// FuzzClientAddr: whatever a client writes into X-Forwarded-For, behind a
+// trusted proxy that appends the client's real address it is counted
+// under that address; connecting directly, under its own.
 func FuzzClientAddr(f *testing.F) {
-	for _, s := range []string{"203.0.113.1", "203.0.113.1, 10.0.0.1", "[2001:db8::1]", "unknown", ",,", "10.0.0.1, 10.0.0.2", "::ffff:192.0.2.1", "fe80::1%eth0"} {
-		f.Add(s, "", true)
-		f.Add(s, "", false)
+	for _, s := range []string{"", "203.0.113.1", "203.0.113.1, 10.0.0.1", "[2001:db8::1]", "unknown", ",,", "10.0.0.1, 10.0.0.2", "::ffff:192.0.2.1", "fe80::1%eth0", "0.0.0.1%0", `"`} {
+		f.Add(s, byte(7), true)
+		f.Add(s, byte(7), false)
 	}
-	for _, s := range []string{"for=203.0.113.4", `for="[2001:db8::4]:4711";proto=https, for=10.0.0.2`, "for=_hidden", `for="unknown"`, "by=10.0.0.1;for=192.0.2.60"} {
-		f.Add("", s, true)
-	}
-	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")})
-	f.Fuzz(func(t *testing.T, xff, forwarded string, viaProxy bool) {
+	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}, "")
+	f.Fuzz(func(t *testing.T, written string, last byte, viaProxy bool) {
+		real := netip.AddrFrom4([4]byte{203, 0, 113, last}).String()
 		r := httptest.NewRequest("GET", "/", nil)
-		peer := "192.0.2.9"
+		r.RemoteAddr = real + ":4000"
+		header := written
 		if viaProxy {
-			peer = "10.0.0.9"
+			r.RemoteAddr = "10.0.0.9:4000"
+			if header != "" {
+				header += ", "
+			}
+			header += real // what the proxy appends
 		}
-		r.RemoteAddr = peer + ":4000"
-		r.Header.Set("X-Forwarded-For", xff)
-		r.Header.Set("Forwarded", forwarded)
-		got := c.of(r)
-		if got == peer {
-			return
-		}
-		if !viaProxy {
-			t.Fatalf("an untrusted peer's headers named %q", got)
-		}
-		a, err := netip.ParseAddr(got)
-		if err != nil {
-			t.Fatalf("client %q is not an address", got)
-		}
-		if c.trusts(a.Unmap()) {
-			t.Fatalf("client %q is a trusted proxy", got)
+		r.Header["X-Forwarded-For"] = []string{header}
+		if got, _ := c.of(r); got != real {
+			t.Fatalf("X-Forwarded-For %q (proxied %v): counted as %q, want %q", header, viaProxy, got, real)
 		}
 	})
+}
+
+// TestProxyHint: under --auth without trusted proxies, the first request
+// that names a client in a proxy header logs, once, that its clients
+// share one budget and how to tell the server about the proxy.
+func TestProxyHint(t *testing.T) {
+	pol := guardPolicy(t)
+	var log syncbuf.Buffer
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.NewTextHandler(&log, nil)), HTTPOptions{
+		Auth:    func() *access.Policy { return pol },
+		Guesses: access.NewGuesses(60),
+	}))
+	defer ts.Close()
+	api := ts.URL + "/api/v2/libs/search?libraryName=widgets"
+	send(t, "GET", api, "Bearer "+allToken, "", nil)
+	if strings.Contains(log.String(), "trusted-proxy") {
+		t.Fatalf("a request without proxy headers logged the hint:\n%s", log.String())
+	}
+	for range 3 {
+		send(t, "GET", api, "Bearer "+allToken, "", map[string]string{"X-Forwarded-For": "203.0.113.1"})
+	}
+	if n := strings.Count(log.String(), "give --trusted-proxy"); n != 1 {
+		t.Errorf("the hint was logged %d times, want once:\n%s", n, log.String())
+	}
 }

@@ -52,6 +52,8 @@ type guard struct {
 	policy  func() *access.Policy // nil, or returning nil: no access control
 	guesses *access.Guesses       // nil: unknown tokens are not limited
 	clients clientAddrs           // finds the client behind a trusted proxy
+	log     *slog.Logger          // the server's, for the hint about proxies
+	hinted  atomic.Bool           // the hint was logged
 	origins map[string]bool       // allowed Origin values, normalized
 	audit   *slog.Logger
 	ids     requestIDs
@@ -78,7 +80,13 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	if g.policy != nil {
 		pol = g.policy()
 	}
-	client := g.clients.of(r)
+	client, proxied := g.clients.of(r)
+	if !proxied && g.clients.header == nil && pol != nil && !g.hinted.Load() && r.Header.Get(HeaderXForwardedFor)+r.Header.Get(HeaderForwarded) != "" && g.hinted.CompareAndSwap(false, true) {
+		// Once: every client behind that proxy shares its budget of
+		// unknown tokens.
+		g.log.Warn("a request came through a proxy (it names a client in X-Forwarded-For or Forwarded), and no --trusted-proxy is given: every client behind it counts as the proxy, and one client sending unknown tokens spends their budget for all; give --trusted-proxy with the proxy's address if it is yours",
+			"peer", client)
+	}
 	var grant *access.Grant
 	var guessing *access.GuessError // the address may not present a token now
 	if pol != nil {
@@ -116,6 +124,9 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	rec.SetRoute(route)
 	if client != "" {
 		rec.SetRemote(client)
+	}
+	if proxied {
+		rec.SetPeer(peerHost(r))
 	}
 	cw := &countingWriter{ResponseWriter: w}
 	w.Header().Set("X-Request-Id", rec.ID())

@@ -353,6 +353,7 @@ type auditLine struct {
 	Token      string  `json:"token"`
 	Route      string  `json:"route"`
 	Remote     string  `json:"remote"`
+	Peer       string  `json:"peer"`
 	Tool       string  `json:"tool"`
 	Library    string  `json:"library"`
 	Version    string  `json:"version"`

@@ -89,11 +89,17 @@ type HTTPOptions struct {
 	// TrustedProxies are the addresses of the proxies in front of the
 	// server (an ingress, a load balancer, `indexer route`'s HAProxy). A
 	// request from one of them is counted, audited and limited as its
-	// client's, the rightmost address in X-Forwarded-For that is not a
-	// trusted proxy; a request from anywhere else, as its peer's, whatever
-	// its headers say. Empty: every request is its peer's, and behind a
-	// proxy all clients share the proxy's address and Guesses' budget.
+	// client's, the rightmost address in ProxyHeader that is not a trusted
+	// proxy; a request from anywhere else, as its peer's, whatever its
+	// headers say. Any host in these ranges may name any client: give the
+	// proxies' addresses, not the network's. Empty: every request is its
+	// peer's, and behind a proxy all clients share the proxy's address
+	// and Guesses' budget.
 	TrustedProxies []netip.Prefix
+	// ProxyHeader is the header the trusted proxies name clients in:
+	// HeaderXForwardedFor (when "") or HeaderForwarded. One only: a client
+	// could write the other itself.
+	ProxyHeader string
 	// AllowedOrigins lists the browser origins ("https://app.example")
 	// whose pages may call /mcp; a request with any other Origin header
 	// gets 403. Clients that are not browsers send no Origin.
@@ -169,7 +175,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	if auditLog == nil {
 		auditLog = log
 	}
-	gd := &guard{policy: opts.Auth, guesses: opts.Guesses, clients: newClientAddrs(opts.TrustedProxies), origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
+	gd := &guard{policy: opts.Auth, guesses: opts.Guesses, clients: newClientAddrs(opts.TrustedProxies, opts.ProxyHeader), log: log, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
 		site: opts.Site != nil, siteCookie: opts.SiteCookie}
 	cop := http.NewCrossOriginProtection()
 	for _, o := range opts.AllowedOrigins {

@@ -56,7 +56,7 @@ cookie, and shows the same libraries); each token has a request rate,
 different unknown tokens a minute gets 429 for a while, whatever token
 it sends (behind a proxy all clients share its address, unless
 --trusted-proxy names the proxy: then each client counts as the address
-the proxy gives in X-Forwarded-For). SIGHUP rereads the file (a bad
+the proxy gives in X-Forwarded-For, or --trusted-proxy-header). SIGHUP rereads the file (a bad
 file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
@@ -97,7 +97,8 @@ two of them is an error, never a silent pick.
 	var hosts listFlag
 	fs.Var(&hosts, "allow-host", "a host name (docs.example.com, *.example.com) the server answers to; once given, a request naming another host is refused on any address (DNS rebinding), IP addresses and localhost aside; repeat for more")
 	var proxies listFlag
-	fs.Var(&proxies, "trusted-proxy", "the address or range (10.0.0.0/8, 2001:db8::/32) of a proxy in front of the server (an ingress, a load balancer, indexer route's HAProxy): a request from it counts as the client's named in X-Forwarded-For, for --auth-guesses and the audit log; repeat for more")
+	fs.Var(&proxies, "trusted-proxy", "the address or range (10.0.0.7, 10.0.8.0/24) of a proxy in front of the server (an ingress controller, a load balancer, indexer route's HAProxy): a request from it counts as the client's it names in --trusted-proxy-header, for --auth-guesses and the audit log. Any host in these ranges may name any client: give the proxies' addresses, not the network's; repeat for more")
+	proxyHeader := fs.String("trusted-proxy-header", server.HeaderXForwardedFor, "the header the trusted proxies name the client in: X-Forwarded-For or Forwarded (only that one is read: a client could write the other itself)")
 	noUI := fs.Bool("no-ui", false, "serve no web page at / (HTTP only): only /mcp, /api and the probes")
 	verbose := fs.Bool("v", false, "debug logs")
 	cpuProfile := fs.String("cpuprofile", "", "write a CPU profile of the whole run to this file at shutdown")
@@ -121,6 +122,9 @@ two of them is an error, never a silent pick.
 		}
 	}
 	trusted, err := parseProxies(proxies)
+	if err == nil && !strings.EqualFold(*proxyHeader, server.HeaderXForwardedFor) && !strings.EqualFold(*proxyHeader, server.HeaderForwarded) {
+		err = fmt.Errorf("--trusted-proxy-header %q: give X-Forwarded-For or Forwarded, the one your proxies write", *proxyHeader)
+	}
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
 		return exitUsage
@@ -267,7 +271,7 @@ two of them is an error, never a silent pick.
 	if *stdio {
 		err = server.New(engine, pipeline.IndexerVersion, server.WithContext7(c7), server.WithAudit(auditLog)).Run(ctx, drainingStdio(ctx, os.Stdin, os.Stdout))
 	} else {
-		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, TrustedProxies: trusted, Feeds: feeds.status}
+		opts := server.HTTPOptions{MaxInFlight: *maxInFlight, Context7: c7, Audit: auditLog, AllowedOrigins: origins, AllowedHosts: hosts, TrustedProxies: trusted, ProxyHeader: *proxyHeader, Feeds: feeds.status}
 		if *authFile != "" {
 			opts.Auth = policy.Load
 			opts.Guesses = access.NewGuesses(*guesses)
@@ -317,20 +321,30 @@ func checkListenAddr(addr string) error {
 var hostNameRE = regexp.MustCompile(`^(\*\.)?[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?(\.[A-Za-z0-9_]([A-Za-z0-9_-]*[A-Za-z0-9_])?)*\.?$`)
 
 // parseProxies reads --trusted-proxy values: an address (a proxy alone)
-// or a CIDR range.
+// or a CIDR range, IPv4-mapped IPv6 ones as IPv4 (as peers are compared).
+// A range of every address is refused: every client could then name any
+// address.
 func parseProxies(values []string) ([]netip.Prefix, error) {
 	var out []netip.Prefix
 	for _, v := range values {
-		if p, err := netip.ParsePrefix(v); err == nil {
-			out = append(out, p.Masked())
-			continue
-		}
-		a, err := netip.ParseAddr(v)
+		p, err := netip.ParsePrefix(v)
 		if err != nil {
-			return nil, fmt.Errorf("--trusted-proxy %q: give an address (10.0.0.7) or a range (10.0.0.0/8, fd00::/8) of the proxies in front of the server", v)
+			a, aerr := netip.ParseAddr(v)
+			if aerr != nil {
+				return nil, fmt.Errorf("--trusted-proxy %q: give an address (10.0.0.7) or a range (10.0.8.0/24, fd00:1::/64) of the proxies in front of the server", v)
+			}
+			p = netip.PrefixFrom(a, a.BitLen())
 		}
-		a = a.Unmap()
-		out = append(out, netip.PrefixFrom(a, a.BitLen()))
+		if a := p.Addr(); a.Is4In6() {
+			if p.Bits() < 96 {
+				return nil, fmt.Errorf("--trusted-proxy %q: an IPv4-mapped range must be at least /96; give the IPv4 range instead", v)
+			}
+			p = netip.PrefixFrom(a.Unmap(), p.Bits()-96)
+		}
+		if p.Bits() == 0 {
+			return nil, fmt.Errorf("--trusted-proxy %q trusts every address, so that any client could name any address: give the proxies' addresses", v)
+		}
+		out = append(out, p.Masked())
 	}
 	return out, nil
 }
