@@ -107,6 +107,7 @@ func TestClientAddrOf(t *testing.T) {
 		{peer: "[::ffff:10.1.2.3]:80", xff: "203.0.113.1", want: "203.0.113.1", proxied: true},
 		{peer: "[2001:db8::5]:80", xff: "203.0.113.1", want: "2001:db8::5"},
 		{peer: "10.1.2.3:1234", xff: long, want: "203.0.113.8", proxied: true},
+		{peer: "10.1.2.3:1234", xff: "203.0.113.9%0", want: "203.0.113.9", proxied: true}, // a zone names no one else
 		{header: HeaderForwarded, peer: "10.1.2.3:1234", fwd: `for=203.0.113.4;proto=https`, want: "203.0.113.4", proxied: true},
 		{header: HeaderForwarded, peer: "10.1.2.3:1234", fwd: `for="[2001:db8::4]:4711", for=10.2.2.2`, want: "2001:db8::4", proxied: true},
 		{header: HeaderForwarded, peer: "10.1.2.3:1234", xff: "198.51.100.66", fwd: "for=203.0.113.50", want: "203.0.113.50", proxied: true},
