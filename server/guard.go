@@ -81,11 +81,8 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		pol = g.policy()
 	}
 	client, proxied := g.clients.of(r)
-	if !proxied && g.clients.header == nil && pol != nil && !g.hinted.Load() && r.Header.Get(HeaderXForwardedFor)+r.Header.Get(HeaderForwarded) != "" && g.hinted.CompareAndSwap(false, true) {
-		// Once: every client behind that proxy shares its budget of
-		// unknown tokens.
-		g.log.Warn("a request came through a proxy (it names a client in X-Forwarded-For or Forwarded), and no --trusted-proxy is given: every client behind it counts as the proxy, and one client sending unknown tokens spends their budget for all; give --trusted-proxy with the proxy's address if it is yours",
-			"peer", client)
+	if pol != nil {
+		g.hintProxy(r, client)
 	}
 	var grant *access.Grant
 	var guessing *access.GuessError // the address may not present a token now
@@ -225,6 +222,23 @@ func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
 		msg = "the bearer token is not known to this server: check it, or ask the server's operator for one"
 	}
 	refuse(w, route, http.StatusUnauthorized, "unauthorized", msg)
+}
+
+// hintProxy logs, once, that a request names a client in a proxy header
+// while no proxy is trusted: every client behind that proxy then counts
+// as the proxy, and one client sending unknown tokens spends their budget
+// for all.
+func (g *guard) hintProxy(r *http.Request, peer string) {
+	if g.clients.header != nil || g.log == nil || g.hinted.Load() {
+		return
+	}
+	if r.Header.Get(HeaderXForwardedFor) == "" && r.Header.Get(HeaderForwarded) == "" {
+		return
+	}
+	if g.hinted.CompareAndSwap(false, true) {
+		g.log.Warn("a request came through a proxy (it names a client in X-Forwarded-For or Forwarded), and no --trusted-proxy is given: every client behind it counts as the proxy, and one client sending unknown tokens spends their budget for all; give --trusted-proxy with the proxy's address if it is yours",
+			"peer", peer)
+	}
 }
 
 // tooManyGuesses refuses a request from an address out of guesses
