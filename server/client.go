@@ -12,6 +12,7 @@ import (
 	"github.com/realclientip/realclientip-go"
 
 	"github.com/codex7/codex7/access"
+	"github.com/codex7/codex7/metrics"
 )
 
 // Headers in which trusted proxies name the client (HTTPOptions.ProxyHeader).
@@ -124,14 +125,40 @@ func (c clientAddrs) trusts(a netip.Addr) bool {
 type requestClient struct {
 	addr    string
 	guesses *access.Guesses
+	tokens  *tokenCounts
+}
+
+// tokenCounts counts the tokens clients present, by what became of them
+// (codex7_auth_tokens_total): an operator alerts on unknown and refused
+// ones, which a guessing client sends.
+type tokenCounts struct {
+	known, unknown, refused *metrics.Counter
+}
+
+func newTokenCounts(reg *metrics.Registry) *tokenCounts {
+	v := reg.Counter("codex7_auth_tokens_total", "Bearer tokens presented under --auth (header, site cookie or login form), by result: known, unknown, or refused unlooked-at because the client's address sent too many unknown ones (--auth-guesses).", "result")
+	return &tokenCounts{known: v.With("known"), unknown: v.With("unknown"), refused: v.With("refused")}
+}
+
+// count counts what Guesses.Authenticate answered; nothing on a nil t.
+func (t *tokenCounts) count(grant *access.Grant, err error) {
+	switch {
+	case t == nil:
+	case err != nil:
+		t.refused.Inc()
+	case grant == nil:
+		t.unknown.Inc()
+	default:
+		t.known.Inc()
+	}
 }
 
 type requestClientKey struct{}
 
-// withClient records the client's address, and the guesses its tokens
-// spend, in ctx.
-func withClient(ctx context.Context, addr string, guesses *access.Guesses) context.Context {
-	return context.WithValue(ctx, requestClientKey{}, requestClient{addr, guesses})
+// withClient records the client's address, the guesses its tokens spend
+// and where they are counted, in ctx.
+func withClient(ctx context.Context, addr string, guesses *access.Guesses, tokens *tokenCounts) context.Context {
+	return context.WithValue(ctx, requestClientKey{}, requestClient{addr, guesses, tokens})
 }
 
 // ClientAddr is the address of the client that sent r, as the server's
@@ -155,5 +182,7 @@ func Authenticate(r *http.Request, pol *access.Policy, token string) (*access.Gr
 	if !ok {
 		c.addr, _ = clientAddrs{}.of(r)
 	}
-	return c.guesses.Authenticate(pol, c.addr, token, time.Now())
+	grant, err := c.guesses.Authenticate(pol, c.addr, token, time.Now())
+	c.tokens.count(grant, err)
+	return grant, err
 }

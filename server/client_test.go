@@ -2,6 +2,7 @@ package server
 
 import (
 	"cmp"
+	"errors"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/internal/syncbuf"
+	"github.com/codex7/codex7/metrics"
 )
 
 // TestTrustedProxies: behind a trusted proxy each client has its own
@@ -184,5 +186,29 @@ func TestProxyHint(t *testing.T) {
 	}
 	if n := strings.Count(log.String(), "give --trusted-proxy"); n != 1 {
 		t.Errorf("the hint was logged %d times, want once:\n%s", n, log.String())
+	}
+}
+
+// TestAuthenticateCounts: a token checked through Authenticate (the
+// site's login form) spends the client's guesses and is counted as the
+// guard's are.
+func TestAuthenticateCounts(t *testing.T) {
+	pol := guardPolicy(t)
+	reg := metrics.NewRegistry()
+	tokens := newTokenCounts(reg)
+	r := httptest.NewRequest("POST", "/-/login", nil)
+	r = r.WithContext(withClient(r.Context(), "203.0.113.1", access.NewGuesses(1), tokens))
+	if g, err := Authenticate(r, pol, "wrong"); g != nil || err != nil {
+		t.Fatalf("unknown token: %v, %v", g, err)
+	}
+	if _, err := Authenticate(r, pol, allToken); !errors.Is(err, access.ErrGuessing) {
+		t.Fatalf("a known token after the budget: %v, want refused", err)
+	}
+	var text strings.Builder
+	reg.WriteText(&text)
+	for _, want := range []string{`codex7_auth_tokens_total{result="unknown"} 1`, `codex7_auth_tokens_total{result="refused"} 1`} {
+		if !strings.Contains(text.String(), want+"\n") {
+			t.Errorf("metrics lack %s:\n%s", want, grepLines(text.String(), "codex7_auth_tokens_total"))
+		}
 	}
 }

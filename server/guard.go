@@ -53,6 +53,7 @@ type guard struct {
 	guesses *access.Guesses       // nil: unknown tokens are not limited
 	clients clientAddrs           // finds the client behind a trusted proxy
 	log     *slog.Logger          // the server's, for the hint about proxies
+	tokens  *tokenCounts          // nil: not counted
 	hinted  atomic.Bool           // the hint was logged
 	origins map[string]bool       // allowed Origin values, normalized
 	audit   *slog.Logger
@@ -94,6 +95,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		if ok {
 			var err error
 			grant, err = g.guesses.Authenticate(pol, client, tok, g.now())
+			g.tokens.count(grant, err)
 			errors.As(err, &guessing)
 		}
 	}
@@ -136,7 +138,7 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.SetResponse(status, cw.n)
 		rec.Log(r.Context(), g.audit, g.now())
 	}()
-	g.admit(cw, r.WithContext(withClient(audit.With(r.Context(), rec), client, g.guesses)), route, pol, grant, guessing)
+	g.admit(cw, r.WithContext(withClient(audit.With(r.Context(), rec), client, g.guesses, g.tokens)), route, pol, grant, guessing)
 	returned = true
 }
 

@@ -24,6 +24,7 @@ import (
 	"github.com/codex7/codex7/internal/gittest"
 	"github.com/codex7/codex7/internal/syncbuf"
 	"github.com/codex7/codex7/internal/waitfor"
+	"github.com/codex7/codex7/metrics"
 	"github.com/codex7/codex7/search"
 )
 
@@ -620,13 +621,18 @@ func TestRefuseIsJSON(t *testing.T) {
 // token or not, and that the refusal says when to retry.
 func TestUnknownTokensLimited(t *testing.T) {
 	pol := guardPolicy(t)
+	reg := metrics.NewRegistry()
 	h := Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{
 		Auth:    func() *access.Policy { return pol },
 		Guesses: access.NewGuesses(3),
+		Metrics: reg,
 	})
 	ts := httptest.NewServer(h)
 	defer ts.Close()
 	api := ts.URL + "/api/v2/libs/search?libraryName=widgets"
+	if code, _, _ := send(t, "GET", api, "Bearer "+allToken, "", nil); code != http.StatusOK {
+		t.Fatalf("a known token: %d", code)
+	}
 	for i := range 3 {
 		if code, _, body := send(t, "GET", api, fmt.Sprint("Bearer guess-", i), "", nil); code != http.StatusUnauthorized {
 			t.Fatalf("unknown token %d: %d %s, want 401", i, code, body)
@@ -653,6 +659,28 @@ func TestUnknownTokensLimited(t *testing.T) {
 			t.Errorf("GET %s while out of guesses: %d %s, want 200", probe, code, body)
 		}
 	}
+	// Every token presented is counted: 1 known, 3 unknown, and 6 refused
+	// (the fourth guess, 3 routes and the 2 probes with a known token).
+	var text strings.Builder
+	if err := reg.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`codex7_auth_tokens_total{result="known"} 1`, `codex7_auth_tokens_total{result="unknown"} 3`, `codex7_auth_tokens_total{result="refused"} 6`} {
+		if !strings.Contains(text.String(), want+"\n") {
+			t.Errorf("metrics lack %s:\n%s", want, grepLines(text.String(), "codex7_auth_tokens_total"))
+		}
+	}
+}
+
+// grepLines is text's lines that contain s.
+func grepLines(text, s string) string {
+	var out []string
+	for _, l := range strings.Split(text, "\n") {
+		if strings.Contains(l, s) {
+			out = append(out, l)
+		}
+	}
+	return strings.Join(out, "\n")
 }
 
 // TestUnknownCookieTokensLimited: tokens in the site's cookie spend the

@@ -175,7 +175,7 @@ func Handler(engine Engine, version string, log *slog.Logger, opts HTTPOptions) 
 	if auditLog == nil {
 		auditLog = log
 	}
-	gd := &guard{policy: opts.Auth, guesses: opts.Guesses, clients: newClientAddrs(opts.TrustedProxies, opts.ProxyHeader), log: log, origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
+	gd := &guard{policy: opts.Auth, guesses: opts.Guesses, clients: newClientAddrs(opts.TrustedProxies, opts.ProxyHeader), log: log, tokens: newTokenCounts(reg), origins: map[string]bool{}, audit: auditLog, ids: newRequestIDs(), now: time.Now,
 		site: opts.Site != nil, siteCookie: opts.SiteCookie}
 	cop := http.NewCrossOriginProtection()
 	for _, o := range opts.AllowedOrigins {
