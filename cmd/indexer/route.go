@@ -70,5 +70,9 @@ name). See deploy/replicas.`, stdout, stderr,
 			fmt.Fprintf(stdout, "wrote %s\n", f)
 		}
 	}
+	// The proxy names each client in X-Forwarded-For; replicas that do not
+	// trust it count every client as the proxy (one budget of unknown
+	// tokens for all, the proxy in every audit line).
+	fmt.Fprintln(stdout, "serve each group's replicas with --trusted-proxy and the proxy's address, so that they count and audit each client as itself")
 	return exitOK
 }

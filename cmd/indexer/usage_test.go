@@ -310,7 +310,7 @@ func TestTokenFlags(t *testing.T) {
 
 // TestRouteReportsEveryFile: route names every file it writes, the
 // groups' configs beside the user's included, and says which ones it
-// overwrote.
+// overwrote, and that the replicas should trust the proxy.
 func TestRouteReportsEveryFile(t *testing.T) {
 	dir := t.TempDir()
 	cfg := filepath.Join(dir, "codex7.yaml")
@@ -326,7 +326,7 @@ func TestRouteReportsEveryFile(t *testing.T) {
 	}
 	args := []string{"route", "--groups", "a,b", "--config", cfg, "--out", out}
 	checkUsage(t, []usageCase{
-		{name: "first", args: args, code: exitOK, want: fresh, avoid: []string{"overwriting"}},
+		{name: "first", args: args, code: exitOK, want: append(fresh, "--trusted-proxy"), avoid: []string{"overwriting"}},
 		{name: "again", args: args, code: exitOK, want: again},
 	})
 	for _, f := range files {
