@@ -28,10 +28,13 @@ func (e *GuessError) Error() string {
 	return fmt.Sprintf("%v: retry in %d s", ErrGuessing, e.Seconds())
 }
 
-// Seconds is Wait in whole seconds, rounded up and at least 1: what a
-// Retry-After header says.
-func (e *GuessError) Seconds() int {
-	return max(1, int((e.Wait+time.Second-1)/time.Second))
+// Seconds is Wait in whole seconds, as RetrySeconds says it.
+func (e *GuessError) Seconds() int { return RetrySeconds(e.Wait) }
+
+// RetrySeconds is a wait in whole seconds, rounded up and at least 1: what
+// a Retry-After header says.
+func RetrySeconds(wait time.Duration) int {
+	return max(1, int((wait+time.Second-1)/time.Second))
 }
 
 func (e *GuessError) Unwrap() error { return ErrGuessing }
@@ -99,7 +102,7 @@ func NewGuesses(perMinute int) *Guesses {
 }
 
 // Authenticate is p.Authenticate(token) for a token presented from
-// remoteAddr (an http.Request's RemoteAddr, "host:port") at now, within
+// remoteAddr (an address, with or without a port) at now, within
 // the address's budget. It returns the token's grant, nil for an unknown
 // token, or a *GuessError (wrapping ErrGuessing) when the address has no
 // guess left, known token or not.
@@ -192,8 +195,7 @@ func clientKeys(remoteAddr string) (keys [3]netip.Prefix, budgets [3]int) {
 		keys[0] = netip.PrefixFrom(a, 32)
 		return keys, budgets
 	}
-	a = a.WithZone("")
-	for i, bits := range []int{64, 56, 48} {
+	for i, bits := range []int{64, 56, 48} { // PrefixFrom drops a zone
 		keys[i] = netip.PrefixFrom(a, bits).Masked()
 	}
 	return keys, budgets

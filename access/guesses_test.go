@@ -249,3 +249,43 @@ func TestGuessesConcurrent(t *testing.T) {
 		t.Errorf("%d guesses answered, want the budget's 20", n)
 	}
 }
+
+// TestGuessesClockNeverBack: a guess stamped earlier than one already
+// counted (clocks read before the lock, a clock stepped back) is counted
+// at the later time, so that it refunds nothing.
+func TestGuessesClockNeverBack(t *testing.T) {
+	p := policy(t, twoTokens)
+	g := NewGuesses(2)
+	t0 := time.Unix(1_700_000_000, 0)
+	if _, err := g.Authenticate(p, "203.0.113.7:1", "a", t0.Add(100*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := g.Authenticate(p, "203.0.113.7:1", "b", t0.Add(40*time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	// Counted at t0+40 s, b would leave the bucket's clock there, and a
+	// minute of refill would be counted again by t0+100 s.
+	if _, err := g.Authenticate(p, "203.0.113.7:1", "c", t0.Add(100*time.Second+time.Millisecond)); !errors.Is(err, ErrGuessing) {
+		t.Errorf("a third guess right after two: %v; want refused", err)
+	}
+}
+
+// TestGuessesWaitIsTheLongest: an IPv6 client out of guesses in its /64
+// and its /48 is told to wait for the later of the two.
+func TestGuessesWaitIsTheLongest(t *testing.T) {
+	p := policy(t, twoTokens)
+	g := NewGuesses(1) // a /64: 1 a minute; its /48: 16 a minute
+	now := time.Unix(1_700_000_000, 0)
+	for i := range 16 { // one guess from each of 16 /64s, each in a /56 of its own, spends the /48
+		if _, err := g.Authenticate(p, fmt.Sprintf("[2001:db8:1:%x::1]:1", i<<8), fmt.Sprint("guess-", i), now); err != nil {
+			t.Fatalf("guess %d: %v", i, err)
+		}
+	}
+	var ge *GuessError
+	if _, err := g.Authenticate(p, "[2001:db8:1:ff00::1]:1", "fresh /64", now); !errors.As(err, &ge) || ge.Seconds() != 4 {
+		t.Errorf("a fresh /64 of the spent /48: %v; want a wait of 60/16 s, 4 s", err)
+	}
+	if _, err := g.Authenticate(p, "[2001:db8:1::1]:1", "spent /64", now); !errors.As(err, &ge) || ge.Seconds() != 60 {
+		t.Errorf("a spent /64 of the spent /48: %v; want the /64's 60 s", err)
+	}
+}

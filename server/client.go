@@ -49,11 +49,11 @@ func newClientAddrs(trusted []netip.Prefix, header string) clientAddrs {
 	if len(trusted) == 0 {
 		return clientAddrs{}
 	}
-	switch {
-	case header == "":
+	if header == "" {
 		header = HeaderXForwardedFor
-	case !strings.EqualFold(header, HeaderXForwardedFor) && !strings.EqualFold(header, HeaderForwarded):
-		panic(fmt.Sprintf("server: HTTPOptions.ProxyHeader %q: give %q or %q", header, HeaderXForwardedFor, HeaderForwarded))
+	}
+	if err := CheckProxyHeader(header); err != nil {
+		panic("server: HTTPOptions.ProxyHeader: " + err.Error())
 	}
 	nets := make([]net.IPNet, 0, len(trusted))
 	for _, p := range trusted {
@@ -62,6 +62,15 @@ func newClientAddrs(trusted []netip.Prefix, header string) clientAddrs {
 	}
 	s := realclientip.Must(realclientip.NewRightmostTrustedRangeStrategy(header, nets))
 	return clientAddrs{trusted: trusted, name: http.CanonicalHeaderKey(header), header: s}
+}
+
+// CheckProxyHeader says whether h names a header trusted proxies may name
+// clients in: X-Forwarded-For or Forwarded, in any case.
+func CheckProxyHeader(h string) error {
+	if !strings.EqualFold(h, HeaderXForwardedFor) && !strings.EqualFold(h, HeaderForwarded) {
+		return fmt.Errorf("%q: give %s or %s, the one your proxies write", h, HeaderXForwardedFor, HeaderForwarded)
+	}
+	return nil
 }
 
 // of is the address of r's client, without a port, and whether a proxy
@@ -73,7 +82,7 @@ func (c clientAddrs) of(r *http.Request) (addr string, proxied bool) {
 		return peer, false
 	}
 	a, err := netip.ParseAddr(peer)
-	if err != nil || !c.trusts(a.Unmap()) {
+	if err != nil || !c.trusts(a.Unmap().WithZone("")) { // a link-local peer has a zone; ranges have none
 		return peer, false
 	}
 	// The strategy keeps a zone ("fe80::1%eth0", even "10.0.0.1%0"),
@@ -82,24 +91,31 @@ func (c clientAddrs) of(r *http.Request) (addr string, proxied bool) {
 	// the request is the proxy's own.
 	ip, _ := realclientip.SplitHostZone(c.header.ClientIP(c.lastHops(r.Header), r.RemoteAddr))
 	if a, err := netip.ParseAddr(ip); err == nil {
-		return a.Unmap().String(), true
+		return a.String(), true
 	}
 	return peer, false
 }
 
 // lastHops is h's proxy header cut to its last maxProxyHops entries, h
-// itself when it has no more.
+// itself when it has no more. It looks at the header from its end only.
 func (c clientAddrs) lastHops(h http.Header) http.Header {
 	values := h[c.name]
-	n := 0
-	for _, v := range values {
-		n += strings.Count(v, ",") + 1
-	}
-	if n <= maxProxyHops {
+	if len(values) == 0 {
 		return h
 	}
-	entries := strings.Split(strings.Join(values, ","), ",")
-	return http.Header{c.name: {strings.Join(entries[len(entries)-maxProxyHops:], ",")}}
+	v := values[0]
+	if len(values) > 1 {
+		v = strings.Join(values, ",")
+	}
+	cut := len(v)
+	for range maxProxyHops {
+		i := strings.LastIndexByte(v[:cut], ',')
+		if i < 0 {
+			return h // at most maxProxyHops entries
+		}
+		cut = i
+	}
+	return http.Header{c.name: {v[cut+1:]}}
 }
 
 // peerHost is r's peer without its port.
@@ -121,11 +137,12 @@ func (c clientAddrs) trusts(a netip.Addr) bool {
 }
 
 // requestClient is what the guard found out about a request's client,
-// kept in its context for the handlers behind it.
+// kept in its context (under a policy) for the site's login form.
 type requestClient struct {
 	addr    string
 	guesses *access.Guesses
 	tokens  *tokenCounts
+	now     func() time.Time
 }
 
 // tokenCounts counts the tokens clients present, by what became of them
@@ -155,34 +172,23 @@ func (t *tokenCounts) count(grant *access.Grant, err error) {
 
 type requestClientKey struct{}
 
-// withClient records the client's address, the guesses its tokens spend
-// and where they are counted, in ctx.
-func withClient(ctx context.Context, addr string, guesses *access.Guesses, tokens *tokenCounts) context.Context {
-	return context.WithValue(ctx, requestClientKey{}, requestClient{addr, guesses, tokens})
-}
-
-// ClientAddr is the address of the client that sent r, as the server's
-// guard found it (see HTTPOptions.TrustedProxies): behind a trusted proxy,
-// the client's, not the proxy's. Outside the guard, r's peer.
-func ClientAddr(r *http.Request) string {
-	if c, ok := r.Context().Value(requestClientKey{}).(requestClient); ok {
-		return c.addr
-	}
-	addr, _ := clientAddrs{}.of(r)
-	return addr
+// withClient records what the guard found out about the client in ctx.
+func withClient(ctx context.Context, c requestClient) context.Context {
+	return context.WithValue(ctx, requestClientKey{}, c)
 }
 
 // Authenticate checks a token that r's client presented other than as
 // the guard reads them (the site's login form) against pol, spending the
 // client's guesses as the guard does (HTTPOptions.Guesses): the token's
 // grant, nil for an unknown token, or an *access.GuessError when the
-// client may not present a token now.
+// client may not present a token now. Outside the guard r's peer is the
+// client, and no guess is counted.
 func Authenticate(r *http.Request, pol *access.Policy, token string) (*access.Grant, error) {
 	c, ok := r.Context().Value(requestClientKey{}).(requestClient)
 	if !ok {
-		c.addr, _ = clientAddrs{}.of(r)
+		c = requestClient{addr: peerHost(r), now: time.Now}
 	}
-	grant, err := c.guesses.Authenticate(pol, c.addr, token, time.Now())
+	grant, err := c.guesses.Authenticate(pol, c.addr, token, c.now())
 	c.tokens.count(grant, err)
 	return grant, err
 }

@@ -3,12 +3,14 @@ package server
 import (
 	"cmp"
 	"errors"
+	"fmt"
 	"log/slog"
 	"net/http"
 	"net/http/httptest"
 	"net/netip"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codex7/codex7/access"
 	"github.com/codex7/codex7/internal/syncbuf"
@@ -89,7 +91,7 @@ func TestTrustedProxies(t *testing.T) {
 // untrusted peer, a trusted one with and without the header, IPv6 and
 // IPv4-mapped peers, a long header, and the one header read.
 func TestClientAddrOf(t *testing.T) {
-	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8")}
+	trusted := []netip.Prefix{netip.MustParsePrefix("10.0.0.0/8"), netip.MustParsePrefix("fd00::/8"), netip.MustParsePrefix("fe80::1/128")}
 	long := strings.Repeat("198.51.100.7, ", 5000) + "203.0.113.8"
 	for _, tc := range []struct {
 		header         string // the proxies' header; "" is X-Forwarded-For
@@ -109,7 +111,8 @@ func TestClientAddrOf(t *testing.T) {
 		{peer: "[::ffff:10.1.2.3]:80", xff: "203.0.113.1", want: "203.0.113.1", proxied: true},
 		{peer: "[2001:db8::5]:80", xff: "203.0.113.1", want: "2001:db8::5"},
 		{peer: "10.1.2.3:1234", xff: long, want: "203.0.113.8", proxied: true},
-		{peer: "10.1.2.3:1234", xff: "203.0.113.9%0", want: "203.0.113.9", proxied: true}, // a zone names no one else
+		{peer: "10.1.2.3:1234", xff: "203.0.113.9%0", want: "203.0.113.9", proxied: true},   // a zone names no one else
+		{peer: "[fe80::1%eth0]:80", xff: "203.0.113.1", want: "203.0.113.1", proxied: true}, // a trusted link-local proxy
 		{header: HeaderForwarded, peer: "10.1.2.3:1234", fwd: `for=203.0.113.4;proto=https`, want: "203.0.113.4", proxied: true},
 		{header: HeaderForwarded, peer: "10.1.2.3:1234", fwd: `for="[2001:db8::4]:4711", for=10.2.2.2`, want: "2001:db8::4", proxied: true},
 		{header: HeaderForwarded, peer: "10.1.2.3:1234", xff: "198.51.100.66", fwd: "for=203.0.113.50", want: "203.0.113.50", proxied: true},
@@ -187,6 +190,20 @@ func TestProxyHint(t *testing.T) {
 	if n := strings.Count(log.String(), "give --trusted-proxy"); n != 1 {
 		t.Errorf("the hint was logged %d times, want once:\n%s", n, log.String())
 	}
+	// Without a limit of unknown tokens (or without --auth) there is no
+	// budget to share: no hint.
+	for name, opts := range map[string]HTTPOptions{
+		"no limit": {Auth: func() *access.Policy { return pol }},
+		"no auth":  {Guesses: access.NewGuesses(60)},
+	} {
+		var log syncbuf.Buffer
+		ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.NewTextHandler(&log, nil)), opts))
+		send(t, "GET", ts.URL+"/api/v2/libs/search?libraryName=widgets", "Bearer "+allToken, "", map[string]string{"X-Forwarded-For": "203.0.113.1"})
+		ts.Close()
+		if strings.Contains(log.String(), "trusted-proxy") {
+			t.Errorf("%s: the hint was logged:\n%s", name, log.String())
+		}
+	}
 }
 
 // TestAuthenticateCounts: a token checked through Authenticate (the
@@ -197,7 +214,7 @@ func TestAuthenticateCounts(t *testing.T) {
 	reg := metrics.NewRegistry()
 	tokens := newTokenCounts(reg)
 	r := httptest.NewRequest("POST", "/-/login", nil)
-	r = r.WithContext(withClient(r.Context(), "203.0.113.1", access.NewGuesses(1), tokens))
+	r = r.WithContext(withClient(r.Context(), requestClient{addr: "203.0.113.1", guesses: access.NewGuesses(1), tokens: tokens, now: time.Now}))
 	if g, err := Authenticate(r, pol, "wrong"); g != nil || err != nil {
 		t.Fatalf("unknown token: %v, %v", g, err)
 	}
@@ -209,6 +226,39 @@ func TestAuthenticateCounts(t *testing.T) {
 	for _, want := range []string{`codex7_auth_tokens_total{result="unknown"} 1`, `codex7_auth_tokens_total{result="refused"} 1`} {
 		if !strings.Contains(text.String(), want+"\n") {
 			t.Errorf("metrics lack %s:\n%s", want, grepLines(text.String(), "codex7_auth_tokens_total"))
+		}
+	}
+}
+
+// TestLastHops: the strategy is given at most the last maxProxyHops
+// entries of the header, however many lines and entries it has.
+func TestLastHops(t *testing.T) {
+	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "")
+	h := http.Header{}
+	for i := range 30 {
+		h.Add("X-Forwarded-For", fmt.Sprintf("198.51.100.%d, 198.51.100.%d", 2*i, 2*i+1))
+	}
+	got := c.lastHops(h)["X-Forwarded-For"]
+	entries := strings.Split(strings.Join(got, ","), ",")
+	if len(entries) != maxProxyHops || strings.TrimSpace(entries[len(entries)-1]) != "198.51.100.59" || strings.TrimSpace(entries[0]) != "198.51.100.44" {
+		t.Errorf("%d entries %q, want the last %d, 198.51.100.44 to .59", len(entries), got, maxProxyHops)
+	}
+	short := http.Header{"X-Forwarded-For": {"203.0.113.1, 10.0.0.1"}}
+	if got := c.lastHops(short); fmt.Sprint(got) != fmt.Sprint(short) {
+		t.Errorf("a short header changed: %v", got)
+	}
+}
+
+// BenchmarkClientAddrLongHeader is what a trusted proxy's request with a
+// 60 KiB X-Forwarded-For costs (only its last entries are parsed).
+func BenchmarkClientAddrLongHeader(b *testing.B) {
+	c := newClientAddrs([]netip.Prefix{netip.MustParsePrefix("10.0.0.0/8")}, "")
+	r := httptest.NewRequest("GET", "/", nil)
+	r.RemoteAddr = "10.0.0.9:4000"
+	r.Header.Set("X-Forwarded-For", strings.Repeat("198.51.100.7, ", 4400)+"203.0.113.8")
+	for b.Loop() {
+		if got, _ := c.of(r); got != "203.0.113.8" {
+			b.Fatal(got)
 		}
 	}
 }

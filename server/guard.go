@@ -9,7 +9,6 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
-	"math"
 	"net/http"
 	"net/url"
 	"strconv"
@@ -77,17 +76,19 @@ func grantOf(ctx context.Context) *access.Grant {
 
 func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 	route := routeOf(r.URL.Path)
+	if route == "/healthz" { // it says "ok" to anyone: no token is read
+		g.next.ServeHTTP(w, r)
+		return
+	}
 	var pol *access.Policy
 	if g.policy != nil {
 		pol = g.policy()
 	}
 	client, proxied := g.clients.of(r)
-	if pol != nil {
-		g.hintProxy(r, client)
-	}
 	var grant *access.Grant
 	var guessing *access.GuessError // the address may not present a token now
 	if pol != nil {
+		g.hintProxy(r, client)
 		tok, ok := bearer(r)
 		if !ok && g.site && route == otherLabel {
 			tok, ok = cookieToken(r, g.siteCookie)
@@ -100,9 +101,6 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		}
 	}
 	switch route {
-	case "/healthz":
-		g.next.ServeHTTP(w, r)
-		return
 	case "/readyz", "/metrics":
 		if pol != nil && grant == nil && route == "/metrics" {
 			if guessing != nil {
@@ -138,7 +136,11 @@ func (g *guard) ServeHTTP(w http.ResponseWriter, r *http.Request) {
 		rec.SetResponse(status, cw.n)
 		rec.Log(r.Context(), g.audit, g.now())
 	}()
-	g.admit(cw, r.WithContext(withClient(audit.With(r.Context(), rec), client, g.guesses, g.tokens)), route, pol, grant, guessing)
+	ctx := audit.With(r.Context(), rec)
+	if pol != nil { // for the site's login form (Authenticate)
+		ctx = withClient(ctx, requestClient{addr: client, guesses: g.guesses, tokens: g.tokens, now: g.now})
+	}
+	g.admit(cw, r.WithContext(ctx), route, pol, grant, guessing)
 	returned = true
 }
 
@@ -174,8 +176,7 @@ func (g *guard) admit(w http.ResponseWriter, r *http.Request, route string, pol 
 		}
 		rec.SetToken(grant.Name)
 		if ok, wait := grant.Take(g.now()); !ok {
-			secs := max(1, int(math.Ceil(wait.Seconds())))
-			w.Header().Set("Retry-After", strconv.Itoa(secs))
+			secs := retryAfter(w, wait)
 			refuse(w, route, http.StatusTooManyRequests, "rate_limited", fmt.Sprintf("too many requests for token %q: retry in %d s", grant.Name, secs))
 			return
 		}
@@ -231,7 +232,7 @@ func unauthorized(w http.ResponseWriter, r *http.Request, route string) {
 // as the proxy, and one client sending unknown tokens spends their budget
 // for all.
 func (g *guard) hintProxy(r *http.Request, peer string) {
-	if g.clients.header != nil || g.log == nil || g.hinted.Load() {
+	if g.clients.header != nil || g.guesses == nil || g.log == nil || g.hinted.Load() {
 		return
 	}
 	if r.Header.Get(HeaderXForwardedFor) == "" && r.Header.Get(HeaderForwarded) == "" {
@@ -246,8 +247,16 @@ func (g *guard) hintProxy(r *http.Request, peer string) {
 // tooManyGuesses refuses a request from an address out of guesses
 // (access.Guesses): 429, with Retry-After.
 func tooManyGuesses(w http.ResponseWriter, route string, e *access.GuessError) {
-	w.Header().Set("Retry-After", strconv.Itoa(e.Seconds()))
+	retryAfter(w, e.Wait)
 	refuse(w, route, http.StatusTooManyRequests, "too_many_guesses", e.Error()+" (until then every token from this address is refused, a right one too)")
+}
+
+// retryAfter sets Retry-After to wait in whole seconds (access.RetrySeconds)
+// and returns them.
+func retryAfter(w http.ResponseWriter, wait time.Duration) int {
+	secs := access.RetrySeconds(wait)
+	w.Header().Set("Retry-After", strconv.Itoa(secs))
+	return secs
 }
 
 // refuse answers an error in the shape of the route: the JSON error body

@@ -659,13 +659,14 @@ func TestUnknownTokensLimited(t *testing.T) {
 			t.Errorf("GET %s while out of guesses: %d %s, want 200", probe, code, body)
 		}
 	}
-	// Every token presented is counted: 1 known, 3 unknown, and 6 refused
-	// (the fourth guess, 3 routes and the 2 probes with a known token).
+	// Every token presented is counted: 1 known, 3 unknown, and 5 refused
+	// (the fourth guess, 3 routes and /readyz with a known token; /healthz
+	// reads no token).
 	var text strings.Builder
 	if err := reg.WriteText(&text); err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{`codex7_auth_tokens_total{result="known"} 1`, `codex7_auth_tokens_total{result="unknown"} 3`, `codex7_auth_tokens_total{result="refused"} 6`} {
+	for _, want := range []string{`codex7_auth_tokens_total{result="known"} 1`, `codex7_auth_tokens_total{result="unknown"} 3`, `codex7_auth_tokens_total{result="refused"} 5`} {
 		if !strings.Contains(text.String(), want+"\n") {
 			t.Errorf("metrics lack %s:\n%s", want, grepLines(text.String(), "codex7_auth_tokens_total"))
 		}
@@ -707,5 +708,24 @@ func TestUnknownCookieTokensLimited(t *testing.T) {
 	code, hdr, body := send(t, "GET", ts.URL+"/acme/widgets", "", "", cookie(allToken))
 	if code != http.StatusTooManyRequests || hdr.Get("Retry-After") == "" || !strings.Contains(body, "a right one too") {
 		t.Errorf("a known cookie token after three unknown ones: %d %s, want 429 with Retry-After", code, body)
+	}
+}
+
+// TestHealthzReadsNoToken: /healthz answers anyone and reads no token, so
+// a probe with a wrong one spends none of its address's guesses.
+func TestHealthzReadsNoToken(t *testing.T) {
+	pol := guardPolicy(t)
+	ts := httptest.NewServer(Handler(fixtureEngine(t), "test", slog.New(slog.DiscardHandler), HTTPOptions{
+		Auth:    func() *access.Policy { return pol },
+		Guesses: access.NewGuesses(1),
+	}))
+	defer ts.Close()
+	for i := range 3 {
+		if code, _, _ := send(t, "GET", ts.URL+"/healthz", fmt.Sprint("Bearer wrong-", i), "", nil); code != http.StatusOK {
+			t.Fatalf("/healthz with a wrong token: %d", code)
+		}
+	}
+	if code, _, body := send(t, "GET", ts.URL+"/api/v2/libs/search?libraryName=widgets", "Bearer "+allToken, "", nil); code != http.StatusOK {
+		t.Errorf("a known token after probes with wrong ones: %d %s, want 200", code, body)
 	}
 }

@@ -56,8 +56,8 @@ cookie, and shows the same libraries); each token has a request rate,
 different unknown tokens a minute gets 429 for a while, whatever token
 it sends (behind a proxy all clients share its address, unless
 --trusted-proxy names the proxy: then each client counts as the address
-the proxy gives in X-Forwarded-For, or --trusted-proxy-header). SIGHUP rereads the file (a bad
-file keeps the old one, and says why). Every tool
+the proxy gives in X-Forwarded-For, or --trusted-proxy-header). SIGHUP
+rereads the file (a bad file keeps the old one, and says why). Every tool
 call and API request gets an audit line (request id, token name, tool,
 library, version, query, results, bytes, status, duration) on stderr or
 in --audit-log. Browser pages may call /mcp only from an --allow-origin.
@@ -122,8 +122,10 @@ two of them is an error, never a silent pick.
 		}
 	}
 	trusted, err := parseProxies(proxies)
-	if err == nil && !strings.EqualFold(*proxyHeader, server.HeaderXForwardedFor) && !strings.EqualFold(*proxyHeader, server.HeaderForwarded) {
-		err = fmt.Errorf("--trusted-proxy-header %q: give X-Forwarded-For or Forwarded, the one your proxies write", *proxyHeader)
+	if err == nil {
+		if herr := server.CheckProxyHeader(*proxyHeader); herr != nil {
+			err = fmt.Errorf("--trusted-proxy-header %w", herr)
+		}
 	}
 	if err != nil {
 		fmt.Fprintf(stderr, "indexer serve: %v\n", err)
