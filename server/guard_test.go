@@ -99,8 +99,8 @@ func guardedVia(t *testing.T, engine Engine, sdkOnly bool) (*httptest.Server, *s
 	return ts, audit
 }
 
-// get sends a request with the given Authorization header ("" for none)
-// and returns the status, headers and body.
+// send sends a request with the given Authorization header ("" for none)
+// and headers (Host among them) and returns the status, headers and body.
 func send(t *testing.T, method, url, auth string, body string, header map[string]string) (int, http.Header, string) {
 	t.Helper()
 	var rd io.Reader
@@ -120,6 +120,9 @@ func send(t *testing.T, method, url, auth string, body string, header map[string
 	}
 	for k, v := range header {
 		req.Header.Set(k, v)
+	}
+	if h := header["Host"]; h != "" {
+		req.Host = h // the client sends req.Host, not the header
 	}
 	resp, err := http.DefaultClient.Do(req)
 	if err != nil {

@@ -107,24 +107,12 @@ func TestAllowedHosts(t *testing.T) {
 	defer ts.Close()
 	do := func(method, path, host string) (int, string) {
 		t.Helper()
-		var body io.Reader
+		body := ""
 		if method == "POST" {
-			body = strings.NewReader(`{"jsonrpc":"2.0","id":1,"method":"tools/list"}`)
+			body = `{"jsonrpc":"2.0","id":1,"method":"tools/list"}`
 		}
-		req, err := http.NewRequest(method, ts.URL+path, body)
-		if err != nil {
-			t.Fatal(err)
-		}
-		req.Host = host
-		req.Header.Set("Content-Type", "application/json")
-		req.Header.Set("Accept", "application/json, text/event-stream")
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
-			t.Fatal(err)
-		}
-		defer resp.Body.Close()
-		b, _ := io.ReadAll(resp.Body)
-		return resp.StatusCode, string(b)
+		code, _, b := send(t, method, ts.URL+path, "", body, map[string]string{"Host": host})
+		return code, b
 	}
 	routes := [][2]string{{"GET", "/api/v2/libs/search?libraryName=widgets"}, {"GET", "/readyz"}, {"GET", "/metrics"}, {"GET", "/"}, {"POST", "/mcp"}}
 	for _, host := range []string{"docs.example.com", "DOCS.example.com:8080", "docs.example.com.", "a.corp.example", "svc.internal", "svc.internal.:80", "10.0.0.1:8080", "[2001:db8::1]:80", "localhost"} {
