@@ -288,7 +288,8 @@ var (
 )
 
 // read reads the first of candidates that exists, charging it to the
-// page's budget. It refuses a file already being included.
+// page's budget. It refuses a file already being included, and one the
+// budget left cannot hold without reading it.
 func (e *expander) read(st *state, candidates []string) (string, string, error) {
 	if len(st.stack) > maxDepth {
 		return "", "", errTooDeep
@@ -302,6 +303,13 @@ func (e *expander) read(st *state, candidates []string) (string, string, error) 
 			if s == p {
 				return "", "", errCycle
 			}
+		}
+		// A file the budget cannot hold is refused before it is read:
+		// once the budget is spent, each further directive would read its
+		// file whole only to drop it (2,000 includes of a 4 MiB file read
+		// 8 GiB, and took 20 s).
+		if info, serr := fs.Stat(e.repo, p); serr == nil && info.Mode().IsRegular() && info.Size() > int64(maxBytes-e.included-readCost) {
+			return "", "", errTooMuch
 		}
 		b, rerr := fs.ReadFile(e.repo, p)
 		if rerr != nil {

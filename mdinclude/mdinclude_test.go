@@ -398,3 +398,31 @@ func BenchmarkOverlappingDirectives(b *testing.B) {
 func overlappingDirectives(n int) string {
 	return strings.Repeat("{{#include {!a}}", n) + "!}\n"
 }
+
+// readCounter is a repository that counts the bytes its files are read.
+type readCounter struct {
+	fstest.MapFS
+	read *int
+}
+
+func (r readCounter) ReadFile(name string) ([]byte, error) {
+	b, err := r.MapFS.ReadFile(name)
+	*r.read += len(b)
+	return b, err
+}
+
+// TestBoundsOfWhatIsRead checks that a page whose budget is spent reads
+// no more files: each of its further directives used to read its file
+// whole only to drop it, so that a page of 2,000 includes of a 4 MiB file
+// read 8 GiB.
+func TestBoundsOfWhatIsRead(t *testing.T) {
+	read := 0
+	fsys := readCounter{fstest.MapFS{"big.txt": {Data: []byte(strings.Repeat("y", 4<<20))}}, &read}
+	r := Expand("page.md", []byte(strings.Repeat("{!big.txt!}\n", 2000)), fsys)
+	if read > maxBytes {
+		t.Errorf("read %d bytes, want at most the budget, %d", read, maxBytes)
+	}
+	if len(r.Dropped) != 2000-3 || r.Dropped[0].Reason != errTooMuch.Error() {
+		t.Errorf("dropped %d, the first %v; want the 1,997 past the budget for too much text", len(r.Dropped), r.Dropped[0])
+	}
+}
