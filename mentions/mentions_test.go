@@ -115,6 +115,8 @@ var detectCases = []struct {
 	{"types packages", "npm i -D @types/react @types/node", []string{"/facebook/react"}},
 	{"package.json", `{"name": "app", "version": "1.0.0", "dependencies": {"react": "^18.2.0", "next": "14.1.0"}}`, []string{"/facebook/react", "/vercel/next.js"}},
 	{"go.mod", "require github.com/gin-gonic/gin v1.9.1", []string{"/gin-gonic/gin"}},
+	{"one line of code is no fence", "```npm i vite```\nHow do I use FastAPI?", []string{"/vitejs/vite", "/tiangolo/fastapi"}},
+	{"one line of code with blanks", "``` pip install fastapi ``` fails: why?", []string{"/tiangolo/fastapi"}},
 	{"requirements lines", "```\nfastapi==0.110.0\nuvicorn[standard]>=0.29\n```", []string{"/tiangolo/fastapi", "uvicorn"}},
 	{"Cargo.toml", "```toml\n[package]\nname = \"demo\"\nversion = \"0.1.0\"\n\n[dependencies]\nserde = { version = \"1\", features = [\"derive\"] }\ntokio = \"1\"\n```", []string{"/serde-rs/serde", "tokio"}},
 	{"ambiguous name as code", "Should the `express` package be pinned?", []string{"/expressjs/express"}},

@@ -58,7 +58,7 @@ func (s *scan) split() {
 		line := s.text[ls:end]
 		trimmed := strings.TrimLeft(line, " \t")
 		switch {
-		case fenceLen == 0 && (strings.HasPrefix(trimmed, "```") || strings.HasPrefix(trimmed, "~~~")):
+		case fenceLen == 0 && opensFence(trimmed):
 			fenceChar = trimmed[0]
 			fenceLen = len(trimmed) - len(strings.TrimLeft(trimmed, string(fenceChar)))
 			fences++
@@ -76,6 +76,21 @@ func (s *scan) split() {
 		}
 		ls = next
 	}
+}
+
+// opensFence reports whether a line, without its indentation, opens a
+// fenced code block: three or more backticks or tildes. The info string of
+// a backtick fence holds no backtick (CommonMark), so "```npm i vite```",
+// one line of code as chat prompts write it, is an inline code span and
+// leaves the lines after it prose.
+func opensFence(t string) bool {
+	switch {
+	case strings.HasPrefix(t, "~~~"):
+		return true
+	case strings.HasPrefix(t, "```"):
+		return !strings.Contains(strings.TrimLeft(t, "`"), "`")
+	}
+	return false
 }
 
 // inlineSpans finds the inline code spans of a line (base is its offset):
