@@ -239,6 +239,10 @@ type cand struct {
 	score int
 	first int // offset of the first evidence
 	found []Found
+	// at holds the offsets of all evidence counted, found's and what
+	// maxFound left out of it, so that evidence two rules find at one
+	// offset counts once however much there is.
+	at map[int]bool
 }
 
 // add records evidence for library lib (or, when lib < 0, for the unknown
@@ -256,15 +260,14 @@ func (s *scan) add(lib int, name string, weight int, f Found) {
 	}
 	c := s.cands[key]
 	if c == nil {
-		c = &cand{lib: lib, name: name, first: f.Offset}
+		c = &cand{lib: lib, name: name, first: f.Offset, at: map[int]bool{}}
 		s.cands[key] = c
 		s.order = append(s.order, c)
 	}
-	for _, g := range c.found {
-		if g.Offset == f.Offset {
-			return
-		}
+	if c.at[f.Offset] {
+		return
 	}
+	c.at[f.Offset] = true
 	f.Text = clip(f.Text, maxFoundText)
 	c.score += weight
 	if f.Offset < c.first {

@@ -266,6 +266,18 @@ func TestDetectRelevance(t *testing.T) {
 	}
 }
 
+// TestDetectRelevanceOfMuchEvidence: evidence two rules find at one
+// offset (a command in a code span is read in its line and in its span)
+// counts once past the maxFound pieces kept too; it counted twice there,
+// so that twelve `npm i lodash` outweighed twelve npm i axios.
+func TestDetectRelevanceOfMuchEvidence(t *testing.T) {
+	prompt := strings.Repeat("Run npm i axios\n", 12) + strings.Repeat("Run `npm i lodash`\n", 12)
+	got := NewIndex(testLibs).Detect(prompt)
+	if len(got) != 2 || got[0].Name != "axios" || got[0].Relevance != 1 || got[1].Relevance != 1 {
+		t.Errorf("got %+v; want axios and lodash at 1, axios first", got)
+	}
+}
+
 func TestNewIndexFirstClaimWins(t *testing.T) {
 	x := NewIndex([]Library{
 		{ID: "/acme/query", Names: []string{"Acme Query", "react-query"}},
