@@ -63,8 +63,10 @@ const (
 	// counted: a page that includes a generated file of megabytes is not
 	// documentation. What a directive adds beyond the file's bytes (the
 	// indentation put before each of its lines, lines a slice repeats)
-	// counts too, and each file read at least readCost, so that includes
-	// of empty files are bounded as well.
+	// counts too, and each file read, and each directive left as written,
+	// at least readCost, so that includes of empty files, and directives
+	// that read nothing (a file of thousands of missing includes, itself
+	// included again and again), are bounded as well.
 	maxBytes = 16 << 20
 	readCost = 512
 )
@@ -271,8 +273,11 @@ type state struct {
 	partials map[string]string
 }
 
-// drop records a directive left as written.
+// drop records a directive left as written, charging readCost for it:
+// the work of looking its file up and the Dropped it adds, which no file's
+// bytes pay for.
 func (e *expander) drop(directive, target, reason string) {
+	e.charge(readCost)
 	e.dropped = append(e.dropped, Dropped{Line: e.line, Directive: directive, Target: target, Reason: reason})
 }
 

@@ -399,6 +399,21 @@ func overlappingDirectives(n int) string {
 	return strings.Repeat("{{#include {!a}}", n) + "!}\n"
 }
 
+// TestBoundsOfWhatIsLeft checks that directives that read nothing count
+// against the budget: a file of 4,000 includes of a missing file, itself
+// included 100 times by a 900-byte page, left 400,000 directives as written,
+// each looked up, and 1,000 such lines took 34 s and 2 GB.
+func TestBoundsOfWhatIsLeft(t *testing.T) {
+	fsys := fstest.MapFS{"a.md": {Data: []byte(strings.Repeat("{!m!}", 4000))}}
+	r := Expand("page.md", []byte(strings.Repeat("{!a.md!}\n", 100)), fsys)
+	if limit := maxBytes/readCost + 4000 + 100; len(r.Dropped) > limit {
+		t.Errorf("%d directives left as written, want at most %d", len(r.Dropped), limit)
+	}
+	if got := r.Dropped[len(r.Dropped)-1].Reason; got != errTooMuch.Error() {
+		t.Errorf("the last left as written for %q, want %q", got, errTooMuch)
+	}
+}
+
 // readCounter is a repository that counts the bytes its files are read.
 type readCounter struct {
 	fstest.MapFS
