@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -569,6 +570,34 @@ func TestManifestFilesStayInside(t *testing.T) {
 		probs := VerifyVersion(dir)
 		if len(probs) != 1 || probs[0].Path != "link" || !errors.Is(probs[0].Err, ErrCorrupt) || !strings.Contains(probs[0].Err.Error(), "not a regular file") {
 			t.Errorf("VerifyVersion with a link to %s: %v, want link reported as not a regular file", target, probs)
+		}
+	}
+}
+
+// TestPublishSyncsNewParents publishes the first version of a library, so
+// that its org and project directories are created: each must be synced
+// into its parent before Publish returns, or a crash after the catalog
+// lists the version (catalog.json's own sync covers only out) can lose
+// the directories and the version with them.
+func TestPublishSyncsNewParents(t *testing.T) {
+	out := t.TempDir()
+	release, err := Lock(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer release()
+	var synced []string
+	defer func(f func(string) error) { syncDir = f }(syncDir)
+	syncDir = func(dir string) error {
+		synced = append(synced, filepath.Clean(dir))
+		return syncDirectory(dir)
+	}
+	if err := Publish(context.Background(), out, testVersion("/acme/lib", "main", "c1")); err != nil {
+		t.Fatal(err)
+	}
+	for _, dir := range []string{out, filepath.Join(out, "acme"), filepath.Join(out, "acme", "lib")} {
+		if !slices.Contains(synced, filepath.Clean(dir)) {
+			t.Errorf("%s was not synced after an entry was made in it; synced %v", dir, synced)
 		}
 	}
 }

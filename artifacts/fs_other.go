@@ -11,10 +11,10 @@ import (
 // rename is os.Rename.
 func rename(from, to string) error { return os.Rename(from, to) }
 
-// syncDir fsyncs the directory dir, so that the renames and creations in
-// it survive a crash. File systems that cannot sync a directory (EINVAL)
-// are let be.
-func syncDir(dir string) error {
+// syncDirectory fsyncs the directory dir, so that the renames and
+// creations in it survive a crash. File systems that cannot sync a
+// directory (EINVAL) are let be.
+func syncDirectory(dir string) error {
 	f, err := os.Open(dir)
 	if err != nil {
 		return err

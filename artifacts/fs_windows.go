@@ -50,7 +50,7 @@ func inUse(err error) bool {
 		errors.Is(err, windows.ERROR_LOCK_VIOLATION)
 }
 
-// syncDir does nothing: Windows cannot flush a directory opened for
+// syncDirectory does nothing: Windows cannot flush a directory opened for
 // reading (FlushFileBuffers fails with ERROR_ACCESS_DENIED), and NTFS
 // journals its metadata, renames included.
-func syncDir(dir string) error { return nil }
+func syncDirectory(dir string) error { return nil }

@@ -182,7 +182,7 @@ func install(stage, out, libraryID, version string) error {
 		return err
 	}
 	final := Dir(out, libraryID, version)
-	if err := os.MkdirAll(filepath.Dir(final), 0o755); err != nil {
+	if err := makeParents(final); err != nil {
 		return err
 	}
 	if err := swap(stage, final); err != nil {
@@ -191,6 +191,31 @@ func install(stage, out, libraryID, version string) error {
 	os.RemoveAll(stage) // after a swap it holds the previous version
 	return syncDir(filepath.Dir(final))
 }
+
+// makeParents creates the org and project directories that the version
+// directory final goes in, each synced into its parent when it is new: the swap syncs only the project directory, so a crash could
+// otherwise lose a new library's directories, and with them a version
+// that catalog.json (synced when written) already lists.
+func makeParents(final string) error {
+	project := filepath.Dir(final)
+	org := filepath.Dir(project)
+	for _, d := range []string{org, project} {
+		if _, err := os.Lstat(d); err == nil {
+			continue
+		}
+		if err := os.Mkdir(d, 0o755); err != nil && !errors.Is(err, fs.ErrExist) {
+			return err
+		}
+		if err := syncDir(filepath.Dir(d)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// syncDir is syncDirectory; tests replace it to see which directories
+// are synced.
+var syncDir = syncDirectory
 
 // Remove takes the version directory rel (org/project/version, as a
 // catalog's Path says) out of out: it is moved into the staging area in
