@@ -25,3 +25,13 @@ func syncDirectory(dir string) error {
 	}
 	return nil
 }
+
+// syncFile fsyncs the file p, opened for reading (which suffices here).
+func syncFile(p string) error {
+	f, err := os.Open(p)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

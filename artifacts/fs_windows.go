@@ -54,3 +54,16 @@ func inUse(err error) bool {
 // reading (FlushFileBuffers fails with ERROR_ACCESS_DENIED), and NTFS
 // journals its metadata, renames included.
 func syncDirectory(dir string) error { return nil }
+
+// syncFile flushes the file p to disk. It opens p for writing, without
+// truncating it: FlushFileBuffers fails with ERROR_ACCESS_DENIED on a
+// handle without write access, such as os.Open's, which made every
+// publish fail. p is writable: publishModes made it 0o644.
+func syncFile(p string) error {
+	f, err := os.OpenFile(p, os.O_WRONLY, 0)
+	if err != nil {
+		return err
+	}
+	defer f.Close()
+	return f.Sync()
+}

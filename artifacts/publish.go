@@ -402,12 +402,7 @@ func syncTree(dir string) error {
 			dirs = append(dirs, p)
 			return nil
 		}
-		f, err := os.Open(p)
-		if err != nil {
-			return err
-		}
-		defer f.Close()
-		return f.Sync()
+		return syncFile(p)
 	})
 	if err != nil {
 		return err
