@@ -357,10 +357,23 @@ func Redact(repoURL string) string {
 var userinfoRE = regexp.MustCompile(`://[^/@\s]+@`)
 
 // cleanErr strips user info from URLs that go-git may echo in its errors.
+// The result still wraps err, so that errors.Is and errors.As find its
+// cause (a network error, transport.ErrAuthenticationRequired...): print
+// the result, not what it wraps.
 func cleanErr(err error) error {
 	msg := err.Error()
 	if clean := userinfoRE.ReplaceAllString(msg, "://"); clean != msg {
-		return errors.New(clean)
+		return &redactedError{msg: clean, err: err}
 	}
 	return err
 }
+
+// redactedError is err with msg, its message without user info, as its
+// message.
+type redactedError struct {
+	msg string
+	err error
+}
+
+func (e *redactedError) Error() string { return e.msg }
+func (e *redactedError) Unwrap() error { return e.err }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io/fs"
+	"net"
 	"os"
 	"path/filepath"
 	"strings"
@@ -202,5 +203,29 @@ func TestIsURL(t *testing.T) {
 		if got := IsURL(in); got != want {
 			t.Errorf("IsURL(%q) = %v, want %v", in, got, want)
 		}
+	}
+}
+
+// TestListRefsCredentialsKeepCause lists a URL whose user info go-git
+// echoes in its error: the message must lose the secret but not the
+// cause, which callers find with errors.As (here, the refused connection).
+func TestListRefsCredentialsKeepCause(t *testing.T) {
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close() // nothing listens there now: the connection is refused
+	f := &Fetcher{Policy: Policy{Transports: []string{TransportHTTP}}}
+	_, err = f.ListRefs(context.Background(), "http://user:s3cret@"+addr+"/x.git", nil)
+	if err == nil {
+		t.Fatal("ListRefs of a closed port succeeded")
+	}
+	if strings.Contains(err.Error(), "s3cret") {
+		t.Errorf("the error repeats the password: %v", err)
+	}
+	var netErr *net.OpError
+	if !errors.As(err, &netErr) {
+		t.Errorf("got %v, want an error wrapping the *net.OpError that refused the connection", err)
 	}
 }
