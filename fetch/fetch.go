@@ -15,7 +15,8 @@
 // Limits (files over a size cap are hashed as they stream by and dropped,
 // the bytes and objects kept and the tree entries walked are capped), and
 // the snapshot leaves out, and lists, what must not become a path:
-// symbolic links, submodules, unsafe names, directories too deep.
+// symbolic links, submodules, unsafe names, directories too deep; and Git
+// LFS pointers, which stand for content that is not in the repository.
 package fetch
 
 import (

@@ -527,3 +527,35 @@ func TestCloneHugeFilesBoundedMemory(t *testing.T) {
 		}
 	})
 }
+
+// TestSnapshotLFSPointers clones a repository whose pages are Git LFS
+// pointers, as a clone without git-lfs holds them: the pointer's text is
+// not the page, so each is left out and listed, while a page that merely
+// talks about LFS, or is too large to be a pointer, is kept.
+func TestSnapshotLFSPointers(t *testing.T) {
+	pointer := "version https://git-lfs.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 12345\n"
+	r := gittest.New(t, "main")
+	r.Write(map[string]string{
+		"docs/guide.md": pointer,
+		"docs/old.md":   "version https://hawser.github.com/spec/v1\noid sha256:4d7a214614ab2935c943f9e0ff69d22eadbb8f32b1258daaa5e2ca24d17e2393\nsize 9\n",
+		"docs/lfs.md":   "# LFS\n\nA pointer starts with `version https://git-lfs.github.com/spec/v1`.\n",
+		"docs/long.md":  pointer + strings.Repeat("more text\n", 120),
+	})
+	r.Commit("lfs")
+	eachPath(t, Limits{}, func(t *testing.T, f *Fetcher) {
+		s, err := cloneHead(t, f, r.Dir)
+		if err != nil {
+			t.Fatal(err)
+		}
+		reasons := omittedReasons(s)
+		for _, p := range []string{"docs/guide.md", "docs/old.md"} {
+			if !strings.Contains(reasons[p], "LFS pointer") {
+				t.Errorf("%s: omitted as %q, want an LFS pointer", p, reasons[p])
+			}
+			assertAbsent(t, s, p)
+		}
+		if got, want := strings.Join(s.Files(), ","), "docs/lfs.md,docs/long.md"; got != want {
+			t.Errorf("files = %s, want %s", got, want)
+		}
+	})
+}

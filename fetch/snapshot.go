@@ -7,6 +7,7 @@ import (
 	"io"
 	"io/fs"
 	"path"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -29,9 +30,10 @@ import (
 // fetched), entries whose names are unsafe or unusable as paths ("..", a
 // slash, invalid UTF-8, control characters, over 255 bytes), a second entry
 // of a name already seen in its directory, directories deeper than
-// Limits.MaxDepth, and subtrees that cannot be read. Files larger than
-// Limits.MaxBlobBytes are listed with their size, but their content was
-// never kept: reading them fails with ErrNotFetched.
+// Limits.MaxDepth, subtrees that cannot be read, and Git LFS pointer files
+// (their content is not in the repository, and their text is not it).
+// Files larger than Limits.MaxBlobBytes are listed with their size, but
+// their content was never kept: reading them fails with ErrNotFetched.
 type Snapshot struct {
 	// Commit is the full SHA of the commit.
 	Commit string
@@ -156,6 +158,10 @@ func (s *Snapshot) index(dir *entry, prefix string, tree *object.Tree, depth int
 				omit(fmt.Sprintf("content not fetched (a change to a file larger than %d bytes, or missing from the pack)", s.limits.MaxBlobBytes))
 				continue
 			}
+			if lfsPointer(obj) {
+				omit("Git LFS pointer (its content is in LFS storage, which is not fetched)")
+				continue
+			}
 			e.size = obj.Size()
 		default:
 			omit(fmt.Sprintf("unknown entry mode %o", uint32(te.Mode)))
@@ -165,6 +171,30 @@ func (s *Snapshot) index(dir *entry, prefix string, tree *object.Tree, depth int
 	}
 	sort.Slice(dir.children, func(i, j int) bool { return dir.children[i].name < dir.children[j].name })
 	return nil
+}
+
+// maxLFSPointerBytes bounds a Git LFS pointer file (the spec's limit).
+const maxLFSPointerBytes = 1024
+
+// lfsPrefixes are the first lines a Git LFS pointer file starts with (the
+// current spec and the one before it).
+var lfsPrefixes = []string{"version https://git-lfs.github.com/spec/", "version https://hawser.github.com/spec/"}
+
+// lfsPointer reports whether obj, a blob, is a Git LFS pointer: a small
+// file that stands for content kept outside the repository (git-lfs
+// smudges it on checkout, a clone without it holds the pointer). Its text
+// ("version https://git-lfs..., oid sha256:..., size ...") is not the
+// file's content and must not be read as such.
+func lfsPointer(obj plumbing.EncodedObject) bool {
+	if obj.Size() >= maxLFSPointerBytes {
+		return false
+	}
+	data, err := contentOf(obj) // the bytes held, not a copy
+	if err != nil {
+		return false
+	}
+	return slices.ContainsFunc(lfsPrefixes, func(p string) bool { return bytes.HasPrefix(data, []byte(p)) }) &&
+		bytes.Contains(data, []byte("\noid ")) && bytes.Contains(data, []byte("\nsize "))
 }
 
 // badName says why a tree entry's name cannot be a path element of the
