@@ -304,7 +304,7 @@ func unchanged(dir string, li layerInfo) (received, bool) {
 func receive(ctx context.Context, repo *remote.Repository, li layerInfo, stage string) (received, error) {
 	rc, err := repo.Fetch(ctx, li.desc)
 	if err != nil {
-		return received{}, missingBlob(err, li.desc)
+		return received{}, missingBlob(announcedMismatch(err, li.desc), li.desc)
 	}
 	defer rc.Close()
 	if err := extractLayer(rc, li.desc, stage); err != nil {
@@ -344,10 +344,27 @@ func refusable(err error) bool {
 func fetchAll(ctx context.Context, repo *remote.Repository, desc ocispec.Descriptor) ([]byte, error) {
 	rc, err := repo.Fetch(ctx, desc)
 	if err != nil {
-		return nil, err
+		return nil, announcedMismatch(err, desc)
 	}
 	defer rc.Close()
 	return content.ReadAll(rc, desc)
+}
+
+// announcedMismatch reports as ErrDigest oras' refusal of a blob whose
+// answer announces other content than desc: a Content-Length other than
+// its size (a blob the registry holds cut short or grown), or a
+// Docker-Content-Digest other than its digest. That is the blob's content
+// not matching, as much as bytes that hash to something else are, so a
+// version layer is refused alone and not the whole pull. oras says so
+// only in its message; other errors, and nil, are returned as they are.
+func announcedMismatch(err error, desc ocispec.Descriptor) error {
+	if err == nil {
+		return nil
+	}
+	if msg := err.Error(); strings.Contains(msg, "mismatch Content-Length") || strings.Contains(msg, "digest mismatch in Docker-Content-Digest") {
+		return fmt.Errorf("%w: the registry's answer for %s (%d bytes) announces other content: %v", ErrDigest, desc.Digest, desc.Size, err)
+	}
+	return err
 }
 
 // missingBlob reports a blob the manifest lists and the registry answers
@@ -370,6 +387,9 @@ func missingBlob(err error, desc ocispec.Descriptor) error {
 // blobError names a mismatch between a blob and its descriptor as
 // ErrDigest.
 func blobError(what string, err error) error {
+	if errors.Is(err, ErrDigest) {
+		return fmt.Errorf("%s: %w", what, err)
+	}
 	if errors.Is(err, content.ErrMismatchedDigest) || errors.Is(err, content.ErrTrailingData) || errors.Is(err, io.ErrUnexpectedEOF) {
 		return fmt.Errorf("%s: %w: %v", what, ErrDigest, err)
 	}

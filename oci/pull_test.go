@@ -256,3 +256,63 @@ func TestPullKeepsWhatIsNoVersion(t *testing.T) {
 		t.Errorf("pull deleted a directory that holds no version: %v", err)
 	}
 }
+
+// TestPullBlobOfAnotherSize grows and cuts short blobs in the registry's
+// storage, which the registry then serves with a Content-Length other
+// than the manifest's size (oras refuses such an answer before its body
+// is read). A version layer is refused alone with ErrDigest naming its
+// digest, the rest installed and the previous copy kept, as for a layer
+// whose bytes hash to something else; catalog.json fails the pull with
+// ErrDigest naming it. Before, either failed the whole pull with no
+// sentinel: one layer of the wrong size stopped every version, and a
+// mirror, for good.
+func TestPullBlobOfAnotherSize(t *testing.T) {
+	for _, c := range []struct {
+		name string
+		edit func([]byte) []byte
+	}{
+		{"longer", func(b []byte) []byte { return append(b, 0, 0, 0) }},
+		{"shorter", func(b []byte) []byte { return b[:len(b)-3] }},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			reg, s, ref, dst := published(t)
+			s.change("gamma")
+			res := push(t, s.out, ref, Options{})
+			if len(res.Pushed) != 1 {
+				t.Fatalf("pushed %v, want gamma alone", res.Pushed)
+			}
+			layer := res.Pushed[0]
+			blob := reg.BlobPath(layer.Digest)
+			sound := readFile(t, blob)
+			if err := os.WriteFile(blob, c.edit(slices.Clone(sound)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			got, err := Pull(context.Background(), ref, dst, PullOptions{})
+			if err != nil {
+				t.Fatalf("pull: %v (one layer of the wrong size must not stop the rest)", err)
+			}
+			if len(got.Refused) != 1 || got.Refused[0].Library != "/acme/gamma" || !errors.Is(got.Refused[0].Err, ErrDigest) || !strings.Contains(got.Refused[0].Err.Error(), layer.Digest) {
+				t.Fatalf("refused %v; want /acme/gamma refused with ErrDigest naming %s", got.Refused, layer.Digest)
+			}
+			verified(t, dst)
+			if err := os.WriteFile(blob, sound, 0o644); err != nil {
+				t.Fatal(err)
+			}
+
+			_, man := tagManifest(t, ref)
+			catBlob := reg.BlobPath(man.Layers[0].Digest.String())
+			catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
+			if err := os.WriteFile(catBlob, c.edit(readFile(t, catBlob)), 0o644); err != nil {
+				t.Fatal(err)
+			}
+			_, err = Pull(context.Background(), ref, dst, PullOptions{})
+			if !errors.Is(err, ErrDigest) || !strings.Contains(err.Error(), artifacts.CatalogFile) {
+				t.Errorf("pull of a catalog of the wrong size: %v, want ErrDigest naming %s", err, artifacts.CatalogFile)
+			}
+			if !bytes.Equal(readFile(t, filepath.Join(dst, artifacts.CatalogFile)), catBefore) {
+				t.Error("the failed pull changed catalog.json")
+			}
+			verified(t, dst)
+		})
+	}
+}
