@@ -105,6 +105,10 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 	if err != nil {
 		return nil, classify(ref, "pull", err)
 	}
+	if err := checkManifestSize(manDesc); err != nil {
+		rc.Close()
+		return nil, fmt.Errorf("pull %s: %w", ref, err)
+	}
 	manData, err := content.ReadAll(rc, manDesc)
 	rc.Close()
 	if err != nil {
@@ -218,6 +222,18 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 	sortVersions(res.Unchanged)
 	sort.Slice(res.Refused, func(i, j int) bool { return res.Refused[i].String() < res.Refused[j].String() })
 	return res, nil
+}
+
+// checkManifestSize refuses a manifest larger than maxManifestBytes
+// before it is read (ErrInvalid). oras bounds a manifest by
+// MaxMetadataBytes only when it must hash it itself: one whose answer
+// gives its Content-Length and Docker-Content-Digest is read whole,
+// however large, and a hostile or broken registry could exhaust memory.
+func checkManifestSize(desc ocispec.Descriptor) error {
+	if desc.Size > maxManifestBytes {
+		return fmt.Errorf("%w: the manifest is %d bytes, at most %d", ErrInvalid, desc.Size, maxManifestBytes)
+	}
+	return nil
 }
 
 // matchCatalog checks that the catalog lists exactly the versions the

@@ -5,14 +5,17 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"log/slog"
 	"net"
 	"net/http"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"oras.land/oras-go/v2"
 	"oras.land/oras-go/v2/content"
@@ -314,5 +317,49 @@ func TestPullBlobOfAnotherSize(t *testing.T) {
 			}
 			verified(t, dst)
 		})
+	}
+}
+
+// TestManifestSizeBounded serves the tag's manifest padded past
+// maxManifestBytes, with its Content-Length and a Docker-Content-Digest
+// that match, which oras reads whole, however large, without the bound
+// it applies when it hashes a manifest itself. The pull refuses it with
+// ErrInvalid before reading it, leaving the dist as it was, and a push
+// takes nothing from it; before, both read it all.
+func TestManifestSizeBounded(t *testing.T) {
+	reg, _, ref, dst := published(t)
+	_, man := tagManifest(t, ref)
+	data, err := json.Marshal(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	big := append(data, bytes.Repeat([]byte(" "), maxManifestBytes)...)
+	f := newFaultyRegistry(t, reg)
+	f.set(func(w http.ResponseWriter, r *http.Request) bool {
+		if r.Method != http.MethodGet || !strings.HasSuffix(r.URL.Path, "/manifests/"+ref.Tag()) {
+			return false
+		}
+		w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+		w.Header().Set("Docker-Content-Digest", digest.FromBytes(big).String())
+		w.Header().Set("Content-Length", strconv.Itoa(len(big)))
+		w.Write(big)
+		return true
+	})
+	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
+	_, err = Pull(context.Background(), f.ref(t, ref.Tag()), dst, PullOptions{})
+	if !errors.Is(err, ErrInvalid) || !strings.Contains(err.Error(), strconv.Itoa(len(big))) {
+		t.Errorf("pull of a %d-byte manifest: %v, want ErrInvalid naming its size", len(big), err)
+	}
+	if !bytes.Equal(readFile(t, filepath.Join(dst, artifacts.CatalogFile)), catBefore) {
+		t.Error("the refused pull changed catalog.json")
+	}
+	verified(t, dst)
+
+	repo, err := Options{}.repository(f.ref(t, ref.Tag()))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if known := previousLayers(context.Background(), repo, f.ref(t, ref.Tag()), slog.New(slog.DiscardHandler)); len(known) > 0 {
+		t.Errorf("push took %d layers from a %d-byte manifest, want none", len(known), len(big))
 	}
 }

@@ -261,6 +261,10 @@ func previousLayers(ctx context.Context, repo *remote.Repository, ref Reference,
 		log.Debug("no previous manifest at the tag", "ref", ref.String(), "err", err)
 		return known
 	}
+	if err := checkManifestSize(desc); err != nil {
+		rc.Close()
+		return known
+	}
 	data, err := content.ReadAll(rc, desc)
 	rc.Close()
 	if err != nil {
