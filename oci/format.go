@@ -65,6 +65,16 @@ type layerInfo struct {
 	manifest string // sha256 of the version's manifest.json
 }
 
+// place returns the library id and version whose directory
+// (artifacts.Dir) is li.path, where the catalog lists the version. The
+// annotations may spell them in another case (checkVersionPath compares
+// them folded, as library ids are): installed at their spelling on a
+// case-sensitive file system, the version would miss the catalog's path,
+// which would list a directory left as it was or absent.
+func (li layerInfo) place() (library, version string) {
+	return "/" + path.Dir(li.path), path.Base(li.path)
+}
+
 // versionAnnotations annotates the layer of version v of lib, whose
 // manifest.json is of commit and has checksum sum (both as the manifest
 // packed in the layer says, which a pull checks them against).

@@ -166,7 +166,8 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 			continue
 		}
 		g.Go(func() error {
-			stage, err := artifacts.Stage(dir, li.library, li.version)
+			lib, version := li.place()
+			stage, err := artifacts.Stage(dir, lib, version)
 			if err != nil {
 				return err
 			}
@@ -203,7 +204,8 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 	}
 	sort.Slice(ready, func(i, j int) bool { return ready[i].li.path < ready[j].li.path })
 	for _, s := range ready {
-		if err := artifacts.Install(s.stage, dir, s.li.library, s.li.version); err != nil {
+		lib, version := s.li.place()
+		if err := artifacts.Install(s.stage, dir, lib, version); err != nil {
 			return nil, fmt.Errorf("pull into %s: %w", dir, err)
 		}
 	}

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"log/slog"
+	"maps"
 	"net"
 	"net/http"
 	"os"
@@ -361,5 +362,42 @@ func TestManifestSizeBounded(t *testing.T) {
 	}
 	if known := previousLayers(context.Background(), repo, f.ref(t, ref.Tag()), slog.New(slog.DiscardHandler)); len(known) > 0 {
 		t.Errorf("push took %d layers from a %d-byte manifest, want none", len(known), len(big))
+	}
+}
+
+// TestPullInstallsAtTheCatalogPath pulls a manifest whose layer names its
+// library in other case than its path and the catalog (/ACME/alpha at
+// acme/alpha/main), which the checks allow, as library ids compare
+// folded. The version goes where the catalog lists it, both into an empty
+// directory and over an older copy; before, it went to ACME/alpha/main,
+// which prune then removed as unlisted, leaving the catalog to list a
+// directory absent, or the older copy as out of date.
+func TestPullInstallsAtTheCatalogPath(t *testing.T) {
+	_, s, ref, dst := published(t)
+	s.change("alpha")
+	push(t, s.out, ref, Options{})
+	repo, good := tagManifest(t, ref)
+	layers := slices.Clone(good.Layers)
+	i := slices.IndexFunc(layers, func(d ocispec.Descriptor) bool { return d.Annotations[AnnotationLibrary] == "/acme/alpha" })
+	d := layers[i]
+	d.Annotations = maps.Clone(d.Annotations)
+	d.Annotations[AnnotationLibrary] = "/ACME/alpha"
+	layers[i] = d
+	ctx := context.Background()
+	man, err := oras.PackManifest(ctx, repo, oras.PackManifestVersion1_1, ArtifactType, oras.PackManifestOptions{Layers: layers, ManifestAnnotations: good.Annotations})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, into := range map[string]string{"empty": t.TempDir(), "pulled before": dst} {
+		t.Run(name, func(t *testing.T) {
+			res, err := Pull(ctx, ref.WithDigest(man.Digest.String()), into, PullOptions{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			if len(res.Removed) > 0 || len(res.Refused) > 0 {
+				t.Errorf("removed %v, refused %v; want neither", res.Removed, res.Refused)
+			}
+			verified(t, into)
+		})
 	}
 }
