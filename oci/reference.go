@@ -36,6 +36,9 @@ func ParseReference(s string) (Reference, error) {
 		return Reference{}, fmt.Errorf("%w %q: it must start with %s (e.g. oci://ghcr.io/acme/docs:latest)", ErrReference, s, Scheme)
 	}
 	raw := strings.TrimPrefix(s, Scheme)
+	if err := credentialsIn(raw); err != nil {
+		return Reference{}, err
+	}
 	if !strings.Contains(raw, "/") {
 		return Reference{}, fmt.Errorf("%w %q: give a host and a repository, e.g. oci://ghcr.io/acme/docs:latest", ErrReference, s)
 	}
@@ -50,6 +53,22 @@ func ParseReference(s string) (Reference, error) {
 		ref.Reference = DefaultTag
 	}
 	return Reference{ref: ref}, nil
+}
+
+// credentialsIn refuses raw, a reference without its scheme, when its
+// host is preceded by user information (user:password@host, token@host),
+// as in URLs that carry credentials. The error names the reference with
+// that part left out: it goes to terminals and logs, which must never
+// show a password.
+func credentialsIn(raw string) error {
+	host, _, _ := strings.Cut(raw, "/")
+	i := strings.LastIndex(host, "@")
+	if i < 0 || (registry.Reference{Registry: host[i+1:]}).ValidateRegistry() != nil {
+		return nil // no host after an '@': not user information
+	}
+	without := raw[i+1:] // host is a prefix of raw
+	return fmt.Errorf("%w %q: credentials do not go in the reference (it shows in logs): give %s%s, and set %s and %s or log in with 'docker login %s'",
+		ErrReference, Scheme+"…@"+without, Scheme, without, EnvUsername, EnvPassword, host[i+1:])
 }
 
 // What the parts of a reference may be, as the OCI distribution spec has

@@ -272,3 +272,36 @@ func TestCheckTag(t *testing.T) {
 		}
 	}
 }
+
+// TestParseReferenceHidesCredentials: a reference with credentials
+// before its host, as URLs carry them, is refused saying where they go
+// instead, and the error, which goes to terminals and logs, names the
+// reference without them. Before, it was refused as a bad host, quoting
+// the password twice. A digest after a host without a repository is
+// no user information, and is still refused as that.
+func TestParseReferenceHidesCredentials(t *testing.T) {
+	for _, in := range []string{
+		"oci://user:s3cr3t@ghcr.io/acme/docs:v1",
+		"oci://s3cr3t@localhost:5000/acme/docs",
+		"oci://user:s3cr3t@ghcr.io",
+		"oci://user:s3@cr3t@ghcr.io/acme/docs",
+	} {
+		t.Run(in, func(t *testing.T) {
+			_, err := ParseReference(in)
+			if !errors.Is(err, ErrReference) {
+				t.Fatalf("ParseReference: %v, want ErrReference", err)
+			}
+			if strings.Contains(err.Error(), "s3") {
+				t.Errorf("ParseReference: %q shows the credentials", err)
+			}
+			for _, want := range []string{"credentials do not go in the reference", EnvPassword, "docker login"} {
+				if !strings.Contains(err.Error(), want) {
+					t.Errorf("ParseReference: %q, want it to say %q", err, want)
+				}
+			}
+		})
+	}
+	if _, err := ParseReference("oci://ghcr.io@sha256:" + strings.Repeat("a", 64)); err == nil || !strings.Contains(err.Error(), "give a host and a repository") {
+		t.Errorf("ParseReference of a digest without a repository: %v, want it to ask for a repository", err)
+	}
+}
