@@ -13,6 +13,7 @@ import (
 	"strings"
 	"sync"
 
+	"github.com/opencontainers/go-digest"
 	ocispec "github.com/opencontainers/image-spec/specs-go/v1"
 	"golang.org/x/sync/errgroup"
 	"oras.land/oras-go/v2/content"
@@ -103,6 +104,10 @@ func pullFrom(ctx context.Context, repo *remote.Repository, ref Reference, dir s
 	res := &PullResult{}
 	manDesc, rc, err := repo.FetchReference(ctx, ref.ref.Reference)
 	if err != nil {
+		// Other bytes than the digest pinned, which oras refuses.
+		if merr := announcedMismatch(err, ocispec.Descriptor{Digest: digest.Digest(ref.ref.Reference)}); ref.IsDigest() && merr != err {
+			err = fmt.Errorf("manifest: %w", merr)
+		}
 		return nil, classify(ref, "pull", err)
 	}
 	if err := checkManifestSize(manDesc); err != nil {
@@ -371,7 +376,8 @@ func fetchAll(ctx context.Context, repo *remote.Repository, desc ocispec.Descrip
 // announcedMismatch reports as ErrDigest oras' refusal of a blob whose
 // answer announces other content than desc: a Content-Length other than
 // its size (a blob the registry holds cut short or grown), or a
-// Docker-Content-Digest other than its digest. That is the blob's content
+// Docker-Content-Digest other than its digest (for a manifest pinned by
+// digest, also bytes that hash to another). That is the blob's content
 // not matching, as much as bytes that hash to something else are, so a
 // version layer is refused alone and not the whole pull. oras says so
 // only in its message; other errors, and nil, are returned as they are.
@@ -380,7 +386,7 @@ func announcedMismatch(err error, desc ocispec.Descriptor) error {
 		return nil
 	}
 	if msg := err.Error(); strings.Contains(msg, "mismatch Content-Length") || strings.Contains(msg, "digest mismatch in Docker-Content-Digest") {
-		return fmt.Errorf("%w: the registry's answer for %s (%d bytes) announces other content: %v", ErrDigest, desc.Digest, desc.Size, err)
+		return fmt.Errorf("%w: the registry's answer for %s announces other content: %v", ErrDigest, desc.Digest, err)
 	}
 	return err
 }

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"log/slog"
 	"maps"
 	"net"
@@ -398,6 +399,53 @@ func TestPullInstallsAtTheCatalogPath(t *testing.T) {
 				t.Errorf("removed %v, refused %v; want neither", res.Removed, res.Refused)
 			}
 			verified(t, into)
+		})
+	}
+}
+
+// TestPullManifestOfAnotherDigest serves other bytes than the manifest
+// a pull pins by digest (a registry, or a proxy or cache before it, that
+// answers with another manifest), with and without a Docker-Content-Digest
+// saying so: the pull fails with ErrDigest, the dist left as it was.
+// Before, oras' refusal reached the caller wrapping none of the
+// package's sentinels.
+func TestPullManifestOfAnotherDigest(t *testing.T) {
+	reg, _, ref, dst := published(t)
+	_, man := tagManifest(t, ref)
+	man.Annotations = maps.Clone(man.Annotations)
+	man.Annotations["other"] = "manifest"
+	other, err := json.Marshal(man)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pinned, err := Resolve(context.Background(), ref, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	catBefore := readFile(t, filepath.Join(dst, artifacts.CatalogFile))
+	for _, header := range []bool{true, false} {
+		t.Run(fmt.Sprintf("digest header %v", header), func(t *testing.T) {
+			f := newFaultyRegistry(t, reg)
+			f.set(func(w http.ResponseWriter, r *http.Request) bool {
+				if !strings.HasSuffix(r.URL.Path, "/manifests/"+pinned) {
+					return false
+				}
+				w.Header().Set("Content-Type", ocispec.MediaTypeImageManifest)
+				if header {
+					w.Header().Set("Docker-Content-Digest", digest.FromBytes(other).String())
+				}
+				w.Header().Set("Content-Length", strconv.Itoa(len(other)))
+				w.Write(other)
+				return true
+			})
+			_, err := Pull(context.Background(), f.ref(t, "v1").WithDigest(pinned), dst, PullOptions{})
+			if !errors.Is(err, ErrDigest) || !strings.Contains(err.Error(), "manifest") {
+				t.Errorf("pull of %s answered with another manifest: %v, want ErrDigest naming the manifest", pinned, err)
+			}
+			if !bytes.Equal(readFile(t, filepath.Join(dst, artifacts.CatalogFile)), catBefore) {
+				t.Error("the refused pull changed catalog.json")
+			}
+			verified(t, dst)
 		})
 	}
 }
