@@ -7,6 +7,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
@@ -621,5 +622,34 @@ func TestSyncTreeOfStagedFiles(t *testing.T) {
 	}
 	if err := syncTree(dir); err != nil {
 		t.Errorf("syncTree: %v", err)
+	}
+}
+
+// TestExchangeByRenames swaps a staged directory into a version's place
+// with the three renames used where renameat2 cannot exchange: the version
+// holds the staged files, the stage the previous ones, and nothing is left
+// beside them.
+func TestExchangeByRenames(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "stage"), filepath.Join(dir, "final")
+	for d, body := range map[string]string{a: "new", b: "old"} {
+		if err := os.Mkdir(d, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(d, ManifestFile), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := exchangeByRenames(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for d, want := range map[string]string{a: "old", b: "new"} {
+		got, err := os.ReadFile(filepath.Join(d, ManifestFile))
+		if err != nil || string(got) != want {
+			t.Errorf("%s holds %q (%v), want %q", d, got, err, want)
+		}
+	}
+	if _, err := os.Lstat(a + ".old"); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("%s.old left behind: %v", a, err)
 	}
 }
