@@ -107,10 +107,7 @@ func (o Options) repository(ref Reference) (*remote.Repository, error) {
 // whether the server speaks TLS is probed here; its certificate is
 // verified by the real connection.
 func speaksTLS(host string) bool {
-	if _, _, err := net.SplitHostPort(host); err != nil {
-		host = net.JoinHostPort(host, "443")
-	}
-	conn, err := net.DialTimeout("tcp", host, 2*time.Second)
+	conn, err := net.DialTimeout("tcp", tlsProbeAddr(host), 2*time.Second)
 	if err != nil {
 		return false // down: the real request reports it
 	}
@@ -122,6 +119,16 @@ func speaksTLS(host string) bool {
 	err = tc.Handshake()
 	var rec tls.RecordHeaderError
 	return err == nil || !errors.As(err, &rec)
+}
+
+// tlsProbeAddr is the address speaksTLS dials for host, a reference's
+// registry: host as it is when it names a port, else its port 443
+// ("[::1]" is dialled at [::1]:443, not the malformed [[::1]]:443).
+func tlsProbeAddr(host string) string {
+	if _, _, err := net.SplitHostPort(host); err == nil {
+		return host
+	}
+	return net.JoinHostPort(strings.TrimSuffix(strings.TrimPrefix(host, "["), "]"), "443")
 }
 
 // authClient makes the HTTP client: retries of timeouts, 429 and 5xx

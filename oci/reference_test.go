@@ -305,3 +305,22 @@ func TestParseReferenceHidesCredentials(t *testing.T) {
 		t.Errorf("ParseReference of a digest without a repository: %v, want it to ask for a repository", err)
 	}
 }
+
+// TestTLSProbeAddr checks the address the TLS probe of a loopback registry
+// dials: the reference's port when it names one, else 443, an IPv6
+// literal bracketed once.
+func TestTLSProbeAddr(t *testing.T) {
+	for host, want := range map[string]string{
+		"localhost":      "localhost:443",
+		"localhost:5000": "localhost:5000",
+		"127.0.0.1":      "127.0.0.1:443",
+		"127.0.0.1:5000": "127.0.0.1:5000",
+		"[::1]":          "[::1]:443",
+		"[::1]:5000":     "[::1]:5000",
+		"registry.local": "registry.local:443",
+	} {
+		if got := tlsProbeAddr(host); got != want {
+			t.Errorf("tlsProbeAddr(%q) = %q, want %q", host, got, want)
+		}
+	}
+}
