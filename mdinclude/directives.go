@@ -127,8 +127,12 @@ func (e *expander) snippet(out *writer, st *state, indent, spec string, depth in
 			e.drop("snippets", spec, errNoRegion.Error())
 			return
 		}
-	case sel.ranged:
-		lines = sliceLines(lines, sel.from, sel.to)
+	case len(sel.ranges) > 0:
+		total := len(lines)
+		if strings.HasSuffix(text, "\n") {
+			total++
+		}
+		lines = sel.take(lines, total)
 	}
 	if lines = dropMatching(lines, snippetSection); len(lines) == 0 {
 		return // snippets writes nothing for no lines, not a blank one
@@ -142,30 +146,73 @@ func (e *expander) snippet(out *writer, st *state, indent, spec string, depth in
 	out.piece(piece{text: indentLines(t.text, indent, true), from: t.from}, st.file)
 }
 
-// selection is the part of a file a directive takes: lines from..to
-// (1-based, inclusive, 0 for open ends) when ranged, or a named section.
+// selection is the part of a file a directive takes: its lines in ranges,
+// taken one after the other, or a named section.
 type selection struct {
-	ranged   bool
-	from, to int
-	section  string
+	ranges  []lineRange
+	section string
+}
+
+// lineRange is lines from..to of a file, 1-based and inclusive: 0 leaves
+// an end open, and a negative number counts from the end (-1 the last
+// line), as pymdown-extensions' snippets read them since 10.13.
+type lineRange struct{ from, to int }
+
+// take returns the lines the selection's ranges name, in their order.
+// total is the file's line count as negative numbers count it: snippets
+// counts the empty line after a final newline, which lines, the file's
+// lines, leaves out.
+func (sel selection) take(lines []string, total int) []string {
+	var out []string
+	for _, r := range sel.ranges {
+		from, to := r.from, r.to
+		if from < 0 {
+			from = max(total+from+1, 1)
+		}
+		if to < 0 {
+			if to = total + to + 1; to < 1 {
+				continue // before the first line: nothing
+			}
+		}
+		out = append(out, sliceLines(lines, from, to)...)
+	}
+	return out
 }
 
 var (
-	snippetRange = regexp.MustCompile(`^(.*?)(?::(\d*))(?::(\d*))?$`)
+	// snippetLines is a path and its line selections: ":from:to" and,
+	// after commas, more "from:to" (each part may be empty or negative).
+	snippetLines = regexp.MustCompile(`^(.*?)((?::-?\d*){1,2}(?:,(?:-?\d+(?::-?\d*)?|:-?\d*))*)$`)
 	snippetNamed = regexp.MustCompile(`(?i)^(.+?):([a-z][-_0-9a-z]*)$`)
 )
 
 // snippetSpec splits a snippets path into the file and its selection
 // ("a.md:3:8" lines 3 to 8, "a.md:3" from line 3, "a.md::8" up to line 8,
+// "a.md:1:3,5:6" lines 1 to 3 then 5 to 6, "a.md:-2" the last two lines,
 // "a.md:name" a section).
 func snippetSpec(spec string) (string, selection) {
-	if m := snippetRange.FindStringSubmatch(spec); m != nil && m[1] != "" {
-		return strings.TrimSpace(m[1]), selection{ranged: true, from: atoi(m[2]), to: atoi(m[3])}
+	if m := snippetLines.FindStringSubmatch(spec); m != nil && m[1] != "" {
+		var sel selection
+		for _, part := range strings.Split(m[2][1:], ",") {
+			from, to, _ := strings.Cut(part, ":")
+			sel.ranges = append(sel.ranges, lineRange{lineNumber(from), lineNumber(to)})
+		}
+		return strings.TrimSpace(m[1]), sel
 	}
 	if m := snippetNamed.FindStringSubmatch(spec); m != nil {
 		return strings.TrimSpace(m[1]), selection{section: m[2]}
 	}
 	return spec, selection{}
+}
+
+// lineNumber reads a snippets line number, negative from the end; 0 for
+// none.
+func lineNumber(s string) int {
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		return 0
+	}
+	return n
 }
 
 // atoi reads a line number, 0 for none.

@@ -16,6 +16,7 @@ func FuzzExpand(f *testing.F) {
 		"{!../../../docs_src/app.py!}\n",
 		"```\n{!> shared.md !}\n```\n",
 		"--8<--\nsnippets/note.md:1:2\n--8<--\n",
+		"--8<-- \"snippets/note.md:-2,1:1,:-9\"\n",
 		"  --8<-- \"snippets/sections.md:usage\"\n;--8<-- 'x'\n",
 		"<<< @/snippets/code.ts#snippet{1,2 ts} [a.ts]\n",
 		"<!--@include: ./parts/basics.md{2,}-->\n",

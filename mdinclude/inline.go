@@ -360,8 +360,8 @@ func (e *expander) mdbook(st *state, s string, m []int, depth int) piece {
 			e.drop("mdbook", args[0], errNoRegion.Error())
 			return piece{text: all}
 		}
-	case sel.ranged:
-		lines = sliceLines(lines, sel.from, sel.to)
+	case len(sel.ranges) > 0:
+		lines = sel.take(lines, len(lines))
 	}
 	lines = dropMatching(lines, mdbookAnchor)
 	e.changed = true
@@ -387,10 +387,10 @@ func mdbookSpec(spec string) (string, selection, string) {
 	}
 	if digits.MatchString(rest) {
 		n := atoi(rest)
-		return file, selection{ranged: true, from: n, to: max(n, 1)}, ""
+		return file, selection{ranges: []lineRange{{n, max(n, 1)}}}, ""
 	}
 	if a, b, ok := strings.Cut(rest, ":"); ok && (a == "" || digits.MatchString(a)) && (b == "" || digits.MatchString(b)) {
-		return file, selection{ranged: true, from: atoi(a), to: atoi(b)}, ""
+		return file, selection{ranges: []lineRange{{atoi(a), atoi(b)}}}, ""
 	}
 	if anchorName.MatchString(rest) {
 		return file, selection{}, rest

@@ -106,6 +106,21 @@ func TestExpand(t *testing.T) {
 				"--8<-- \"snippets/note.md\"\n",
 		},
 		{
+			// pymdown-extensions 10.13: ranges after commas, in their
+			// order, and numbers counted from the end, which count the
+			// empty line after the file's final newline.
+			name: "snippets: several ranges and lines from the end",
+			page: "docs/index.md",
+			src: "--8<-- \"snippets/note.md:3:3,1:1\"\n" +
+				"--8<-- \"snippets/note.md:-2\"\n" +
+				"--8<--\nsnippets/note.md::-3,:1\n--8<--\n" +
+				"--8<-- \"snippets/note.md:-9:-5,-9:-4\"\n",
+			want: "line three\nline one\n" +
+				"line three\n" +
+				"line one\nline two\nline one\n" +
+				"line one\n",
+		},
+		{
 			name: "snippets: a block of paths, a section, a commented path",
 			page: "docs/index.md",
 			src:  "--8<--\nsnippets/note.md:1:1\n\n;snippets/note.md\nsnippets/sections.md:usage\n--8<--\nafter\n",
