@@ -87,9 +87,10 @@ answered first: its answers, and what ranked above them.`, stdout, stderr,
 const questionsFormat = `The file is JSON Lines, one question a line: a JSON object with the
 library it is about, the query, and the expected sections that answer it
 (each the file's path in the repository and the heading as written), and
-optionally its kind (howto, api, concept, troubleshoot, code), e.g.
+optionally its kind (howto, api, concept, troubleshoot, code), e.g., for
+the bundled fixtures (an MDX heading keeps its {/*id*/} as written):
 
-  {"library": "/acme/cli", "query": "log in from a browser", "expected": [{"path": "docs/index.md", "heading": "Log in"}]}`
+  {"library": "/acme/cli", "query": "log in from a browser", "expected": [{"path": "fixtures/docs/acme-cli/index.mdx", "heading": "Log in {/*log-in*/}"}]}`
 
 // unsearchedShown is how many libraries unsearched names before "and N
 // more".

@@ -54,8 +54,9 @@ found bad files, eval could not ask every question, push or pull failed
 (registry unreachable, credentials refused, a version refused), or serve
 could not start serving (its --http port in use, a registry it serves from
 unreachable) or stopped on an error; 2 bad usage or config (flags, paths,
-addresses and URLs are checked before anything runs); 3 search matched
-nothing.
+addresses and URLs are checked before anything runs), or artifacts that
+cannot be read (search and eval on a missing or damaged --artifacts, search
+on a damaged version); 3 search matched nothing. context warns and exits 0.
 `
 
 func main() { os.Exit(run(os.Args[1:], os.Stdout, os.Stderr)) }

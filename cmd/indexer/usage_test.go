@@ -176,6 +176,9 @@ func TestEvalQuestions(t *testing.T) {
 	blank := write("blank.jsonl", "\n  \n")
 	unknown := write("unknown.jsonl", question("/acme/cli")+question("/acme/nope")+question("/acme/nope")+question("/acme/cli@v9"))
 	many := write("many.jsonl", question("/a/one")+question("/a/two")+question("/a/three")+question("/a/four")+question("/a/five"))
+	// The help's example question, asked of the fixtures it names.
+	example := questionsFormat[strings.LastIndex(questionsFormat, "\n  {")+3:]
+	helpExample := write("example.jsonl", example+"\n")
 	checkUsage(t, []usageCase{
 		{name: "empty file", args: []string{"eval", "--artifacts", out, "--questions", empty},
 			code: exitUsage, want: []string{empty + " holds no questions", "JSON Lines", `"expected"`}, avoid: []string{"overall"}},
@@ -187,6 +190,8 @@ func TestEvalQuestions(t *testing.T) {
 			code: exitFailed, want: []string{"5 questions could not be searched", "/a/five (1 question)", "/a/four (1 question)", "/a/one (1 question)", "and 2 more libraries"}, avoid: []string{"/a/two (", "/a/three ("}},
 		{name: "questions missing", args: []string{"eval", "--artifacts", out},
 			code: exitUsage, want: []string{"--questions FILE.jsonl is required", "JSON Lines", `"library"`}, avoid: []string{"shared/eval", "dev.jsonl"}},
+		{name: "the help's example answered first", args: []string{"eval", "--artifacts", out, "--questions", helpExample},
+			code: exitOK, want: []string{"/acme/cli                            1.000     1.000     1.000"}},
 		{name: "help", args: []string{"eval", "--help"},
 			code: exitOK, want: []string{"JSON Lines", `"query"`, `"expected"`}, avoid: []string{"shared/eval", "dev.jsonl"}},
 	})
