@@ -269,8 +269,11 @@ func (c *Client) transportError(ctx context.Context, err error) error {
 	return fmt.Errorf("%w: %s", ErrUnavailable, c.redact(err.Error()))
 }
 
-// statusError reads an error status and its body.
+// statusError reads an error status and its body. Everything it keeps of
+// what Context7 sent is redacted before it is shortened: a key cut in two
+// would no longer match, and its head would be shown.
 func (c *Client) statusError(resp *http.Response, body []byte) error {
+	text := func(s string, n int) string { return clip(c.redact(s), n) }
 	var apiErr struct {
 		Error       string `json:"error"`
 		Message     string `json:"message"`
@@ -282,20 +285,20 @@ func (c *Client) statusError(resp *http.Response, body []byte) error {
 	} else if t := strings.TrimSpace(string(body)); t != "" && len(t) <= 200 && utf8.ValidString(t) && !looksLikeHTML(t) {
 		msg = t
 	}
-	msg = c.redact(clip(msg, 300))
+	msg = text(msg, 300)
 	status := resp.StatusCode
 	if status == http.StatusTooManyRequests {
 		h := resp.Header
 		return &RateLimitError{
 			RetryAfter: retryAfter(h.Get("Retry-After"), c.now()),
-			Limit:      clip(firstNonEmpty(h.Get("RateLimit-Limit"), h.Get("X-RateLimit-Limit")), 40),
-			Remaining:  clip(firstNonEmpty(h.Get("RateLimit-Remaining"), h.Get("X-RateLimit-Remaining")), 40),
-			Reset:      clip(firstNonEmpty(h.Get("RateLimit-Reset"), h.Get("X-RateLimit-Reset")), 40),
-			Tier:       clip(h.Get("Context7-Quota-Tier"), 40),
+			Limit:      text(firstNonEmpty(h.Get("RateLimit-Limit"), h.Get("X-RateLimit-Limit")), 40),
+			Remaining:  text(firstNonEmpty(h.Get("RateLimit-Remaining"), h.Get("X-RateLimit-Remaining")), 40),
+			Reset:      text(firstNonEmpty(h.Get("RateLimit-Reset"), h.Get("X-RateLimit-Reset")), 40),
+			Tier:       text(h.Get("Context7-Quota-Tier"), 40),
 			Message:    msg,
 		}
 	}
-	e := &StatusError{Status: status, Code: clip(apiErr.Error, 60), Message: msg}
+	e := &StatusError{Status: status, Code: text(apiErr.Error, 60), Message: msg}
 	switch {
 	case status == http.StatusUnauthorized:
 		e.kind = ErrUnauthorized
@@ -308,7 +311,7 @@ func (c *Client) statusError(resp *http.Response, body []byte) error {
 		e.Hint = "Context7 has no such library or version: call resolve-library-id first to find a valid id"
 	case status == http.StatusMovedPermanently || status == http.StatusPermanentRedirect:
 		e.kind = ErrMoved
-		e.Redirect = clip(apiErr.RedirectURL, 200)
+		e.Redirect = text(apiErr.RedirectURL, 200)
 		if e.Redirect != "" {
 			e.Hint = fmt.Sprintf("the library's id is now %s: use that", e.Redirect)
 		}

@@ -411,6 +411,52 @@ func TestWrongKeyNeverShown(t *testing.T) {
 	}
 }
 
+// TestEchoedKeyNeverShownInPart checks that a key echoed where the client
+// shortens or keeps what Context7 sent (a long message cut to its first
+// 300 bytes, the error code, the new id of a 301, the quota headers of a
+// 429) is redacted whole: cut first, the key's head escaped redaction.
+func TestEchoedKeyNeverShownInPart(t *testing.T) {
+	const key = "ctx7sk-wrong-but-secret"
+	const secret = "wrong" // the key's first characters after its public "ctx7sk-"
+	for _, tc := range []struct {
+		name   string
+		status int
+		header string
+		body   func(echo string) string
+	}{
+		{"message cut inside the key", 401, "", func(echo string) string {
+			return `{"error": "invalid_api_key", "message": "` + strings.Repeat("h", 280) + " " + echo + `"}`
+		}},
+		{"error code", 403, "", func(echo string) string { return `{"error": "` + echo + `", "message": "denied"}` }},
+		{"redirectUrl", 301, "", func(echo string) string { return `{"message": "moved", "redirectUrl": "/x/y?k=` + echo + `"}` }},
+		{"quota header", 429, "Context7-Quota-Tier", func(string) string { return `{"message": "slow down"}` }},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			f := newFake(t)
+			f.setOverride(func(w http.ResponseWriter, r *http.Request) bool {
+				echo := r.Header.Get("Authorization")
+				if tc.header != "" {
+					w.Header().Set(tc.header, echo)
+				}
+				w.WriteHeader(tc.status)
+				w.Write([]byte(tc.body(echo)))
+				return true
+			})
+			_, err := f.client(Options{APIKey: key}).Search(bg, "react", "")
+			if err == nil {
+				t.Fatal("no error")
+			}
+			shown := err.Error()
+			var se *StatusError
+			if errors.As(err, &se) {
+				shown += "\n" + se.Code + "\n" + se.Redirect + "\n" + se.Message + "\n" + se.Hint
+			}
+			if strings.Contains(shown, secret) {
+				t.Errorf("part of the key is shown:\n%s", shown)
+			}
+		})
+	}
+}
 func TestMalformedAnswers(t *testing.T) {
 	for _, tc := range []struct {
 		name, ctype, body string
