@@ -335,7 +335,12 @@ func (c *Client) statusError(resp *http.Response, body []byte) error {
 	return e
 }
 
-// retryAfter reads a Retry-After header: seconds, or an HTTP date.
+// maxRetryAfter caps the wait a Retry-After may ask for, in either form:
+// a longer one is a server's mistake, not a plan.
+const maxRetryAfter = 7 * 24 * time.Hour
+
+// retryAfter reads a Retry-After header: seconds, or an HTTP date. Both
+// are capped at maxRetryAfter.
 func retryAfter(v string, now time.Time) time.Duration {
 	v = strings.TrimSpace(v)
 	if v == "" {
@@ -345,10 +350,10 @@ func retryAfter(v string, now time.Time) time.Duration {
 		if n < 0 {
 			return 0
 		}
-		return time.Duration(min(n, 7*24*3600)) * time.Second
+		return time.Duration(min(n, int(maxRetryAfter/time.Second))) * time.Second
 	}
 	if t, err := http.ParseTime(v); err == nil && t.After(now) {
-		return t.Sub(now).Round(time.Second)
+		return min(t.Sub(now), maxRetryAfter).Round(time.Second)
 	}
 	return 0
 }

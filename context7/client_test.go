@@ -389,6 +389,33 @@ func TestHTTPErrors(t *testing.T) {
 	}
 }
 
+// TestRetryAfter checks that both forms of Retry-After, seconds and an
+// HTTP date, are read within the same bounds: a negative or past wait is
+// none, and one longer than a week is a week.
+func TestRetryAfter(t *testing.T) {
+	now := time.Date(2026, 3, 1, 12, 0, 0, 0, time.UTC)
+	const week = 7 * 24 * time.Hour
+	for _, tc := range []struct {
+		header string
+		want   time.Duration
+	}{
+		{"", 0},
+		{"30", 30 * time.Second},
+		{" 30 ", 30 * time.Second},
+		{"-5", 0},
+		{"999999999", week},
+		{now.Add(2 * time.Minute).Format(http.TimeFormat), 2 * time.Minute},
+		{now.Add(-time.Minute).Format(http.TimeFormat), 0},
+		{now.Add(30 * 24 * time.Hour).Format(http.TimeFormat), week},
+		{"Fri, 31 Dec 9999 23:59:59 GMT", week},
+		{"soon", 0},
+	} {
+		if got := retryAfter(tc.header, now); got != tc.want {
+			t.Errorf("retryAfter(%q) = %v, want %v", tc.header, got, tc.want)
+		}
+	}
+}
+
 func TestWrongKeyNeverShown(t *testing.T) {
 	f := newFake(t)
 	var logs bytes.Buffer
