@@ -341,10 +341,10 @@ func TestDirCorruption(t *testing.T) {
 		}},
 		{"appended", func(t *testing.T, path string, data []byte) { write(t, path, append(data, "more"...)) }},
 		{"older format", func(t *testing.T, path string, data []byte) {
-			write(t, path, bytes.Replace(data, []byte("cache 1\n"), []byte("cache 0\n"), 1))
+			write(t, path, bytes.Replace(data, []byte("cache 2\n"), []byte("cache 0\n"), 1))
 		}},
 		{"another key's entry", func(t *testing.T, path string, data []byte) {
-			other := encodeEntry(strings.Repeat("ab", 32), time.Now(), []byte("someone else's"))
+			other := encodeEntry(strings.Repeat("ab", 32), time.Now(), time.Hour, []byte("someone else's"))
 			write(t, path, other)
 		}},
 		{"huge", func(t *testing.T, path string, data []byte) { write(t, path, make([]byte, 3000)) }},
@@ -422,3 +422,64 @@ func TestOpenDir(t *testing.T) {
 }
 
 func newLogger(w *bytes.Buffer) *slog.Logger { return slog.New(slog.NewTextHandler(w, nil)) }
+
+// TestDirTTLsShared shares one directory between a server that reuses
+// answers for a day and a prompt hook that reuses them for an hour, as
+// `indexer serve` and `indexer context` do with the default directory.
+// The hook neither serves the server's entries past its own hour nor
+// removes them, opening the directory or reading them; they go once a
+// day has passed for both.
+func TestDirTTLsShared(t *testing.T) {
+	dir := t.TempDir()
+	clk := newClock()
+	server, err := OpenDir(dir, Options{TTL: 24 * time.Hour, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustPut(t, server, "a", "1")
+	clk.Advance(2 * time.Hour)
+	hook, err := OpenDir(dir, Options{TTL: time.Hour, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	mustMiss(t, hook, "a") // stale for the hook
+	mustPut(t, hook, "b", "2")
+	mustGet(t, server, "a", "1") // kept for the server
+	clk.Advance(2 * time.Hour)
+	mustGet(t, server, "b", "2") // an hour's entry, read under a day's TTL
+	mustMiss(t, hook, "b")       // expired for the hook and its writer: removed
+	mustMiss(t, server, "b")
+	clk.Advance(21 * time.Hour) // 25 h after a was written
+	if _, err := OpenDir(dir, Options{TTL: time.Hour, Now: clk.Now}); err != nil {
+		t.Fatal(err)
+	}
+	if n := server.Len(); n != 0 {
+		t.Errorf("%d entries left a day after they were written, want 0", n)
+	}
+}
+
+// TestDirReadsFirstFormat reads an entry written in the first format,
+// which has no TTL line: it is served under the reader's TTL and expires
+// with it.
+func TestDirReadsFirstFormat(t *testing.T) {
+	dir := t.TempDir()
+	clk := newClock()
+	d, err := OpenDir(dir, Options{TTL: time.Hour, Now: clk.Now})
+	if err != nil {
+		t.Fatal(err)
+	}
+	hash, path := d.entryPath("k")
+	value := []byte("old value")
+	v2 := encodeEntry(hash, clk.Now(), 7*24*time.Hour, value)
+	lines := bytes.SplitN(bytes.TrimPrefix(v2, []byte(magic)), []byte("\n"), 6)
+	v1 := bytes.Join(append([][]byte{[]byte(magicV1[:len(magicV1)-1])}, lines[0], lines[1], lines[3], lines[4], lines[5]), []byte("\n"))
+	if err := os.WriteFile(path, v1, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	mustGet(t, d, "k", "old value")
+	clk.Advance(time.Hour)
+	mustMiss(t, d, "k")
+	if d.Len() != 0 {
+		t.Errorf("an expired entry of the first format was kept")
+	}
+}

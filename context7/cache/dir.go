@@ -22,19 +22,25 @@ const (
 	entryExt  = ".entry"
 	tmpPrefix = ".tmp-"
 	// magic starts every entry file; bump its number when the format
-	// changes, and old files are dropped as damaged.
-	magic = "codex7-context7-cache 1\n"
+	// changes, and old files are dropped as damaged. Files of magicV1,
+	// which have no TTL line, are still read.
+	magic   = "codex7-context7-cache 2\n"
+	magicV1 = "codex7-context7-cache 1\n"
 	// staleTemp is when a temporary file is taken for the leftover of a
 	// crashed writer and removed. A live writer renames its file within
 	// milliseconds.
 	staleTemp = time.Hour
-	// maxHeader bounds an entry's header: magic and four short lines.
+	// maxHeader bounds an entry's header: magic and five short lines.
 	maxHeader = 256
 )
 
 // Dir is a Cache of one file per entry in a directory. Several Dirs, in
-// one process or in several, may share the directory. It is safe for
-// concurrent use.
+// one process or in several, may share the directory, each with its own
+// TTL: an entry is served while it is younger than the reader's TTL, and
+// removed only once it is older than both the reader's TTL and the one it
+// was written under, so that a process reusing answers for an hour (a
+// prompt hook, `indexer context`) never throws out those a server keeps
+// for a day. It is safe for concurrent use.
 type Dir struct {
 	dir  string
 	opts Options
@@ -95,14 +101,16 @@ func (d *Dir) Get(key string) ([]byte, bool) {
 	if err != nil {
 		return nil, false
 	}
-	written, value, err := decodeEntry(data, hash)
+	h, value, err := decodeEntry(data, hash)
 	if err != nil {
 		d.drop(path, fi, err)
 		return nil, false
 	}
 	now := d.opts.Now()
-	if !now.Before(written.Add(d.opts.TTL)) {
-		removeSame(path, fi)
+	if !now.Before(h.written.Add(d.opts.TTL)) {
+		if d.expired(now, h) {
+			removeSame(path, fi)
+		}
 		return nil, false
 	}
 	// Recency lives in the modification time, where every process sees
@@ -117,7 +125,7 @@ func (d *Dir) Get(key string) ([]byte, bool) {
 func (d *Dir) Put(key string, value []byte) (err error) {
 	hash, path := d.entryPath(key)
 	now := d.opts.Now()
-	data := encodeEntry(hash, now, value)
+	data := encodeEntry(hash, now, d.opts.TTL, value)
 	if int64(len(data)) > d.opts.MaxBytes {
 		return ErrTooLarge
 	}
@@ -216,8 +224,10 @@ func (d *Dir) evict() {
 			}
 		case isEntryName(name):
 			// A hit only moves the time forward from when the entry was
-			// written, so an entry unused for a whole TTL has expired.
-			if !now.Before(info.ModTime().Add(d.opts.TTL)) {
+			// written, so an entry unused for a whole TTL is at least that
+			// old; its header says whether it has expired for its writer
+			// too.
+			if !now.Before(info.ModTime().Add(d.opts.TTL)) && d.expiredFile(path, now) {
 				os.Remove(path)
 				continue
 			}
@@ -245,58 +255,113 @@ func (d *Dir) evict() {
 	}
 }
 
+// expired reports whether the entry h heads has expired for every
+// process that shares the directory, as far as this one can tell: it is
+// older than this Dir's TTL and than the TTL it was written under (that
+// of an entry of the first format, 0, counts as this Dir's).
+func (d *Dir) expired(now time.Time, h header) bool {
+	return !now.Before(h.written.Add(max(d.opts.TTL, h.ttl)))
+}
+
+// expiredFile reads the header of the entry file at path and reports
+// whether it has expired (expired); a header that cannot be read counts
+// as expired, as the whole file would be dropped as damaged.
+func (d *Dir) expiredFile(path string, now time.Time) bool {
+	f, err := os.Open(path)
+	if err != nil {
+		return true
+	}
+	defer f.Close()
+	buf := make([]byte, maxHeader)
+	n, _ := io.ReadFull(f, buf)
+	h, _, err := parseHeader(buf[:n])
+	return err != nil || d.expired(now, h)
+}
+
 func isEntryName(name string) bool {
 	return len(name) == sha256.Size*2+len(entryExt) && strings.HasSuffix(name, entryExt)
 }
 
 // encodeEntry lays out an entry file: the magic line, then the key's hash,
-// the write time in Unix nanoseconds, the value's length and its SHA-256,
-// one per line, then the value.
-func encodeEntry(hash string, written time.Time, value []byte) []byte {
+// the write time in Unix nanoseconds, the TTL it is written under in
+// nanoseconds, the value's length and its SHA-256, one per line, then the
+// value.
+func encodeEntry(hash string, written time.Time, ttl time.Duration, value []byte) []byte {
 	sum := sha256.Sum256(value)
 	var b bytes.Buffer
 	b.Grow(maxHeader + len(value))
 	b.WriteString(magic)
 	b.WriteString(hash + "\n")
 	b.WriteString(strconv.FormatInt(written.UnixNano(), 10) + "\n")
+	b.WriteString(strconv.FormatInt(int64(ttl), 10) + "\n")
 	b.WriteString(strconv.Itoa(len(value)) + "\n")
 	b.WriteString(hex.EncodeToString(sum[:]) + "\n")
 	b.Write(value)
 	return b.Bytes()
 }
 
-// decodeEntry checks an entry file read for the key whose hash is
-// wantHash and returns its write time and value.
-func decodeEntry(data []byte, wantHash string) (time.Time, []byte, error) {
+// header is what an entry file says of its value.
+type header struct {
+	hash    string
+	written time.Time
+	ttl     time.Duration // 0 in an entry of the first format
+	size    int
+	sum     string
+}
+
+// parseHeader reads the header at the start of data, an entry file or its
+// first bytes, and returns it and the bytes after it.
+func parseHeader(data []byte) (header, []byte, error) {
+	n := 5 // lines after the magic
 	rest, ok := bytes.CutPrefix(data, []byte(magic))
 	if !ok {
-		return time.Time{}, nil, errors.New("not a cache entry of this version")
+		if rest, ok = bytes.CutPrefix(data, []byte(magicV1)); !ok {
+			return header{}, nil, errors.New("not a cache entry of this version")
+		}
+		n = 4 // no TTL line
 	}
-	var fields [4]string
-	for i := range fields {
+	var fields [5]string
+	for i := range n {
 		line, after, ok := bytes.Cut(rest, []byte("\n"))
 		if !ok || len(line) > 64 {
-			return time.Time{}, nil, errors.New("truncated or malformed header")
+			return header{}, nil, errors.New("truncated or malformed header")
 		}
 		fields[i], rest = string(line), after
 	}
-	if fields[0] != wantHash {
-		return time.Time{}, nil, errors.New("entry of another key")
+	if n == 4 {
+		fields[4], fields[3], fields[2] = fields[3], fields[2], "0"
 	}
 	nanos, err := strconv.ParseInt(fields[1], 10, 64)
 	if err != nil {
-		return time.Time{}, nil, errors.New("malformed write time")
+		return header{}, nil, errors.New("malformed write time")
 	}
-	n, err := strconv.Atoi(fields[2])
-	if err != nil || n < 0 {
-		return time.Time{}, nil, errors.New("malformed length")
+	ttl, err := strconv.ParseInt(fields[2], 10, 64)
+	if err != nil || ttl < 0 {
+		return header{}, nil, errors.New("malformed TTL")
 	}
-	if len(rest) != n {
-		return time.Time{}, nil, fmt.Errorf("value of %d bytes, header says %d", len(rest), n)
+	size, err := strconv.Atoi(fields[3])
+	if err != nil || size < 0 {
+		return header{}, nil, errors.New("malformed length")
+	}
+	return header{hash: fields[0], written: time.Unix(0, nanos), ttl: time.Duration(ttl), size: size, sum: fields[4]}, rest, nil
+}
+
+// decodeEntry checks an entry file read for the key whose hash is
+// wantHash and returns its header and value.
+func decodeEntry(data []byte, wantHash string) (header, []byte, error) {
+	h, rest, err := parseHeader(data)
+	if err != nil {
+		return header{}, nil, err
+	}
+	if h.hash != wantHash {
+		return header{}, nil, errors.New("entry of another key")
+	}
+	if len(rest) != h.size {
+		return header{}, nil, fmt.Errorf("value of %d bytes, header says %d", len(rest), h.size)
 	}
 	sum := sha256.Sum256(rest)
-	if hex.EncodeToString(sum[:]) != fields[3] {
-		return time.Time{}, nil, errors.New("checksum mismatch")
+	if hex.EncodeToString(sum[:]) != h.sum {
+		return header{}, nil, errors.New("checksum mismatch")
 	}
-	return time.Unix(0, nanos), rest, nil
+	return h, rest, nil
 }
