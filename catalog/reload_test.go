@@ -444,3 +444,54 @@ func TestRetiredIndexesClose(t *testing.T) {
 		t.Error("an unchanged version was not carried over to the new state")
 	}
 }
+
+// TestCatalogReadRetriedAfterShortage: a catalog.json that could not be
+// read for a reason that passes (here no file descriptor free) is read
+// again at the next poll though the file did not change, both before any
+// catalog was served and when a publish replaced the one served.
+func TestCatalogReadRetriedAfterShortage(t *testing.T) {
+	s := buildtest.NewSite(t, t.TempDir())
+	s.Build()
+	restore := starveFDs(t, 0)
+	e, err := Open([]string{s.Out}, Options{AllowEmpty: true})
+	restore()
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	if st := e.Status(); st.Ready {
+		t.Fatalf("status %+v: ready though catalog.json could not be read", st)
+	}
+	if changed, err := e.reload(false); err != nil || !changed {
+		t.Fatalf("poll once descriptors are free: changed %v, err %v; want the catalog loaded", changed, err)
+	}
+	if m, _ := markerOf(t, e); m != "marker1" {
+		t.Fatalf("answer from %s, want marker1", m)
+	}
+	listed := func() string {
+		t.Helper()
+		l := e.Catalog().Library("/acme/site")
+		if l == nil || len(l.Versions) != 1 {
+			t.Fatalf("catalog served lists %+v, want /acme/site at one version", l)
+		}
+		return l.Versions[0].Commit
+	}
+	first := listed()
+	s.Edition(2)
+	s.Build()
+	restore = starveFDs(t, 0)
+	_, err = e.reload(false)
+	restore()
+	if err == nil || listed() != first {
+		t.Fatalf("poll without a descriptor free: err %v, commit %s served; want an error and the previous catalog (%s)", err, listed(), first)
+	}
+	if _, err := e.reload(false); err != nil {
+		t.Fatalf("poll once descriptors are free: %v", err)
+	}
+	if got, want := listed(), strings.TrimSpace(s.Repo.Git("rev-parse", "HEAD")); got != want {
+		t.Errorf("catalog served lists commit %s, want the new catalog's %s", got, want)
+	}
+	if st := e.Status(); st.LastError != "" {
+		t.Errorf("status %+v: want no error once the catalog was read", st)
+	}
+}

@@ -130,6 +130,11 @@ func load(srcs []source, prev *snapshot, cache *index.Cache, set *openSet) (*sna
 		if ls.err == nil {
 			if ls.catalog, ls.err = artifacts.ReadCatalog(src.dir); ls.err == nil {
 				takeTopics(ls.catalog, listed)
+			} else if transient(ls.err) {
+				// Found but not read for a reason that may pass (no
+				// descriptor free, EIO): the file stays the same, so
+				// only retry makes the next poll read it again.
+				st.retry = true
 			}
 		}
 		if ls.err != nil {
