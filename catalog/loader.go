@@ -507,7 +507,9 @@ func (e *Loader) Libraries() *libraries.Index { return e.current.Load().libs }
 // Resolve finds the library version an agent's id names. An id without a
 // version gets the library's latest; an explicit version that is not built
 // is a *VersionError, never replaced by another. A bare name ("fastapi")
-// matches a library's project name, title or alias. The Resolved's
+// matches the one library whose project name, title or alias it is; a
+// name several libraries share is a *LibraryError suggesting them, never
+// resolved to one of them. The Resolved's
 // pointers point into the served catalog, which is immutable and shared
 // by every request: callers must not modify what they point to.
 func (e *Loader) Resolve(ctx context.Context, id string) (*Resolved, error) {

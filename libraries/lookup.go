@@ -26,7 +26,8 @@ type nameLookup struct {
 	starts   []int32
 	owners   []int32
 	// exact maps a lower-case project name, title or alias to the
-	// libraries that have it, in catalog order (see Index.Named).
+	// libraries that have it, each once, in catalog order (see
+	// Index.Named).
 	exact map[string][]int32
 }
 
@@ -131,17 +132,22 @@ func (x *Index) ByID(id string) *artifacts.CatalogLib {
 	return nil
 }
 
-// Named returns the first library, in catalog order and among those sc
-// lets a request see, whose project name, title or alias is name in any
-// case, or nil.
+// Named returns the library, among those sc lets a request see, whose
+// project name, title or alias is name in any case, or nil when none is
+// or several are: a name two libraries share ("widgets" for /acme/widgets
+// and /other/widgets) is never resolved to one of them silently.
 func (x *Index) Named(sc request.Scope, name string) *artifacts.CatalogLib {
 	if x.lookup == nil {
 		return nil
 	}
+	var found *artifacts.CatalogLib
 	for _, i := range x.lookup.exact[strings.ToLower(name)] {
 		if l := x.libs[i]; request.Visible(sc, l.ID) {
-			return l
+			if found != nil {
+				return nil
+			}
+			found = l
 		}
 	}
-	return nil
+	return found
 }

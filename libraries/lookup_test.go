@@ -94,3 +94,33 @@ func TestTopN(t *testing.T) {
 		}
 	}
 }
+
+// TestNamedOnlyWhenOneLibrary: Named resolves a name to the one library
+// whose project, title or alias it is, in any case, and to none when
+// several visible libraries share it.
+func TestNamedOnlyWhenOneLibrary(t *testing.T) {
+	x := NewIndex(testCatalog())
+	tests := []struct {
+		name  string
+		scope prefixScope
+		want  string
+	}{
+		{"fastapi", "", "/tiangolo/fastapi"},
+		{"NEXTJS", "", "/vercel/next.js"}, // an alias
+		{"widgets", "", ""},               // /acme/widgets' project, /other/widgets' project and title
+		{"docs", "", ""},                  // three projects
+		{"widgets", "/other/", "/other/widgets"},
+		{"docs", "/prometheus/", "/prometheus/docs"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name+" in "+string(tt.scope), func(t *testing.T) {
+			var got string
+			if l := x.Named(tt.scope, tt.name); l != nil {
+				got = l.ID
+			}
+			if got != tt.want {
+				t.Errorf("Named(%q) = %q, want %q", tt.name, got, tt.want)
+			}
+		})
+	}
+}
