@@ -58,3 +58,36 @@ func TestBareNameOfTwoLibrariesNotPicked(t *testing.T) {
 type prefixScope string
 
 func (p prefixScope) Allows(id string) bool { return strings.HasPrefix(id, string(p)) }
+
+// TestConflictErrorNamesNoServerPath: a library that two artifact
+// directories both hold is refused with ErrConflict; the operator is told
+// which directories (Status), the agent asking for it is not: no server
+// path reaches an agent.
+func TestConflictErrorNamesNoServerPath(t *testing.T) {
+	a, b := buildtest.NewSite(t, t.TempDir()), buildtest.NewSite(t, t.TempDir())
+	a.Build()
+	b.Build()
+	e, err := Open([]string{a.Out, b.Out}, Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer e.Close()
+	for _, id := range []string{"/acme/site", "/acme/site@main", "site"} {
+		_, err := e.Resolve(context.Background(), id)
+		if !errors.Is(err, ErrConflict) || !errors.Is(err, ErrVersionUnavailable) {
+			t.Fatalf("resolving %s: %v, want ErrVersionUnavailable and ErrConflict", id, err)
+		}
+		if msg := err.Error(); strings.Contains(msg, a.Out) || strings.Contains(msg, b.Out) {
+			t.Errorf("resolving %s: %q names a server path", id, msg)
+		}
+	}
+	var reasons []string
+	for _, r := range e.Status().Refused {
+		if r.Library == "/acme/site" {
+			reasons = append(reasons, r.Reason)
+		}
+	}
+	if len(reasons) != 1 || !strings.Contains(reasons[0], a.Out) || !strings.Contains(reasons[0], b.Out) {
+		t.Errorf("refusals of /acme/site in the status: %q, want one naming both directories", reasons)
+	}
+}

@@ -488,7 +488,14 @@ func (st *snapshot) resolve(sc request.Scope, id string) (*Resolved, *versionDir
 	}
 	if lib == nil {
 		if r := st.refusedLibrary(sc, key); r != nil {
-			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: r.Reason, Cause: r.Cause}
+			why := r.Reason
+			if errors.Is(r.Cause, ErrConflict) {
+				// The reason names the sources, server paths, for the
+				// operator (Status, the log): the agent is told why
+				// without them.
+				why = ErrConflict.Error()
+			}
+			return nil, nil, &VersionError{Library: r.Library, Version: r.Version, Reason: why, Cause: r.Cause}
 		}
 		return nil, nil, &LibraryError{Key: key.String(), Closest: st.libs.Closest(sc, strings.ToLower(key.ID+" "+key.Name), 3)}
 	}
