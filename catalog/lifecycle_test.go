@@ -73,3 +73,39 @@ func TestStaleRequestsShareOneReload(t *testing.T) {
 		})
 	}
 }
+
+// TestPanickingRequestReleasesWhatItHeld: a request that panics (a bug the
+// HTTP server recovers from, serving on) still gives back its catalog and
+// the versions it opened: once a reload replaces that catalog, the index
+// it opened closes, as after a request that returned.
+func TestPanickingRequestReleasesWhatItHeld(t *testing.T) {
+	s, e := servedSite(t)
+	func() {
+		defer func() {
+			if v := recover(); v == nil {
+				t.Error("the request's panic did not reach its caller")
+			}
+		}()
+		e.With(func(st *Snapshot) error {
+			if _, _, err := st.Open(nil, "/acme/site"); err != nil {
+				return err
+			}
+			panic("a bug in a request")
+		})
+	}()
+	old := e.current.Load().vdirs["acme/site/main"]
+	if !old.isOpen() {
+		t.Fatal("the version the request opened is not open")
+	}
+	s.Edition(2)
+	s.Build()
+	if _, err := e.reload(false); err != nil {
+		t.Fatal(err)
+	}
+	if old.isOpen() {
+		t.Error("the replaced version's index is still open: the panicking request kept its catalog")
+	}
+	if m, _ := markerOf(t, e); m != "marker2" {
+		t.Errorf("answer from %s, want marker2", m)
+	}
+}

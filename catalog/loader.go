@@ -416,14 +416,7 @@ func (e *Loader) With(fn func(*Snapshot) error) error {
 			}
 			return ErrNotReady
 		}
-		call := &Snapshot{snapshot: st, lease: &lease{set: e.set}}
-		err := fn(call)
-		call.lease.end()
-		if d := (*damaged)(nil); errors.As(err, &d) {
-			err = st.damagedError(d)
-		}
-		gen, outdated := st.generation, st.outdated.Load()
-		st.release()
+		gen, outdated, err := e.run(st, fn)
 		if outdated {
 			// A version of the catalog served was refused: load one
 			// without it.
@@ -440,6 +433,22 @@ func (e *Loader) With(fn func(*Snapshot) error) error {
 			return err
 		}
 	}
+}
+
+// run calls fn on st, held by the caller, and then gives back the
+// versions the call opened and the caller's reference on st, also when fn
+// panics (a server recovers and serves on): a retired state still held
+// would keep every index it opened open for good. It returns st's
+// generation, whether fn found st outdated, and fn's error.
+func (e *Loader) run(st *snapshot, fn func(*Snapshot) error) (gen int64, outdated bool, err error) {
+	defer st.release()
+	call := &Snapshot{snapshot: st, lease: &lease{set: e.set}}
+	defer call.lease.end()
+	err = fn(call)
+	if d := (*damaged)(nil); errors.As(err, &d) {
+		err = st.damagedError(d)
+	}
+	return st.generation, st.outdated.Load(), err
 }
 
 func (e *Loader) kickVerify() {
