@@ -69,7 +69,8 @@ func FuzzParse(f *testing.F) {
 // (or the first problems) it reports must say. go.yaml.in/yaml/v3 by itself
 // keeps aliases unexpanded in a yaml.Node (findUnsupported then refuses
 // them) and stops at 10,000 levels of nesting; Parse refuses more than
-// maxNesting levels and files over MaxFileSize.
+// maxNesting levels, files over MaxFileSize, and the mappings whose keys
+// the decoder would compare pair by pair for hours (crowded).
 func hostileConfigs() []struct {
 	name string
 	src  string
@@ -98,6 +99,8 @@ func hostileConfigs() []struct {
 		{"9,999 nested flow sequences", nest(9_999), wantErr{1, "libraries" + rep("[0]", 15), "nested more than 16 levels deep"}},
 		{"17 levels of nesting", nest(16), wantErr{1, "libraries" + rep("[0]", 15), "nested more than 16 levels deep"}},
 		{"deep under an unknown key", "libraries: []\nx:\n  y: " + rep("[", 20) + rep("]", 20) + "\n", wantErr{3, "x.y" + rep("[0]", 14), "nested more than 16 levels deep"}},
+		{"200,000 repeats of a key", "libraries: []\n" + rep("x: 1\n", 200_000), wantErr{1, "", "a mapping of 200001 keys at the top level"}},
+		{"60 repeats of a key in 2,500 libraries", "libraries:\n" + rep("  - {"+rep("a: 1, ", 60)+"}\n", 2_500), wantErr{2, "libraries[0].a", `key "a" appears twice in libraries[0] (first at line 2)`}},
 		{"larger than 1 MiB", "libraries:\n" + rep("# padding padding padding\n", MaxFileSize/20), wantErr{0, "", "larger than 1 MiB"}},
 	}
 }

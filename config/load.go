@@ -137,6 +137,9 @@ func parse(data []byte, name string) (*Config, error) {
 	if errs := findUnsupported(&doc, "", nil); len(errs) > 0 {
 		return fail(errs...)
 	}
+	if errs := crowded(&doc); len(errs) > 0 {
+		return fail(errs...)
+	}
 	if len(doc.Content) == 0 {
 		return fail(noLibraries(0))
 	}
@@ -411,6 +414,74 @@ func tooDeep(n *yaml.Node, path string, depth int) *Error {
 				return e
 			}
 		}
+	}
+	return nil
+}
+
+// maxKeys is the most keys a mapping may hold. The largest mapping of a
+// codex7.yaml, a library, has 12.
+const maxKeys = 64
+
+// crowded returns the problems of a file whose mappings the YAML decoder
+// would take quadratic time over, or nil: the first mapping of more than
+// maxKeys keys, or the keys that repeat an earlier key of their mapping
+// when there are more than maxProblems of them. The decoder compares
+// every key of a mapping with every other and reports each pair of equal
+// keys, so that a 1 MiB file of one key repeated would take hours and
+// gigabytes to refuse. Within these bounds its work stays linear in the
+// file, and it reports the duplicates, with the file's other problems.
+func crowded(doc *yaml.Node) []*Error {
+	var big *Error
+	var dups []*Error
+	var walk func(n *yaml.Node, path string)
+	walk = func(n *yaml.Node, path string) {
+		if big != nil || len(dups) > maxProblems {
+			return
+		}
+		switch n.Kind {
+		case yaml.MappingNode:
+			if keys := len(n.Content) / 2; keys > maxKeys {
+				big = &Error{Line: n.Line, Field: path,
+					Msg: fmt.Sprintf("a mapping of %d keys %s; a codex7.yaml mapping has at most 12 (a library's): check the indentation, and that each library starts with \"- \"", keys, where(path))}
+				return
+			}
+			// The decoder's rule: keys of one kind and value are equal.
+			type key struct {
+				kind  yaml.Kind
+				value string
+			}
+			first := map[key]int{}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				k := n.Content[i]
+				if line, dup := first[key{k.Kind, k.Value}]; dup {
+					dups = append(dups, &Error{Line: k.Line, Field: joinPath(path, k.Value),
+						Msg: fmt.Sprintf("key %q appears twice %s (first at line %d); keep one", k.Value, where(path), line)})
+				} else {
+					first[key{k.Kind, k.Value}] = k.Line
+				}
+			}
+			for i := 0; i+1 < len(n.Content); i += 2 {
+				walk(n.Content[i], path)
+				walk(n.Content[i+1], joinPath(path, n.Content[i].Value))
+			}
+		case yaml.SequenceNode:
+			for i, c := range n.Content {
+				walk(c, fmt.Sprintf("%s[%d]", path, i))
+			}
+		case yaml.DocumentNode:
+			for _, c := range n.Content {
+				walk(c, path)
+			}
+		}
+	}
+	walk(doc, "")
+	switch {
+	case big != nil:
+		return []*Error{big}
+	case len(dups) > maxProblems:
+		// Past maxProblems the count is unknown: say so without one.
+		return append(dups[:maxProblems-1], &Error{Line: dups[maxProblems-1].Line,
+			Msg: "more keys appear twice from here on; keep one of each, and fix the ones above first"})
 	}
 	return nil
 }
