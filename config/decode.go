@@ -24,6 +24,9 @@ type tree struct {
 	// sites holds the nodes where the config expects a key or a value, by
 	// line, in document order (the order the decoder reports them in).
 	sites map[int][]*site
+	// next holds, by line, the index in sites after the site claim last
+	// returned, where its next search starts.
+	next map[int]int
 	// unknown holds the sites of keys the config does not have.
 	unknown []*site
 	errs    []*Error
@@ -47,7 +50,7 @@ type site struct {
 // items of lists of strings, as the decoder does, so that the recorded lines
 // of the items after them stay right.
 func newTree(root *yaml.Node) *tree {
-	t := &tree{lines: map[string]int{}, sites: map[int][]*site{}}
+	t := &tree{lines: map[string]int{}, sites: map[int][]*site{}, next: map[int]int{}}
 	t.index(root, nil, reflect.TypeFor[Config](), "")
 	return t
 }
@@ -112,11 +115,18 @@ func (t *tree) errorf(n *yaml.Node, field, format string, args ...any) {
 }
 
 // claim returns the first unclaimed site on line that match accepts, and
-// claims it; nil if there is none.
+// claims it; nil if there is none. The decoder reports problems in
+// document order, so the search starts after the site claim last returned
+// on the line, and wraps around: a line holding a whole flow-style (or
+// JSON) config is searched through once, not once per problem.
 func (t *tree) claim(line int, match func(*site) bool) *site {
-	for _, s := range t.sites[line] {
-		if !s.claimed && match(s) {
+	sites := t.sites[line]
+	from := t.next[line]
+	for k := range len(sites) {
+		i := (from + k) % len(sites)
+		if s := sites[i]; !s.claimed && match(s) {
 			s.claimed = true
+			t.next[line] = i + 1
 			return s
 		}
 	}
