@@ -210,6 +210,23 @@ func TestParseErrors(t *testing.T) {
 			[]wantErr{{4, "libraries[0].id", `key "id" appears twice in libraries[0] (first at line 2)`}},
 		},
 		{
+			"key given three times",
+			lines("libraries:", "  - id: /a/b", valid, "    title: a", "    title: b", "    title: c"),
+			[]wantErr{
+				{5, "libraries[0].title", `key "title" appears twice in libraries[0] (first at line 4)`},
+				{6, "libraries[0].title", `key "title" appears twice in libraries[0] (first at line 4)`},
+			},
+		},
+		{
+			"unknown key given three times",
+			lines("libraries:", "  - id: /a/b", valid, "x: 1", "x: 2", "x: 3"),
+			[]wantErr{
+				{4, "x", `unknown key "x" at the top level`},
+				{5, "x", `key "x" appears twice at the top level (first at line 4)`},
+				{6, "x", `unknown key "x" at the top level`},
+			},
+		},
+		{
 			"list given as a string",
 			lines("libraries:", "  - id: /a/b", valid, "    docs: docs/**"),
 			[]wantErr{{4, "libraries[0].docs", `must be a list, not a single value; write each item on its own line after "- ", e.g. ["docs/**"]`}},

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"reflect"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -171,9 +172,21 @@ func (t *tree) match(msg string) bool {
 	if m := duplicateRE.FindStringSubmatch(msg); m != nil {
 		line, first := atoi(m[1]), atoi(m[3])
 		name, err := strconv.Unquote(m[2])
-		s := t.claim(line, func(s *site) bool { return s.key && s.n.Value == name })
-		if err != nil || s == nil {
+		if err != nil {
 			return false
+		}
+		s := t.claim(line, func(s *site) bool { return s.key && s.n.Value == name })
+		if s == nil {
+			// A key given three times or more is reported once per pair
+			// of its occurrences: the key on this line has had its
+			// message (as a duplicate, or as an unknown key). It goes too,
+			// so that the lenient decode reads the mapping.
+			i := slices.IndexFunc(t.sites[line], func(s *site) bool { return s.key && s.claimed && s.n.Value == name })
+			if i < 0 {
+				return false
+			}
+			removeKey(t.sites[line][i].in, t.sites[line][i].n)
+			return true
 		}
 		t.errorf(s.n, joinPath(s.path, name), "key %q appears twice %s (first at line %d); keep one", name, where(s.path), first)
 		// The decoder skips a mapping with a key twice: the lenient decode
