@@ -338,6 +338,9 @@ func checkID(id string) string {
 		if !request.IsIDSegment(s) {
 			return fmt.Sprintf("%q: segment %q is not allowed; %s%s", id, s, form, fix)
 		}
+		if len(s) > maxNameBytes {
+			return fmt.Sprintf("%q: segment %q is %d bytes long, and each names a directory of the artifacts, which a file system takes up to %d", id, s[:16]+"…", len(s), maxNameBytes)
+		}
 	}
 	return ""
 }
@@ -638,8 +641,10 @@ func checkUserinfo(u *url.Userinfo) string {
 	return ""
 }
 
-// checkRef returns what is wrong with a git ref name, or "" (a subset of
-// git check-ref-format that catches typos and option injection).
+// checkRef returns what is wrong with a git ref name, or "": the rules of
+// git check-ref-format (with --allow-onelevel, as a branch or tag name is
+// given), so that a ref git would refuse is refused here, with the line,
+// rather than when the build fetches it.
 func checkRef(ref string) string {
 	bad := ""
 	switch {
@@ -655,8 +660,12 @@ func checkRef(ref string) string {
 		bad = `contains one of ~ ^ : ? * [ \`
 	case strings.Contains(ref, "@{"):
 		bad = `contains "@{"`
-	case strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.HasSuffix(ref, ".lock") || strings.Contains(ref, "//"):
-		bad = `ends with "/", "." or ".lock", or has an empty component`
+	case ref == "@":
+		bad = `is "@", which git reads as HEAD`
+	case strings.HasPrefix(ref, "/") || strings.HasSuffix(ref, "/") || strings.HasSuffix(ref, ".") || strings.Contains(ref, "//"):
+		bad = `starts or ends with "/", ends with ".", or has an empty component`
+	case slices.ContainsFunc(strings.Split(ref, "/"), func(c string) bool { return strings.HasPrefix(c, ".") || strings.HasSuffix(c, ".lock") }):
+		bad = `has a part (between slashes) that starts with "." or ends with ".lock"`
 	default:
 		return ""
 	}
@@ -675,12 +684,18 @@ func CheckVersionName(name string) error {
 	return nil
 }
 
+// maxNameBytes is the longest name of a file or directory most file
+// systems take (ext4, XFS, APFS; NTFS counts 255 UTF-16 units).
+const maxNameBytes = 255
+
 // checkVersionName returns why name cannot be a directory name, or "".
 func checkVersionName(name string) string {
 	bad := ""
 	switch {
 	case name == "":
 		bad = "it is empty"
+	case len(name) > maxNameBytes:
+		bad = fmt.Sprintf("it is %d bytes long, more than a file system allows (%d)", len(name), maxNameBytes)
 	case strings.HasPrefix(name, "."):
 		bad = `it starts with "."`
 	case strings.Contains(name, ".."):
