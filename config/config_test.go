@@ -411,6 +411,16 @@ func TestParseErrors(t *testing.T) {
 			[]wantErr{{3, "libraries[0].repo", "contains a password or token"}},
 		},
 		{
+			"repo with a token in its query",
+			lines("libraries:", "  - id: /a/b", "    repo: https://github.com/a/b?access_token=ghp_abcdefghijklmnopqrstuvwxyz0123456789"),
+			[]wantErr{{3, "libraries[0].repo", "contains a password or token"}},
+		},
+		{
+			"repo with a token as a query value",
+			lines("libraries:", "  - id: /a/b", "    repo: https://example.com/a/b.git?x=glpat-abcdefghijklmnopqrst"),
+			[]wantErr{{3, "libraries[0].repo", "contains a password or token"}},
+		},
+		{
 			"scp-like repo with a password",
 			lines("libraries:", "  - id: /a/b", "    repo: git:hunter2@github.com:a/b.git"),
 			[]wantErr{{3, "libraries[0].repo", "contains a password or token"}},

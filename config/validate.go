@@ -588,6 +588,9 @@ func checkRepo(repo string) string {
 		if msg := checkUserinfo(u.User); msg != "" {
 			return msg
 		}
+		if secretInQuery(u.RawQuery) {
+			return secretMsg
+		}
 		if scheme == "file" {
 			if u.Path == "" {
 				return `file:// URL has no path; write file:///absolute/path/to/repo`
@@ -630,6 +633,27 @@ func checkRepo(repo string) string {
 }
 
 const secretMsg = "contains a password or token; remove it from the URL, put the token in an environment variable and name it in token_env: (default CODEX7_GIT_TOKEN); revoke the token if this file was shared"
+
+// secretInQuery reports whether a URL's query holds what reads as a
+// credential (access_token=..., a parameter named for a token, key or
+// password, or a value that looks like a token): a repo URL is recorded in
+// the artifacts' manifests and in logs.
+func secretInQuery(raw string) bool {
+	if raw == "" {
+		return false
+	}
+	q, _ := url.ParseQuery(raw) // what it can read, past a malformed pair
+	for name, values := range q {
+		n := strings.ToLower(name)
+		if strings.Contains(n, "token") || strings.Contains(n, "key") || strings.Contains(n, "pass") || strings.Contains(n, "secret") || n == "sig" || n == "auth" {
+			return true
+		}
+		if slices.ContainsFunc(values, looksLikeToken) {
+			return true
+		}
+	}
+	return false
+}
 
 func checkUserinfo(u *url.Userinfo) string {
 	if u == nil {
