@@ -60,7 +60,9 @@ type Group struct {
 // by rendezvous hashing: each library goes to the group whose hash of
 // (group, key) is highest, key being the library id or its organization
 // (by), lower-cased. It is deterministic and does not depend on the order
-// of libs or groups.
+// of libs or groups. Group names are letters, digits, '-' and '_', each
+// given once, and none is AnyBackend, which the proxy's configuration
+// already names.
 func Assign(libs []Library, groups []string, by By) (map[string]string, error) {
 	if len(groups) == 0 {
 		return nil, ErrNoGroups
@@ -69,6 +71,10 @@ func Assign(libs []Library, groups []string, by By) (map[string]string, error) {
 	for _, g := range groups {
 		if !validGroupName(g) {
 			return nil, fmt.Errorf("group name %q: use letters, digits, '-' and '_' (it names a proxy backend and a file)", g)
+		}
+		if g == AnyBackend {
+			// HAProxy refuses a configuration naming two backends alike.
+			return nil, fmt.Errorf("group name %q names the proxy's backend of every replica: choose another", g)
 		}
 		if seen[g] {
 			return nil, fmt.Errorf("group %q named twice", g)

@@ -89,7 +89,7 @@ func TestAssignByOrg(t *testing.T) {
 }
 
 func TestAssignRefuses(t *testing.T) {
-	for _, groups := range [][]string{nil, {"a", "a"}, {"a b"}, {""}, {"x/y"}} {
+	for _, groups := range [][]string{nil, {"a", "a"}, {"a b"}, {""}, {"x/y"}, {"g0", AnyBackend}} {
 		if _, err := Assign(libsN(3), groups, ByLibrary); err == nil {
 			t.Errorf("Assign with groups %q: want an error", groups)
 		}
