@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"strings"
+	"unicode"
 )
 
 // AnyBackend is the proxy backend of every replica of every group, for
@@ -80,6 +81,10 @@ const haproxyKey = `"var(txn.lib),lower` +
 	`,regsub('^([a-z][a-z0-9+.-]*://([^/@]*@)?)?/*((www\\.)?(github\\.com|context7\\.com)(:[0-9]*)?/)?/*([^@?#]*).*\$','\\7')` +
 	`,regsub('^([^/]*/[^/]*)/.*\$','\\1')"`
 
+// configSpecial are the characters HAProxy's configuration reads as more
+// than part of a word: white space, quotes, '$', '\' and '#'.
+const configSpecial = " \t\r\n\"'$\\#"
+
 // WriteHAProxy writes the HAProxy configuration (2.6 or later, built with
 // PCRE2: see haproxyKey) routing to
 // groups: a backend per group (health-checked on /readyz, balanced by
@@ -96,8 +101,17 @@ func WriteHAProxy(w io.Writer, groups []Group, opts HAProxyOptions) error {
 	if opts.MapFile == "" {
 		opts.MapFile = "libraries.map"
 	}
-	if strings.ContainsAny(opts.MapFile+opts.Bind, " \t\n\"'$\\#") {
+	if strings.ContainsAny(opts.MapFile+opts.Bind, configSpecial) {
 		return fmt.Errorf("haproxy config: map file %q or bind %q holds a character the configuration would read otherwise", opts.MapFile, opts.Bind)
+	}
+	for _, g := range groups {
+		for _, s := range g.Servers {
+			// A space would start the server's options ("host:80 backup"),
+			// a newline another directive.
+			if s == "" || strings.ContainsAny(s, configSpecial) || strings.IndexFunc(s, unicode.IsControl) >= 0 {
+				return fmt.Errorf("haproxy config: group %s: server %q is not a HOST:PORT the configuration would read as one", g.Name, s)
+			}
+		}
 	}
 	b := bufio.NewWriter(w)
 	p := func(format string, args ...any) { fmt.Fprintf(b, format+"\n", args...) }

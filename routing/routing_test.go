@@ -218,3 +218,19 @@ func TestGenerate(t *testing.T) {
 		t.Error("servers for an unknown group: want an error")
 	}
 }
+
+// TestWriteHAProxyRefusesServers: a server address that the configuration
+// would read as more than an address (an option after a space, a
+// directive after a newline, a comment) is refused, not written.
+func TestWriteHAProxyRefusesServers(t *testing.T) {
+	for _, s := range []string{"", "10.0.0.1:8080 backup", "x:1\n    http-request deny", "x:1#c", "x:1\r", "x:\"1\"", "x:1\x00"} {
+		var b bytes.Buffer
+		if err := WriteHAProxy(&b, []Group{{Name: "g0", Servers: []string{"ok:8080", s}}}, HAProxyOptions{}); err == nil {
+			t.Errorf("server %q: want an error, wrote:\n%s", s, b.String())
+		}
+	}
+	var b bytes.Buffer
+	if err := WriteHAProxy(&b, []Group{{Name: "g0", Servers: []string{"10.0.0.1:8080", "[::1]:8080", "codex7-g0.ns.svc:8080"}}}, HAProxyOptions{}); err != nil {
+		t.Errorf("plain addresses: %v", err)
+	}
+}
