@@ -243,14 +243,14 @@ func (s *Site) queryPage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	form := queryForm{Q: q.Get("q"), Mode: q.Get("mode"), Topics: q.Get("topics")}
 	var bad []string
+	// Numbers are read as get-library-docs reads them (request.ParseWhole:
+	// 3e3 is 3000, +5 and 0x10 are refused), so that the page answers
+	// what an agent gets for the same arguments.
 	number := func(name string) int {
 		v := strings.TrimSpace(q.Get(name))
-		if v == "" {
-			return 0
-		}
-		n, err := strconv.Atoi(v)
+		n, err := request.ParseWhole(name, v)
 		if err != nil {
-			bad = append(bad, fmt.Sprintf("%s must be a whole number, not %q", name, v))
+			bad = append(bad, fmt.Sprintf("%s must be a whole number, not %q", name, request.Clip(v, 40)))
 		}
 		return n
 	}
@@ -442,10 +442,11 @@ type resolveData struct {
 func (s *Site) resolvePage(w http.ResponseWriter, r *http.Request) {
 	q := r.URL.Query()
 	d := resolveData{Name: strings.TrimSpace(q.Get("name")), Query: q.Get("query"), Detail: cmp.Or(q.Get("detail"), "summary"), Max: libraries.DefaultMaxLibraries}
+	// maxResults is read as resolve-library-id reads it (request.ParseWhole).
 	if v := strings.TrimSpace(q.Get("max")); v != "" {
-		n, err := strconv.Atoi(v)
+		n, err := request.ParseWhole("max", v)
 		if err != nil {
-			d.Error = fmt.Sprintf("results must be a whole number, not %q", v)
+			d.Error = fmt.Sprintf("results must be a whole number, not %q", request.Clip(v, 40))
 		}
 		d.Max = n
 	}

@@ -77,6 +77,9 @@ func TestPages(t *testing.T) {
 		// The version's topics are links to ask with them, the question kept.
 		{"/acme/widgets/-/query?q=poll&topics=nope", 404, `<li><a href="/acme/widgets/-/query?q=poll&amp;topics=`},
 		{"/acme/widgets/-/query?q=x&tokens=lots", 400, "tokens must be a whole number"},
+		// Numbers are read as the tools read them: no sign, no hex.
+		{"/acme/widgets/-/query?q=x&page=%2B2", 400, "page must be a whole number"},
+		{"/acme/widgets/-/query?q=x&tokens=0x10", 400, "tokens must be a whole number"},
 		{"/-/resolve?name=widgets", 200, "/acme/widgets"},
 		{"/-/resolve?name=widgets&detail=everything", 400, "invalid detail"},
 		{"/evil/docs/-/doc/docs/hostile.md", 200, "Hostile page"},
@@ -505,6 +508,8 @@ func TestQueryIsTheToolsAnswer(t *testing.T) {
 	}{
 		{"q=install+widgets", map[string]any{"libraryId": "/acme/widgets", "customQuery": "install widgets"}},
 		{"q=deploy&tokens=400&page=2", map[string]any{"libraryId": "/acme/cli", "customQuery": "deploy", "tokens": 400, "page": 2}},
+		// Numbers are read as the tools read them (request.ParseWhole).
+		{"q=deploy&tokens=4e2&page=2.0", map[string]any{"libraryId": "/acme/cli", "customQuery": "deploy", "tokens": "4e2", "page": 2.0}},
 		{"q=chart+options&mode=code", map[string]any{"libraryId": "/acme/widgets", "customQuery": "chart options", "mode": "code"}},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -596,6 +601,7 @@ func TestResolveIsTheToolsAnswer(t *testing.T) {
 		{"name=widgets", map[string]any{"libraryName": "widgets"}},
 		{"name=acme&query=deploy&max=1&detail=topics", map[string]any{"libraryName": "acme", "query": "deploy", "maxResults": 1, "detail": "topics"}},
 		{"name=acme&max=99&detail=full", map[string]any{"libraryName": "acme", "maxResults": 99, "detail": "full"}},
+		{"name=acme&max=1e0", map[string]any{"libraryName": "acme", "maxResults": "1e0"}},
 		{"name=nothing-like-it", map[string]any{"libraryName": "nothing-like-it"}},
 	} {
 		t.Run(tc.query, func(t *testing.T) {
@@ -641,6 +647,7 @@ func TestResolveInputErrors(t *testing.T) {
 	for _, tc := range []struct{ query, want string }{
 		{"name=acme&max=abc", "results must be a whole number, not &#34;abc&#34;"},
 		{"name=acme&max=1.5", "whole number"},
+		{"name=acme&max=%2B1", "whole number"},
 		{"name=%22%22", "libraryName is required"},
 		{"name=" + strings.Repeat("a", 201), "libraryName is 201 characters long, at most 200"},
 		{"name=acme&query=" + strings.Repeat("q", request.MaxQueryBytes+1), fmt.Sprintf("query is %d bytes long", request.MaxQueryBytes+1)},
