@@ -15,6 +15,12 @@ import (
 // single leading slash is the repository's root ("/docs/a.md", as a
 // site's links write it). A document whose own name holds a backslash (a
 // file of a repository checked out on Unix) cannot be named, as before.
+//
+// The rules are applied until the path stops changing, so that a path
+// CleanPath returns is its own normal form: trimming the quotes of
+// `' docs/a.md'` leaves a space, and stripping the slash of `/'a'` a
+// quote, which the next pass trims (and a path the next pass refuses,
+// such as `'/'../x`, is refused).
 func CleanPath(p string) (string, error) {
 	if len(p) > MaxPathBytes {
 		return "", fmt.Errorf("%w %q: it is %d bytes, at most %d; give a path relative to the repository root, e.g. docs/guide.md", ErrInvalidPath, Clip(p, 40), len(p), MaxPathBytes)
@@ -22,6 +28,20 @@ func CleanPath(p string) (string, error) {
 	if err := CheckText("path", p); err != nil {
 		return "", fmt.Errorf("%w: %w", ErrInvalidPath, err)
 	}
+	// A pass that changes p makes it shorter, or turns its backslashes
+	// into slashes or "" into ".", so the loop ends.
+	for {
+		clean, err := cleanPathOnce(p)
+		if err != nil || clean == p {
+			return clean, err
+		}
+		p = clean
+	}
+}
+
+// cleanPathOnce applies the rules of CleanPath once to p, which CheckText
+// passed.
+func cleanPathOnce(p string) (string, error) {
 	p = strings.Trim(strings.TrimSpace(p), "\"'`")
 	if strings.HasPrefix(p, `\`) || strings.HasPrefix(p, "//") {
 		// A Windows or network path, never a site's link.

@@ -19,6 +19,11 @@ func TestCleanPath(t *testing.T) {
 		{"docs/guide.md", "docs/guide.md", false},
 		{"./docs//guide.md", "docs/guide.md", false},
 		{" 'docs/guide.md' ", "docs/guide.md", false},
+		// What trimming exposes is trimmed too: the result is a fixed point.
+		{"' docs/guide.md'", "docs/guide.md", false},
+		{"/'docs/guide.md'", "docs/guide.md", false},
+		{`'/'\`, ".", false},
+		{"'/'../x.md", "", true},
 		{"docs/api/", "docs/api", false},
 		{`docs\guide.md`, "docs/guide.md", false},
 		{`.\docs\\api\`, "docs/api", false},
