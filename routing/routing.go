@@ -19,6 +19,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"slices"
 	"sort"
 	"strings"
 )
@@ -140,7 +141,9 @@ type Entry struct {
 // unless that is another library's id key. A name is left out when
 // libraries of two groups share it (the request then goes to any group:
 // see WriteHAProxy), when it is also another library's id key, or when it
-// holds what a map key cannot (whitespace, '/', '@').
+// holds what a map key cannot (whitespace, '/', '@'). A name is keyed as
+// the proxy lower-cases it, ASCII letters only, and also wholly
+// lower-cased when that differs ("Ökonomie" and "ökonomie").
 func Entries(libs []Library, assign map[string]string) []Entry {
 	ids := map[string]string{}
 	clones := map[string]string{} // id key + ".git" → group
@@ -151,15 +154,20 @@ func Entries(libs []Library, assign map[string]string) []Entry {
 		clones[IDKey(l.ID)+gitSuffix] = g
 		project := l.ID[strings.LastIndex(l.ID, "/")+1:]
 		for _, n := range append([]string{project, l.Title}, l.Aliases...) {
-			n = strings.ToLower(strings.TrimSpace(n))
+			n = strings.TrimSpace(n)
 			if n == "" || strings.ContainsAny(n, " \t\r\n/@#\\\"'") {
 				continue
 			}
-			if prev, ok := names[n]; ok && prev != g {
-				names[n] = ""
-				continue
+			// The proxy's lower only lower-cases ASCII: "Ökonomie" as
+			// sent stays "Ökonomie", which Go's ToLower makes "ökonomie".
+			// Both spellings are keys.
+			for _, k := range slices.Compact([]string{asciiLower(n), strings.ToLower(n)}) {
+				if prev, ok := names[k]; ok && prev != g {
+					names[k] = ""
+					continue
+				}
+				names[k] = g
 			}
-			names[n] = g
 		}
 	}
 	out := make([]Entry, 0, len(ids)+len(clones)+len(names))
@@ -178,6 +186,17 @@ func Entries(libs []Library, assign map[string]string) []Entry {
 	}
 	sort.Slice(out, func(i, j int) bool { return out[i].Key < out[j].Key })
 	return out
+}
+
+// asciiLower lower-cases the ASCII letters of s, as HAProxy's lower
+// converter does, and leaves every other byte as it is.
+func asciiLower(s string) string {
+	return strings.Map(func(r rune) rune {
+		if r >= 'A' && r <= 'Z' {
+			return r + ('a' - 'A')
+		}
+		return r
+	}, s)
 }
 
 // Groups gathers assign into groups (in the order of names), each with its

@@ -234,3 +234,20 @@ func TestWriteHAProxyRefusesServers(t *testing.T) {
 		t.Errorf("plain addresses: %v", err)
 	}
 }
+
+// TestEntriesNonASCII: the proxy lower-cases ASCII letters only (HAProxy's
+// lower), so a name written with a capital beyond ASCII ("Ökonomie") is
+// looked up as sent; the map holds that spelling, and the wholly
+// lower-cased one an agent may send.
+func TestEntriesNonASCII(t *testing.T) {
+	libs := []Library{{ID: "/de/wirtschaft", Title: "Ökonomie", Aliases: []string{"Straße", "ÉLAN"}}}
+	var got []string
+	for _, e := range Entries(libs, map[string]string{"/de/wirtschaft": "a"}) {
+		got = append(got, e.Key)
+	}
+	for _, want := range []string{"Ökonomie", "ökonomie", "straße", "Élan", "élan"} {
+		if !slices.Contains(got, want) {
+			t.Errorf("Entries lacks %q: %q", want, got)
+		}
+	}
+}
