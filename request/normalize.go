@@ -46,10 +46,10 @@ func (k Key) String() string {
 
 // ParseKey normalizes what agents send as a library id.
 //
-// It first drops invalid UTF-8 and invisible format characters (zero-width
-// spaces, byte order marks) anywhere, then trims whitespace, control
-// characters, stray quotes (' " ` and their typographic forms) and
-// backslashes from both ends. Whitespace around path segments, leading,
+// It first refuses invalid UTF-8, control characters and invisible format
+// characters (zero-width spaces, byte order marks) anywhere (see
+// CheckText), then trims whitespace, stray quotes (' " ` and their
+// typographic forms) and backslashes from both ends. Whitespace around path segments, leading,
 // trailing and doubled slashes are ignored. It accepts:
 //
 //   - "org/project" and "/org/project";

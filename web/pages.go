@@ -45,12 +45,32 @@ type catalogVersion struct {
 	Documents, Sections, Tokens               int
 }
 
+// maxFilterWords bounds the words of a catalog filter: each is looked for
+// in every library's text, so a filter of a header's worth of words would
+// cost seconds of CPU on a large catalog. No library's id, title,
+// description and versions call for more.
+const maxFilterWords = 16
+
+// filterWords returns the distinct lower-case words of a catalog filter,
+// at most maxFilterWords, in the order given.
+func filterWords(filter string) []string {
+	var words []string
+	for _, w := range strings.Fields(strings.ToLower(filter)) {
+		if !slices.Contains(words, w) {
+			if words = append(words, w); len(words) == maxFilterWords {
+				break
+			}
+		}
+	}
+	return words
+}
+
 // catalogPage lists every library the request may see, by id, with each
 // version's build. ?q= keeps those whose id, title, description or a
 // version contains every word, as the script does as you type.
 func (s *Site) catalogPage(w http.ResponseWriter, r *http.Request) {
 	filter := strings.TrimSpace(r.URL.Query().Get("q"))
-	words := strings.Fields(strings.ToLower(filter))
+	words := filterWords(filter)
 	scope := request.ScopeOf(r.Context())
 	cat := s.engine.Catalog()
 	// Status is asked only of an empty catalog: it copies and sorts the
