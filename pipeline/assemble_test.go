@@ -1,11 +1,14 @@
 package pipeline
 
 import (
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/codex7/codex7/asciidoc"
+	"github.com/codex7/codex7/links"
 	"github.com/codex7/codex7/markdown"
 	"github.com/codex7/codex7/rst"
 	"github.com/codex7/codex7/tokens"
@@ -166,4 +169,62 @@ func readDoc(t *testing.T, path, src string) *markdown.Document {
 		t.Fatal(err)
 	}
 	return d
+}
+
+// TestRetitleAsReplacingEachInTurn: retitle gives what a
+// strings.Replace(text, Old, New, 1) per Retitle in turn gave, for
+// repeated links, links nested in brackets, an Old the text does not
+// hold, and links around one that is not retitled.
+func TestRetitleAsReplacingEachInTurn(t *testing.T) {
+	for _, c := range []struct {
+		text string
+		rs   []links.Retitle
+	}{
+		{"See [a](a) and [a](a), not [a](b).", []links.Retitle{{Old: "[a](a)", New: "[Alpha](a)"}, {Old: "[a](a)", New: "[Alpha](a)"}}},
+		{"See [a](a) and [a](a).", []links.Retitle{{Old: "[a](a)", New: "[Alpha](a)"}}},
+		{"[[x](x)](y) [/q](/q) [[[ ]( [#s](#s)", []links.Retitle{{Old: "[x](x)", New: "[X](x)"}, {Old: "[/q](/q)", New: "[Q](/q)"}, {Old: "[#s](#s)", New: "[S](#s)"}}},
+		{"[a?1](a?1) [b](b)", []links.Retitle{{Old: "[a?0](a?0)", New: "[A](a?0)"}, {Old: "[b](b)", New: "[B](b)"}}},
+		{"no links at all", []links.Retitle{{Old: "[a](a)", New: "[A](a)"}}},
+		{"[a](a)", nil},
+	} {
+		want := c.text
+		for _, r := range c.rs {
+			want = strings.Replace(want, r.Old, r.New, 1)
+		}
+		if got := retitle(c.text, c.rs); got != want {
+			t.Errorf("retitle(%q) = %q, want %q", c.text, got, want)
+		}
+	}
+}
+
+// TestAssembleManyRetitledLinksInOneParagraph: a page of 50,000 links
+// whose text is their target, on one line that no chunking splits, and
+// as many whose written text differs from the Old a Retitle looks for,
+// is mended in a time that grows with its length: a Replace per link
+// took minutes (16 s for 20,000 of each).
+func TestAssembleManyRetitledLinksInOneParagraph(t *testing.T) {
+	const n = 50_000
+	var src strings.Builder
+	src.WriteString("# Index\n\n")
+	for i := range n {
+		fmt.Fprintf(&src, "[a](a) [a?%d](<a?%d>) ", i, i)
+	}
+	docs := []*markdown.Document{readDoc(t, "index.md", src.String()), readDoc(t, "a.md", "# Alpha\n\ntext\n")}
+	start := time.Now()
+	v, err := Assemble(docs, nil, Navigation{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d := time.Since(start); d > 20*time.Second {
+		t.Errorf("Assemble took %v, want a time linear in the page (about a second)", d)
+	}
+	var text string
+	for _, e := range v.Entries {
+		if e.Path == "index.md" {
+			text += e.Section.Text
+		}
+	}
+	if got := strings.Count(text, "[Alpha](a)"); got != n {
+		t.Errorf("%d links retitled, want %d", got, n)
+	}
 }

@@ -682,9 +682,7 @@ func tidyShown(docs []*markdown.Document) {
 			s := &d.Sections[k]
 			text := markdown.Tidy(s.Text)
 			if retitles[i] != nil {
-				for _, r := range retitles[i][k] {
-					text = strings.Replace(text, r.Old, r.New, 1)
-				}
+				text = retitle(text, retitles[i][k])
 			}
 			if text == s.Text {
 				continue
@@ -695,6 +693,79 @@ func tidyShown(docs []*markdown.Document) {
 			s.Tokens = n
 		}
 	}
+}
+
+// retitle gives text the titles rs list: each Retitle's Old, from the
+// left, becomes its New once, as strings.Replace(text, Old, New, 1) for
+// each in turn would. It reads text once: a section of many such links
+// (a hostile page holds 100,000 on one line, which no chunking splits)
+// costs its length, where a Replace per link cost the length for each
+// link and stalled the build for minutes.
+func retitle(text string, rs []links.Retitle) string {
+	if len(rs) == 0 {
+		return text
+	}
+	// An Old is "[label](target)": it is found where a "[" is followed
+	// by its label up to the first "](", which is also where that "]("
+	// falls in the text.
+	type pending struct {
+		new string
+		n   int
+	}
+	byOld := make(map[string]*pending, len(rs))
+	byLabel := map[string][]string{} // label → the Olds with it
+	lengths := map[int]bool{}        // the labels' lengths
+	for _, r := range rs {
+		if p := byOld[r.Old]; p != nil {
+			p.n++
+			continue
+		}
+		end := strings.Index(r.Old, "](")
+		if !strings.HasPrefix(r.Old, "[") || end < 0 {
+			continue
+		}
+		byOld[r.Old] = &pending{new: r.New, n: 1}
+		label := r.Old[1:end]
+		byLabel[label] = append(byLabel[label], r.Old)
+		lengths[len(label)] = true
+	}
+	var b strings.Builder
+	last, next := 0, -1 // next is where the first "](" after the "[" at p lies
+	for p := 0; p < len(text); {
+		i := strings.IndexByte(text[p:], '[')
+		if i < 0 {
+			break
+		}
+		p += i
+		if next < p+1 {
+			j := strings.Index(text[p+1:], "](")
+			if j < 0 {
+				break
+			}
+			next = p + 1 + j
+		}
+		matched := false
+		if lengths[next-p-1] {
+			for _, old := range byLabel[text[p+1:next]] {
+				if q := byOld[old]; q.n > 0 && strings.HasPrefix(text[p:], old) {
+					b.WriteString(text[last:p])
+					b.WriteString(q.new)
+					q.n--
+					p += len(old)
+					last, matched = p, true
+					break
+				}
+			}
+		}
+		if !matched {
+			p++
+		}
+	}
+	if last == 0 {
+		return text
+	}
+	b.WriteString(text[last:])
+	return b.String()
 }
 
 // Assemble derives the topic tree of docs, tags their sections, gives each
