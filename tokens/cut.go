@@ -81,11 +81,16 @@ func Cut(text string, budget int) (head, tail string) {
 	// kept around the cut, closed in the head and reopened in the tail.
 	if first, rest, ok := strings.Cut(text, "\n"); ok {
 		if f := strings.TrimSpace(first); fenceRun(f) != "" && rest != "" {
+			// The parts' counts need not add up: whitespace at either
+			// end of the cut joins the newlines around it into one run,
+			// which costs more. The head is measured whole, and the room
+			// for the cut line narrowed until it fits.
 			m := fenceRun(f)
-			room := budget - Count(first+"\n") - Count("\n"+m)
-			if room > 0 {
+			for room := budget - Count(first+"\n") - Count("\n"+m); room > 0; room-- {
 				n := fitRunes(rest, room)
-				return first + "\n" + rest[:n] + "\n" + m, f + "\n" + rest[n:]
+				if h := first + "\n" + rest[:n] + "\n" + m; Count(h) <= budget {
+					return h, f + "\n" + rest[n:]
+				}
 			}
 		}
 	}

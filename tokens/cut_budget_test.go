@@ -16,6 +16,10 @@ func TestCutHeadWithinBudgetWhenWhitespaceJoinsAcrossLines(t *testing.T) {
 	}{
 		{"indented lines", strings.Repeat("a\n b\n", 20), 10},
 		{"blank lines", "a\n" + strings.Repeat("\n", 8) + "b\n\n" + strings.Repeat("c", 40), 2},
+		// A fence's one long line cut between runes: the cut follows a
+		// space, which joins the closing fence's newline.
+		{"a fence's long line cut after a space", "```\n" + strings.Repeat("x! ", 40) + "\n```", 30},
+		{"a fence's long line starting with a space", "```\n " + strings.Repeat("x!", 60) + "\n```", 30},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
 			head, tail := Cut(tt.text, tt.budget)
