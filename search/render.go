@@ -33,20 +33,23 @@ func gapTokens() int { return tokens.Count(sectionGap) }
 // head states that size, so it is rendered again until the two agree; the
 // body and foot, which do not change, are counted once. Every part ends in
 // a newline and the next starts with none, so the parts' counts add up to
-// the whole's.
+// the whole's, but for whitespace a body starts with (a document page
+// continuing an indented block): it is counted with the head's blank line,
+// as one run.
 func (a *Answer) finish() {
 	foot := a.foot()
 	n := tokens.Count(foot)
-	var body string
+	var body, lead string
 	if a.Kind == KindSearch {
 		n += a.searchTokens()
 	} else {
 		body = a.body()
-		n += tokens.Count(body)
+		lead = leadingSpace(body)
+		n += tokens.Count(body[len(lead):])
 	}
 	head := a.head()
 	for range 4 {
-		total := tokens.Count(head) + n
+		total := tokens.Count(head+lead) + n
 		if total == a.Tokens {
 			break
 		}
@@ -78,7 +81,9 @@ func (a *Answer) searchTokens() int {
 	n := 0
 	for i := range a.Sections {
 		s := &a.Sections[i]
-		n += tokens.Count(sectionHead(s)) + gapTokens()
+		// Whitespace the text starts with joins the head's blank line.
+		lead := leadingSpace(s.Text)
+		n += tokens.Count(sectionHead(s)+lead) - tokens.Count(lead) + gapTokens()
 		if s.Trimmed {
 			n += tokens.Count(s.Text) + tokens.Count(trimHint(s))
 		} else {
@@ -86,6 +91,13 @@ func (a *Answer) searchTokens() int {
 		}
 	}
 	return n
+}
+
+// leadingSpace returns the whitespace text starts with. After a blank
+// line it is one run of whitespace with it, which tokens.Count charges
+// less than the two apart.
+func leadingSpace(text string) string {
+	return text[:len(text)-len(strings.TrimLeft(text, " \t\n\r\f\v"))]
 }
 
 func (a *Answer) render() string { return a.head() + a.body() + a.foot() }
