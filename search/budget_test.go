@@ -75,3 +75,37 @@ func TestDocumentPageWithLongTitleFitsBudget(t *testing.T) {
 		t.Errorf("document page renders to %d tokens, budget %d:\n%s", n, a.Budget, a.Markdown())
 	}
 }
+
+// TestListingWithLongTitlesFitsBudget: a folder listing of a document
+// whose title is a paragraph, and an outline of a heading that is one,
+// stay within the budget: a page holds at least one entry, and an entry
+// larger than a page has its title (and an outline's anchor, a slug as
+// long as its heading) cut.
+func TestListingWithLongTitlesFitsBudget(t *testing.T) {
+	w := gittest.New(t, "main")
+	title := strings.Repeat("Configuring, the zebra; enclosure: management subsystem ", 12)
+	w.Write(map[string]string{
+		"docs/zebras.md": "# " + title + "\n\nZebras have stripes.\n\n## " + title + " {#herds}\n\nA herd is a few zebras.\n",
+		"docs/herds.md":  "# Herds\n\nA herd is a few zebras.\n",
+	})
+	w.Commit("zebras")
+	e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+	for _, req := range []DocsRequest{
+		{Library: "/acme/zoo", Path: "docs", Tokens: request.MinTokens},
+		{Library: "/acme/zoo", Path: "docs/zebras.md", Outline: true, Tokens: request.MinTokens},
+	} {
+		for page := 1; ; page++ {
+			req.Page = page
+			a, err := e.Docs(context.Background(), req)
+			if err != nil {
+				t.Fatalf("%s page %d: %v", req.Path, page, err)
+			}
+			if n := tokens.Count(a.Markdown()); n > a.Budget || a.Tokens != n {
+				t.Errorf("%s page %d: renders to %d tokens (says %d), budget %d:\n%s", a.Kind, page, n, a.Tokens, a.Budget, a.Markdown())
+			}
+			if page >= a.Pages {
+				break
+			}
+		}
+	}
+}

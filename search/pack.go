@@ -447,12 +447,24 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 		fitTitle(ans, room)
 		var entries []OutlineEntry
 		var costs []int
+		fill := room - ans.envelope()
 		for _, o := range d.Outline {
 			e := OutlineEntry{Anchor: o.Anchor, Title: o.Title, Level: o.Level, Line: o.Line, Tokens: o.Tokens}
+			// A heading that is a paragraph has an anchor as long (its
+			// slug): both are cut, the title first, the anchor marked cut.
+			c := tokens.Count(outlineLine(e))
+			for c > fill && e.Title+e.Anchor != "" {
+				if e.Title != "" {
+					e.Title = halveTitle(e.Title)
+				} else {
+					e.Anchor = halveTitle(e.Anchor)
+				}
+				c = tokens.Count(outlineLine(e))
+			}
 			entries = append(entries, e)
-			costs = append(costs, tokens.Count(outlineLine(e)))
+			costs = append(costs, c)
 		}
-		lo, hi, pages, err := pageRange(costs, room-ans.envelope(), page, clean)
+		lo, hi, pages, err := pageRange(costs, fill, page, clean)
 		if err != nil {
 			return nil, err
 		}
@@ -481,17 +493,23 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 		ans.Kind = KindFolder
 		var entries []DocumentEntry
 		var costs []int
+		fill := room - ans.envelope()
 		for _, doc := range navOrder(docs) {
 			if clean == "." || strings.HasPrefix(doc.Path, clean+"/") {
 				e := DocumentEntry{Path: doc.Path, Title: doc.Title, Tokens: doc.Tokens}
+				c := tokens.Count(folderLine(e))
+				for c > fill && e.Title != "" {
+					e.Title = halveTitle(e.Title)
+					c = tokens.Count(folderLine(e))
+				}
 				entries = append(entries, e)
-				costs = append(costs, tokens.Count(folderLine(e)))
+				costs = append(costs, c)
 			}
 		}
 		if len(entries) == 0 {
 			return nil, &DocumentError{Path: clean, Closest: closestPaths(docs, clean)}
 		}
-		lo, hi, pages, err := pageRange(costs, room-ans.envelope(), page, clean)
+		lo, hi, pages, err := pageRange(costs, fill, page, clean)
 		if err != nil {
 			return nil, err
 		}
@@ -506,13 +524,21 @@ func readPath(ctx context.Context, st *catalog.Snapshot, library, clean string, 
 // a paragraph, and an answer never exceeds its budget.
 func fitTitle(ans *Answer, room int) {
 	for ans.Title != "" && room-ans.envelope() < minTrim {
-		r := []rune(strings.TrimSuffix(ans.Title, "…"))
-		if len(r) <= 8 {
-			ans.Title = ""
-			return
-		}
-		ans.Title = string(r[:len(r)/2]) + "…"
+		ans.Title = halveTitle(ans.Title)
 	}
+}
+
+// halveTitle returns the first half of a title, marked cut with "…", or
+// "" when little is left. A folder listing's or an outline's page holds
+// at least one entry, so an entry whose line alone is larger than a page
+// (a title or heading that is a paragraph) has its title (and an
+// outline's anchor) cut by it until the line fits.
+func halveTitle(title string) string {
+	r := []rune(strings.TrimSuffix(title, "…"))
+	if len(r) <= 8 {
+		return ""
+	}
+	return string(r[:len(r)/2]) + "…"
 }
 
 // pageRange cuts items of the given costs into pages of at most room (at
