@@ -503,3 +503,26 @@ func TestQuery(t *testing.T) {
 		}
 	}
 }
+
+// TestMarkdownKeepsAFenceOpeningOnADashLine: an excerpt that starts with
+// a code block whose first line is "---" (YAML front matter) has no
+// setext heading to drop: dropping the fence's opening line would leave
+// its closing one to open a fence that swallows the items after it.
+func TestMarkdownKeepsAFenceOpeningOnADashLine(t *testing.T) {
+	res := &Result{
+		Libraries: []Library{{Name: "Acme", ID: "/acme/site", Version: "v1", Status: StatusOK}},
+		Items: []Item{
+			{Title: "Acme: Front matter", Source: SourceLocal, Library: "/acme/site", Version: "v1", Path: "docs/a.md",
+				Excerpt: "```yaml\n---\ntitle: Home\n---\n```"},
+			{Title: "Acme: Pages", Source: SourceLocal, Library: "/acme/site", Version: "v1", Path: "docs/b.md",
+				Excerpt: "## Pages\n\nPages are files."},
+		},
+	}
+	md := res.Markdown()
+	if !strings.Contains(md, "```yaml\n---\ntitle: Home\n---\n```\n") {
+		t.Errorf("the first excerpt's code block lost its opening:\n%s", md)
+	}
+	if strings.Count(md, "```")%2 != 0 {
+		t.Errorf("a fence is left open:\n%s", md)
+	}
+}

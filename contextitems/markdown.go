@@ -68,6 +68,9 @@ func provenance(it Item) string {
 
 // withoutHeading drops an excerpt's heading when it starts with one (ATX
 // "## Title" or setext "Title" over "-----"): the item's title says it.
+// A fence's opening line over "---" (YAML front matter in a code block)
+// is no setext heading: dropping it would leave the fence's closing line
+// to open a fence that swallows the items after it.
 func withoutHeading(md string) string {
 	md = strings.TrimLeft(md, "\n")
 	first, rest, _ := strings.Cut(md, "\n")
@@ -75,7 +78,7 @@ func withoutHeading(md string) string {
 		return rest
 	}
 	second, after, _ := strings.Cut(rest, "\n")
-	if u := strings.TrimSpace(second); len(u) >= 2 && strings.TrimSpace(first) != "" &&
+	if u := strings.TrimSpace(second); len(u) >= 2 && strings.TrimSpace(first) != "" && fenceOf(strings.TrimSpace(first)) == "" &&
 		(strings.Trim(u, "-") == "" || strings.Trim(u, "=") == "") {
 		return after
 	}
