@@ -29,6 +29,7 @@ import (
 	"github.com/codex7/codex7/mentions"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/tokens"
 )
 
 // Defaults of Options.
@@ -408,6 +409,10 @@ func (a *assembly) local(ctx context.Context, id string) (Library, []Item) {
 		if len(items) == a.opts.PerLibrary {
 			break
 		}
+		size := s.Tokens // the whole section's, which a trimmed one is not
+		if s.Trimmed {
+			size = tokens.Count(s.Text)
+		}
 		items = append(items, Item{
 			ID:        SourceLocal + ":" + s.Library + "@" + s.Version + ":" + s.Path + "#" + s.Anchor,
 			Source:    SourceLocal,
@@ -421,7 +426,7 @@ func (a *assembly) local(ctx context.Context, id string) (Library, []Item) {
 			URL:       SourceURL(repo, s.Commit, cmp.Or(s.Source, s.Path), s.Anchor),
 			Commit:    s.Commit,
 			Anchor:    s.Anchor,
-			Tokens:    s.Tokens,
+			Tokens:    size,
 		})
 	}
 	lib.Status = StatusOK

@@ -15,6 +15,7 @@ import (
 	"github.com/codex7/codex7/mentions"
 	"github.com/codex7/codex7/request"
 	"github.com/codex7/codex7/search"
+	"github.com/codex7/codex7/tokens"
 )
 
 // fakeEngine serves a catalog of three libraries with canned sections.
@@ -524,5 +525,33 @@ func TestMarkdownKeepsAFenceOpeningOnADashLine(t *testing.T) {
 	}
 	if strings.Count(md, "```")%2 != 0 {
 		t.Errorf("a fence is left open:\n%s", md)
+	}
+}
+
+// trimmingEngine answers as fakeEngine does, with its first section
+// trimmed to the budget (search.Section.Trimmed): its Tokens stay the
+// whole section's.
+type trimmingEngine struct{ *fakeEngine }
+
+func (e trimmingEngine) Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error) {
+	ans, err := e.fakeEngine.Docs(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	s := &ans.Sections[0]
+	s.Text, s.Trimmed, s.Tokens = "## Usage\n\nHow to deploy.\n\n…", true, 5000
+	return ans, nil
+}
+
+// TestItemTokensOfATrimmedSection: an item's Tokens is its excerpt's
+// size, also when the section was cut to the budget.
+func TestItemTokensOfATrimmedSection(t *testing.T) {
+	res := Assemble(context.Background(), "deploy with the Acme CLI", Options{Engine: trimmingEngine{newFakeEngine()}})
+	if len(res.Items) == 0 {
+		t.Fatalf("no items: %+v", res.Libraries)
+	}
+	it := res.Items[0]
+	if want := tokens.Count(it.Excerpt); it.Tokens != want {
+		t.Errorf("item Tokens = %d, want %d (the excerpt %q)", it.Tokens, want, it.Excerpt)
 	}
 }
