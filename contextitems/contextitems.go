@@ -170,7 +170,9 @@ type Library struct {
 // Item is one piece of documentation for the prompt, with its provenance.
 type Item struct {
 	// ID is unique and stable: "codex7:/org/project@version:path#anchor"
-	// for local items, "context7:/org/project:N" for remote ones.
+	// for local items, with ":N" after it for chunk N > 0 of a section
+	// indexed in chunks (search.Section.Part; its first has none), and
+	// "context7:/org/project:N" for remote ones.
 	ID string `json:"id"`
 	// Source is SourceLocal or SourceRemote.
 	Source string `json:"source"`
@@ -413,8 +415,12 @@ func (a *assembly) local(ctx context.Context, id string) (Library, []Item) {
 		if s.Trimmed {
 			size = tokens.Count(s.Text)
 		}
+		id := SourceLocal + ":" + s.Library + "@" + s.Version + ":" + s.Path + "#" + s.Anchor
+		if s.Part > 0 {
+			id += ":" + strconv.Itoa(s.Part) // chunks share the section's path and anchor
+		}
 		items = append(items, Item{
-			ID:        SourceLocal + ":" + s.Library + "@" + s.Version + ":" + s.Path + "#" + s.Anchor,
+			ID:        id,
 			Source:    SourceLocal,
 			Title:     title + ": " + strings.Join(s.HeadingPath, " › "),
 			Summary:   Summary(s.Text),

@@ -555,3 +555,34 @@ func TestItemTokensOfATrimmedSection(t *testing.T) {
 		t.Errorf("item Tokens = %d, want %d (the excerpt %q)", it.Tokens, want, it.Excerpt)
 	}
 }
+
+// chunkingEngine answers as fakeEngine does, with its second section
+// another chunk of its first: the same path and anchor, Part 1.
+type chunkingEngine struct{ *fakeEngine }
+
+func (e chunkingEngine) Docs(ctx context.Context, req search.DocsRequest) (*search.Answer, error) {
+	ans, err := e.fakeEngine.Docs(ctx, req)
+	if err != nil {
+		return nil, err
+	}
+	second := ans.Sections[0]
+	second.Part, second.Text = 1, "## Usage\n\nMore on deploying."
+	ans.Sections[1] = second
+	return ans, nil
+}
+
+// TestItemIDsOfChunksDiffer: two chunks of one section, which share its
+// path and anchor, are two items with two ids.
+func TestItemIDsOfChunksDiffer(t *testing.T) {
+	res := Assemble(context.Background(), "deploy with the Acme CLI", Options{Engine: chunkingEngine{newFakeEngine()}})
+	if len(res.Items) < 2 {
+		t.Fatalf("%d items, want at least 2: %+v", len(res.Items), res.Libraries)
+	}
+	seen := map[string]bool{}
+	for _, it := range res.Items {
+		if seen[it.ID] {
+			t.Errorf("id %q given to two items", it.ID)
+		}
+		seen[it.ID] = true
+	}
+}

@@ -119,6 +119,11 @@ type Section struct {
 	short bool
 	// Continued says Text continues on the next page (document pages).
 	Continued bool `json:"continued,omitempty"`
+	// Part is which chunk of its section it is, from 0: a section too
+	// large to index whole is indexed in chunks, each with the section's
+	// path and anchor, and two may be on one page. For callers that need
+	// an id per chunk (contextitems); not sent to agents.
+	Part int `json:"-"`
 }
 
 // DocumentEntry is one document of a folder listing.
@@ -320,7 +325,7 @@ func searchPages(ctx context.Context, st *catalog.Snapshot, req DocsRequest, bud
 
 func newSection(r *catalog.Resolved, h *index.Hit, text string) Section {
 	return Section{Library: r.Library.ID, Version: r.Version.Version, Commit: r.Version.Commit, Path: h.Path, Anchor: h.Anchor,
-		Title: h.Title, HeadingPath: h.HeadingPath, Source: h.Source, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text}
+		Title: h.Title, HeadingPath: h.HeadingPath, Source: h.Source, Langs: h.Langs, Tokens: h.Tokens, Relevance: h.Relevance, Text: text, Part: h.Part}
 }
 
 // packed is one section placed on a page: its index in the hits, the

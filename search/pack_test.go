@@ -381,3 +381,33 @@ func TestSearchTokensWithTrimmedSections(t *testing.T) {
 		t.Error("no section was trimmed: the test shows nothing")
 	}
 }
+
+// TestChunksOnOnePageAreTold: a section too large to index whole is
+// indexed in chunks that share its path and anchor; two on one page are
+// told apart by Part, which callers that key by section need.
+func TestChunksOnOnePageAreTold(t *testing.T) {
+	w := gittest.New(t, "main")
+	var b strings.Builder
+	b.WriteString("# Zebras\n\n## Herds\n\n")
+	for i := range 400 {
+		fmt.Fprintf(&b, "Zebra herd w%dq w%dr w%ds w%dt graze w%du.\n\n", i*7, i*11, i*13, i*17, i*19)
+	}
+	w.Write(map[string]string{"docs/z.md": b.String()})
+	w.Commit("zebras")
+	e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+	a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Query: "zebra herds graze", Tokens: 8000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	anchors, parts := map[string]int{}, map[string]bool{}
+	for _, s := range a.Sections {
+		anchors[s.Path+"#"+s.Anchor]++
+		parts[fmt.Sprintf("%s#%s:%d", s.Path, s.Anchor, s.Part)] = true
+	}
+	if anchors["docs/z.md#herds"] < 2 {
+		t.Fatalf("want two chunks of docs/z.md#herds on the page, got %v: the test shows nothing", anchors)
+	}
+	if len(parts) != len(a.Sections) {
+		t.Errorf("%d sections, %d distinct by path, anchor and part", len(a.Sections), len(parts))
+	}
+}
