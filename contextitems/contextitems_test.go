@@ -465,6 +465,17 @@ func TestSourceURL(t *testing.T) {
 			t.Errorf("SourceURL(%q) = %q, want %q", tt.repo, got, tt.want)
 		}
 	}
+	// A file name with a space, "#" or "?" is escaped: the URL is one,
+	// and names the file rather than a fragment or a query.
+	for path, want := range map[string]string{
+		"docs/Getting Started.md": "https://github.com/o/r/blob/abc123/docs/Getting%20Started.md#x",
+		"docs/C#.md":              "https://github.com/o/r/blob/abc123/docs/C%23.md#x",
+		"docs/why?.md":            "https://github.com/o/r/blob/abc123/docs/why%3F.md#x",
+	} {
+		if got := SourceURL("https://github.com/o/r", c, path, "x"); got != want {
+			t.Errorf("SourceURL(path %q) = %q, want %q", path, got, want)
+		}
+	}
 }
 
 func TestSummary(t *testing.T) {

@@ -165,8 +165,8 @@ var scpRe = regexp.MustCompile(`^[\w.-]+@([\w.-]+):([^/].*)$`)
 
 // SourceURL returns the web page of a section on its repository's forge,
 // at the commit it was built from: GitHub, GitLab, Bitbucket, Codeberg and
-// Gitea-like hosts whose name says so. Other hosts and local repositories
-// give "".
+// Gitea-like hosts whose name says so, the path escaped. Other hosts and
+// local repositories give "".
 func SourceURL(repo, commit, path, anchor string) string {
 	if repo == "" || commit == "" || path == "" {
 		return ""
@@ -183,6 +183,9 @@ func SourceURL(repo, commit, path, anchor string) string {
 	if strings.Count(strings.Trim(u.Path, "/"), "/") < 1 {
 		return ""
 	}
+	// A file name may hold spaces, "#" or "?": escaped, the URL is one
+	// (and an autolink in Markdown), and names the file, not a fragment.
+	path = (&url.URL{Path: path}).EscapedPath()
 	var page string
 	switch {
 	case host == "github.com":
