@@ -109,3 +109,37 @@ func TestListingWithLongTitlesFitsBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestDocumentPagesBesideALongTitleFitBudget: a document whose long title
+// leaves a page little room is read in pages within the budget: a page
+// whose room left is under minTrim ends, rather than take a piece cut to
+// minTrim.
+func TestDocumentPagesBesideALongTitleFitBudget(t *testing.T) {
+	w := gittest.New(t, "main")
+	var b strings.Builder
+	b.WriteString("# " + strings.Repeat("Configuring the zebra enclosure management subsystem ", 12) + "\n\n")
+	for i := range 30 {
+		fmt.Fprintf(&b, "## Part %d\n\n", i)
+		for j := range i % 7 {
+			fmt.Fprintf(&b, "Zebra w%d x%d y%d z%d stripes, herds; graze.\n\n", i, j, i*j, j+3)
+		}
+	}
+	path := "docs/zebras.md"
+	w.Write(map[string]string{path: b.String()})
+	w.Commit("zebras")
+	e := openCatalog(t, "  - id: /acme/zoo\n    repo: "+w.Dir+"\n")
+	for _, budget := range []int{request.MinTokens, 230, 260} {
+		for page := 1; ; page++ {
+			a, err := e.Docs(context.Background(), DocsRequest{Library: "/acme/zoo", Path: path, Tokens: budget, Page: page})
+			if err != nil {
+				t.Fatalf("budget %d page %d: %v", budget, page, err)
+			}
+			if n := tokens.Count(a.Markdown()); n > a.Budget || n != a.Tokens {
+				t.Errorf("budget %d page %d: renders to %d tokens (says %d), budget %d:\n%s", budget, page, n, a.Tokens, a.Budget, a.Markdown())
+			}
+			if page >= a.Pages {
+				break
+			}
+		}
+	}
+}

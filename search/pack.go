@@ -597,7 +597,10 @@ func documentPages(ctx context.Context, r *catalog.Resolved, hits []index.Hit, r
 				left -= n
 				break
 			}
-			if len(cur) > 0 && left < room/4 {
+			// A page whose room left is too small to cut a piece for
+			// (under a quarter of it, or under minTrim, which a room of a
+			// short page, beside a long title, is sooner) ends here.
+			if len(cur) > 0 && (left < room/4 || left-gapTokens() < minTrim) {
 				flush()
 				continue
 			}
