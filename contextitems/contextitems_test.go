@@ -539,6 +539,21 @@ func TestMarkdownKeepsAFenceOpeningOnADashLine(t *testing.T) {
 	}
 }
 
+// TestMarkdownTitleOnOneLine: a title holding a newline (Context7 writes
+// its own) stays the item's heading, and its second line does not become
+// the excerpt's first.
+func TestMarkdownTitleOnOneLine(t *testing.T) {
+	res := &Result{
+		Libraries: []Library{{Name: "React", ID: "/facebook/react", Status: StatusOK, Source: SourceRemote}},
+		Items: []Item{{Title: "useEffect\n# Not a heading\r\nof the prompt", Source: SourceRemote, Library: "/facebook/react",
+			Excerpt: "Runs after render."}},
+	}
+	md := res.Markdown()
+	if !strings.Contains(md, "\n## useEffect # Not a heading of the prompt\n\n") || strings.Contains(md, "\n# Not a heading") {
+		t.Errorf("the title is not one heading line:\n%s", md)
+	}
+}
+
 // trimmingEngine answers as fakeEngine does, with its first section
 // trimmed to the budget (search.Section.Trimmed): its Tokens stay the
 // whole section's.

@@ -23,7 +23,9 @@ func (r *Result) Markdown() string {
 	}
 	fmt.Fprintf(&b, "Codex7 found %s in the prompt. The sections below are their current documentation, each with its source; prefer them to memory where they differ.\n", strings.Join(libs, ", "))
 	for _, it := range r.Items {
-		fmt.Fprintf(&b, "\n## %s\n\n", it.Title)
+		// One line, whatever the title holds (Context7's titles are its
+		// own): a newline would end the heading and start the excerpt.
+		fmt.Fprintf(&b, "\n## %s\n\n", strings.Join(strings.Fields(it.Title), " "))
 		fmt.Fprintf(&b, "Source: %s\n\n", provenance(it))
 		b.WriteString(strings.TrimSpace(withoutHeading(it.Excerpt)))
 		b.WriteString("\n")
