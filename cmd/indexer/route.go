@@ -62,6 +62,11 @@ name). See deploy/replicas.`, stdout, stderr,
 	}
 	for _, g := range res {
 		fmt.Fprintf(stdout, "group %s: %d libraries, replicas %s\n", g.Name, len(g.Libraries), strings.Join(g.Servers, " "))
+		if len(g.Libraries) == 0 {
+			// Its config says "libraries: []", which indexer build refuses:
+			// say so now rather than in the group's first CI run.
+			fmt.Fprintf(stderr, "indexer route: warning: group %s gets no library (the split is by hash, and uneven for few libraries), so its config lists none and indexer build refuses it: give fewer groups, or run no replica for %s\n", g.Name, g.Name)
+		}
 	}
 	for i, f := range files {
 		if existed[i] {

@@ -372,3 +372,25 @@ func TestRegistryReferences(t *testing.T) {
 			code: exitFailed, want: []string{"unreachable"}},
 	})
 }
+
+// TestRouteWarnsOfAnEmptyGroup: one library split across two groups
+// leaves a group with none, whose config indexer build refuses; route says
+// so, and which group, when it writes it.
+func TestRouteWarnsOfAnEmptyGroup(t *testing.T) {
+	dir := t.TempDir()
+	cfg := filepath.Join(dir, "codex7.yaml")
+	if err := os.WriteFile(cfg, []byte("libraries:\n  - id: /acme/one\n    repo: https://example.com/acme/one.git\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := runCLI(t, "route", "--groups", "a,b", "--config", cfg, "--out", filepath.Join(dir, "r"))
+	if code != exitOK {
+		t.Fatalf("route: exit %d\n%s%s", code, stdout, stderr)
+	}
+	empty := "a"
+	if strings.Contains(stdout, "group a: 1 libraries") {
+		empty = "b"
+	}
+	if !strings.Contains(stderr, "group "+empty+" gets no library") || strings.Count(stderr, "gets no library") != 1 {
+		t.Errorf("route did not warn of group %s alone:\n%s", empty, stderr)
+	}
+}
