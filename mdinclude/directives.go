@@ -215,14 +215,8 @@ func lineNumber(s string) int {
 	return n
 }
 
-// atoi reads a line number, 0 for none.
-func atoi(s string) int {
-	n, err := strconv.Atoi(s)
-	if err != nil || n < 0 {
-		return 0
-	}
-	return n
-}
+// atoi reads a line number, 0 for none or a negative one.
+func atoi(s string) int { return max(lineNumber(s), 0) }
 
 // sliceLines returns lines from..to, 1-based and inclusive; 0 leaves an
 // end open.
